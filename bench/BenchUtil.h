@@ -1,0 +1,54 @@
+// Shared pieces of the benchmarks: aligned buffers, the copy baselines every figure is read
+// against, and helpers to register a function next to its baseline.
+//
+// Naming convention (scripts/bench_report.py relies on it): a measured function is registered
+// as "<Family>/<Function>/<case>" and its baseline as "Copy/<mix>/<case>" with the same <case>
+// and byte counts; every benchmark sets the "bytes" counter to bytes read + written per call.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "SimdSynet.h"
+
+namespace bench {
+
+// A SimdAllocate'd array aligned to 64 bytes, filled with small non-trivial values.
+template <class T>
+class Buffer {
+public:
+    explicit Buffer(size_t size) : size_(size) {
+        data_ = static_cast<T*>(SimdAllocate(size * sizeof(T) + 64, 64));
+        for (size_t i = 0; i < size; ++i) data_[i] = static_cast<T>((i * 7919u) % 251u) / T(8);
+    }
+    ~Buffer() { SimdFree(data_); }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    T* data() { return data_; }
+    size_t size() const { return size_; }
+
+private:
+    size_t size_;
+    T* data_;
+};
+
+// Streams `readBytes` from `inputs` equally sized arrays and writes `writeBytes` to one array,
+// with no arithmetic: the bandwidth bar of a function with the same read/write mix.
+// For inputs == 1 and readBytes == writeBytes it is memcpy.
+void CopyMix(const uint8_t* const* inputs, size_t count, size_t readBytesEach, uint8_t* output,
+             size_t writeBytes);
+
+// Registers `body` as "<name>" with `bytes` moved per call, and a CopyMix baseline with the
+// same traffic as "Copy/<inputs>in<ratio>/<caseName>".
+void RegisterWithBaseline(const std::string& name, const std::string& caseName, size_t inputs,
+                          size_t readBytesEach, size_t writeBytes,
+                          std::function<void(benchmark::State&)> body);
+
+// Records the bytes counter and bytes/s for a loop that ran state.iterations() calls.
+void SetTraffic(benchmark::State& state, size_t bytesPerCall);
+
+}  // namespace bench

@@ -1,0 +1,290 @@
+/*
+ * simd-synet: SIMD-accelerated CPU kernels for neural-network inference.
+ *
+ * This is the whole C interface of the library. It is self-contained (it needs only the C
+ * standard headers below) and compiles as C89 with stdint.h, or as C++.
+ *
+ * Conventions that hold for every function declared here:
+ *  - Tensors are plain arrays owned by the caller; the library never keeps a pointer to them
+ *    after a call returns.
+ *  - Every function checks its arguments before it touches memory. When they are invalid it
+ *    writes nothing, records a message readable through SimdSynetGetLastError() and returns
+ *    (functions that return a pointer return NULL, sizes return 0). A successful call resets
+ *    the message to NULL. Zero-sized tensors are valid and do nothing.
+ *  - The instruction set is chosen once per process at run time (the best the CPU has, capped
+ *    by the environment variable SIMD_SYNET_MAX_ISA = scalar | sse4 | avx2 | avx512 | neon).
+ */
+#ifndef SIMD_SYNET_H
+#define SIMD_SYNET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#if defined(SIMD_SYNET_EXPORTS)
+#define SIMD_API __declspec(dllexport)
+#else
+#define SIMD_API
+#endif
+#else
+#define SIMD_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------- */
+/* Types and enumerations (numeric values are part of the ABI).                              */
+/* ---------------------------------------------------------------------------------------- */
+
+/** A C boolean with a fixed size and values. */
+typedef enum { SimdFalse = 0, SimdTrue = 1 } SimdBool;
+
+/** Memory layouts of image tensors (Nchw ... NchwXc) and of convolution filters (Oiyx ...). */
+typedef enum {
+    SimdTensorFormatUnknown = -1, /**< No layout; rejected by every data function. */
+    SimdTensorFormatNchw,         /**< Batch, channels, rows, columns. */
+    SimdTensorFormatNhwc,         /**< Batch, rows, columns, channels. */
+    SimdTensorFormatNchw4c,       /**< Channels grouped in blocks of 4, each block NCHW with 4 lanes per pixel. */
+    SimdTensorFormatNchw8c,       /**< As Nchw4c with blocks of 8 channels. */
+    SimdTensorFormatNchw16c,      /**< As Nchw4c with blocks of 16 channels. */
+    SimdTensorFormatNchwXc,       /**< Placeholder for the blocked image layout the machine prefers. */
+    SimdTensorFormatOiyx,         /**< Filter: output channel, input channel, kernel row, kernel column. */
+    SimdTensorFormatYxio,         /**< Filter: kernel row, kernel column, input channel, output channel. */
+    SimdTensorFormatOyxi4o,       /**< Filter with output channels grouped in blocks of 4 (innermost). */
+    SimdTensorFormatOyxi8o,       /**< As Oyxi4o with blocks of 8. */
+    SimdTensorFormatOyxi16o,      /**< As Oyxi4o with blocks of 16. */
+    SimdTensorFormatOyxiXo        /**< Placeholder for the blocked filter layout the machine prefers. */
+} SimdTensorFormatType;
+
+/** Element types of tensors. */
+typedef enum {
+    SimdTensorDataUnknown = -1,
+    SimdTensorData32f, /**< IEEE binary32. */
+    SimdTensorData32i, /**< int32_t. */
+    SimdTensorData8i,  /**< int8_t. */
+    SimdTensorData8u,  /**< uint8_t. */
+    SimdTensorData64i, /**< int64_t. */
+    SimdTensorData64u, /**< uint64_t. */
+    SimdTensorDataBool,/**< one byte, 0 or 1. */
+    SimdTensorData16b, /**< BF16: the upper half of a binary32, stored in a uint16_t. */
+    SimdTensorData16f  /**< IEEE binary16. */
+} SimdTensorDataType;
+
+/** Activation applied by the convolution-like frameworks after the bias. */
+typedef enum {
+    SimdConvolutionActivationIdentity = 0, /**< y = x. */
+    SimdConvolutionActivationRelu,         /**< y = max(0, x). */
+    SimdConvolutionActivationLeakyRelu,    /**< y = max(0, x) + params[0]*min(0, x). */
+    SimdConvolutionActivationRestrictRange,/**< y = min(max(params[0], x), params[1]). */
+    SimdConvolutionActivationPrelu,        /**< y = max(0, x) + params[c]*min(0, x), one slope per output channel. */
+    SimdConvolutionActivationElu,          /**< y = x >= 0 ? x : params[0]*(exp(x) - 1). */
+    SimdConvolutionActivationHswish,       /**< y = max(min(x, params[0]) + params[0], 0)*params[1]*x. */
+    SimdConvolutionActivationMish,         /**< y = x > params[0] ? x : x*tanh(log(1 + exp(x))). */
+    SimdConvolutionActivationHardSigmoid,  /**< y = max(0, min(x*params[0] + params[1], 1)). */
+    SimdConvolutionActivationSwish,        /**< y = x/(1 + exp(-params[0]*x)). */
+    SimdConvolutionActivationGelu          /**< y = x*(1 + erf(x/sqrt(2)))/2. */
+} SimdConvolutionActivationType;
+
+/** Operation of SimdSynetEltwiseLayerForward. */
+typedef enum {
+    SimdSynetEltwiseOperationProduct, /**< Element-wise product of all inputs. */
+    SimdSynetEltwiseOperationSum,     /**< Weighted sum of all inputs. */
+    SimdSynetEltwiseOperationMax,     /**< Element-wise maximum. */
+    SimdSynetEltwiseOperationMin      /**< Element-wise minimum. */
+} SimdSynetEltwiseOperationType;
+
+/** Operation of SimdSynetUnaryOperation32fLayerForward. */
+typedef enum {
+    SimdSynetUnaryOperation32fAbs,   /**< |x|. */
+    SimdSynetUnaryOperation32fExp,   /**< e^x. */
+    SimdSynetUnaryOperation32fLog,   /**< Natural logarithm. */
+    SimdSynetUnaryOperation32fNeg,   /**< -x. */
+    SimdSynetUnaryOperation32fRsqrt, /**< 1/sqrt(x). */
+    SimdSynetUnaryOperation32fSqrt,  /**< sqrt(x). */
+    SimdSynetUnaryOperation32fTanh,  /**< Hyperbolic tangent. */
+    SimdSynetUnaryOperation32fZero   /**< +0 whatever the input. */
+} SimdSynetUnaryOperation32fType;
+
+/** Bit fields that trade exactness against speed in a few functions. */
+typedef enum {
+    SimdSynetCompatibilityDefault = 0,
+    SimdSynetCompatibilityFmaUse = 0,     /**< Fused multiply-add allowed. */
+    SimdSynetCompatibilityFmaNoTail = 1,  /**< FMA allowed except in tails. */
+    SimdSynetCompatibilityFmaAvoid = 2,   /**< No FMA. */
+    SimdSynetCompatibilityFmaMask = 3,
+    SimdSynetCompatibility8iPrecise = 0,  /**< Exact INT8 arithmetic. */
+    SimdSynetCompatibility8iOverflow = 4, /**< INT8 arithmetic that may saturate. */
+    SimdSynetCompatibility8iNarrowed = 8, /**< UINT8 values limited to [0, 180]. */
+    SimdSynetCompatibility8iMask = 12,
+    SimdSynetCompatibility16bfAvoid = 0,
+    SimdSynetCompatibility16bfHard = 16,
+    SimdSynetCompatibility16bfSoft = 32,
+    SimdSynetCompatibility16bfMask = 48
+} SimdSynetCompatibilityType;
+
+/** Pixel formats of 8-bit images (the Synet functions use Gray8, Bgr24, Bgra32, Rgb24, Rgba32). */
+typedef enum {
+    SimdPixelFormatNone = 0,
+    SimdPixelFormatGray8,
+    SimdPixelFormatUv16,
+    SimdPixelFormatBgr24,
+    SimdPixelFormatBgra32,
+    SimdPixelFormatInt16,
+    SimdPixelFormatInt32,
+    SimdPixelFormatInt64,
+    SimdPixelFormatFloat,
+    SimdPixelFormatDouble,
+    SimdPixelFormatBayerGrbg,
+    SimdPixelFormatBayerGbrg,
+    SimdPixelFormatBayerRggb,
+    SimdPixelFormatBayerBggr,
+    SimdPixelFormatHsv24,
+    SimdPixelFormatHsl24,
+    SimdPixelFormatRgb24,
+    SimdPixelFormatRgba32
+} SimdPixelFormatType;
+
+/** Shape and type description of one convolution (padY/padX top/left, padH/padW bottom/right). */
+typedef struct SimdConvolutionParameters {
+    size_t srcC, srcH, srcW;
+    SimdTensorDataType srcT;
+    SimdTensorFormatType srcF;
+    size_t dstC, dstH, dstW;
+    SimdTensorDataType dstT;
+    SimdTensorFormatType dstF;
+    size_t kernelY, kernelX, dilationY, dilationX, strideY, strideX, padY, padX, padH, padW,
+        group;
+    SimdConvolutionActivationType activation;
+} SimdConvolutionParameters;
+
+/**
+ * A caller-supplied matrix product C(M, N) = alpha[0]*A(M, K)*B(K, N) + beta[0]*C(M, N), row-major
+ * with leading dimensions lda, ldb and ldc.
+ */
+typedef void (*SimdGemm32fNNPtr)(size_t M, size_t N, size_t K, const float* alpha, const float* A,
+                                 size_t lda, const float* B, size_t ldb, const float* beta,
+                                 float* C, size_t ldc);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Library helpers, errors and dispatch.                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+/** Returns the library version as "major.minor.patch". */
+SIMD_API const char* SimdVersion(void);
+
+/**
+ * Returns the message left by the last call of this thread into the library that rejected its
+ * arguments, or NULL when that call succeeded. The string is static; do not free it.
+ */
+SIMD_API const char* SimdSynetGetLastError(void);
+
+/**
+ * Returns the name of the instruction set the library runs on in this process: "scalar",
+ * "sse4", "avx2", "avx512" or "neon" (SIMD_SYNET_MAX_ISA can lower it).
+ */
+SIMD_API const char* SimdSynetIsa(void);
+
+/**
+ * Returns the memory alignment in bytes that suits the instruction set in use: 64 for AVX-512,
+ * 32 for AVX2, 16 for SSE4, NEON and the scalar fallback.
+ */
+SIMD_API size_t SimdAlignment(void);
+
+/**
+ * Rounds size up to the next multiple of align, which must be a power of two (align 0 or not a
+ * power of two is an error and returns 0).
+ */
+SIMD_API size_t SimdAlign(size_t size, size_t align);
+
+/**
+ * Allocates size bytes aligned to align (a power of two; values below the pointer size are
+ * raised to it). Returns NULL on failure or invalid align. Free the block with SimdFree.
+ */
+SIMD_API void* SimdAllocate(size_t size, size_t align);
+
+/** Frees a block from SimdAllocate; NULL is a no-op. */
+SIMD_API void SimdFree(void* ptr);
+
+/** Destroys a context created by any ...Init function of this library; NULL is a no-op. */
+SIMD_API void SimdRelease(void* context);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Tensor formats.                                                                            */
+/* ---------------------------------------------------------------------------------------- */
+
+/**
+ * Resolves a placeholder layout to the blocked layout that suits the instruction set in use:
+ * NchwXc gives Nchw4c (16-byte vectors), Nchw8c (AVX2) or Nchw16c (AVX-512); OyxiXo gives the
+ * matching Oyxi4o/8o/16o. Every other value gives SimdTensorFormatUnknown.
+ */
+SIMD_API SimdTensorFormatType SimdSynetSpecifyTensorFormat(SimdTensorFormatType format);
+
+/**
+ * Returns how many channels a tensor of the given layout is padded to a multiple of: 1 for
+ * Nchw, Nhwc, Oiyx and Yxio; 4, 8 or 16 for the blocked layouts; 0 for placeholders and unknown
+ * values (not an error: the reference library behaves the same).
+ */
+SIMD_API size_t SimdSynetTensorAlignment(SimdTensorFormatType format);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Activation functions and unary operations.                                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+/**
+ * Leaky ReLU: dst[i] = max(0, src[i]) + slope[0]*min(src[i], 0) for i < size.
+ * src and dst may be the same array. slope points to one value (0 gives a plain ReLU).
+ */
+SIMD_API void SimdSynetRelu32f(const float* src, size_t size, const float* slope, float* dst);
+
+/**
+ * Clamp: dst[i] = max(lower[0], min(upper[0], src[i])). lower[0] > upper[0] is an error.
+ * src and dst may be the same array.
+ */
+SIMD_API void SimdSynetRestrictRange32f(const float* src, size_t size, const float* lower,
+                                        const float* upper, float* dst);
+
+/**
+ * Hard swish: dst[i] = (max(min(x, shift[0]) + shift[0], 0)*scale[0])*x with x = src[i]
+ * (shift 3 and scale 1/6 give the MobileNetV3 function). src and dst may be the same array.
+ */
+SIMD_API void SimdSynetHswish32f(const float* src, size_t size, const float* shift,
+                                 const float* scale, float* dst);
+
+/**
+ * Per-channel leaky ReLU (PReLU): dst = max(0, x) + slope[c]*min(x, 0) for every element x of
+ * channel c. The tensor has `channels` channels of `spatial` pixels in `format` (Nchw, Nhwc,
+ * Nchw4c, Nchw8c or Nchw16c); with a blocked format, src, dst and slope hold
+ * SimdAlign(channels, block) channels and the padded lanes are computed like the others.
+ * src and dst may be the same array.
+ */
+SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, size_t channels,
+                                         size_t spatial, float* dst,
+                                         SimdTensorFormatType format);
+
+/* @@ACTIVATION@@ */
+
+/* ---------------------------------------------------------------------------------------- */
+/* Per-channel layers: bias, scale, fused layers.                                             */
+/* ---------------------------------------------------------------------------------------- */
+
+/* @@SCALE@@ */
+
+/* ---------------------------------------------------------------------------------------- */
+/* Element-wise layers over several tensors: eltwise, shuffle.                                */
+/* ---------------------------------------------------------------------------------------- */
+
+/* @@ELTWISE@@ */
+
+/* ---------------------------------------------------------------------------------------- */
+/* Conversions: quantization, image input, tensor and filter layouts.                         */
+/* ---------------------------------------------------------------------------------------- */
+
+/* @@CONVERSION@@ */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMD_SYNET_H */

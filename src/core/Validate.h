@@ -1,0 +1,37 @@
+// Argument checks shared by the entry points of several families.
+#pragma once
+
+#include <cstddef>
+
+#include "SimdSynet.h"
+#include "core/Error.h"
+#include "core/Format.h"
+
+namespace simd {
+
+// Shape of a tensor addressed as (channels, spatial) in an image layout.
+struct PerChannelShape {
+    size_t block;    // 1 for Nchw/Nhwc, 4/8/16 for blocked layouts
+    size_t aligned;  // channels rounded up to the block: the per-channel array length
+    bool empty;      // nothing to compute (channels or spatial is zero)
+};
+
+// Checks the layout (Nchw, Nhwc, Nchw4c/8c/16c) and that `factor` tensors' worth of floats,
+// aligned channels * spatial * factor, is addressable. `function` prefixes the message.
+inline bool ValidatePerChannel(const char* function, size_t channels, size_t spatial,
+                               SimdTensorFormatType format, size_t factor,
+                               PerChannelShape* shape) {
+    shape->block = ImageBlock(format);
+    if (shape->block == 0)
+        return SetLastErrorF("%s: format %d is not Nchw, Nhwc, Nchw4c, Nchw8c or Nchw16c",
+                             function, static_cast<int>(format));
+    size_t planes;
+    if (!CheckedAlign(channels, shape->block, &shape->aligned) ||
+        !CheckedMul(shape->aligned, factor, &planes) ||
+        !FitsInMemory(planes, spatial, sizeof(float)))
+        return SetLastErrorF("%s: channels * spatial is too large for memory", function);
+    shape->empty = channels == 0 || spatial == 0;
+    return true;
+}
+
+}  // namespace simd

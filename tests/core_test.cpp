@@ -1,0 +1,109 @@
+// Tests of the helpers, formats, error slot and dispatch of src/core.
+#include <cstdlib>
+#include <thread>
+
+#include "TestUtil.h"
+
+namespace {
+
+SIMD_SYNET_TARGET_SUITE(Core);
+
+TEST_P(Core, IsaMatchesForcedTarget) {
+    const int64_t target = GetParam();
+    const std::string isa = SimdSynetIsa();
+    switch (target) {
+        case HWY_SCALAR: EXPECT_EQ(isa, "scalar"); break;
+        case HWY_SSE4: EXPECT_EQ(isa, "sse4"); break;
+        case HWY_AVX2: EXPECT_EQ(isa, "avx2"); break;
+        case HWY_AVX3: EXPECT_EQ(isa, "avx512"); break;
+        default: break;
+    }
+    const size_t alignment = SimdAlignment();
+    EXPECT_EQ(alignment, target == HWY_AVX3 ? 64u : target == HWY_AVX2 ? 32u : 16u);
+}
+
+TEST_P(Core, SpecifyTensorFormatFollowsAlignment) {
+    const size_t a = SimdAlignment();
+    const SimdTensorFormatType image = SimdSynetSpecifyTensorFormat(SimdTensorFormatNchwXc);
+    const SimdTensorFormatType filter = SimdSynetSpecifyTensorFormat(SimdTensorFormatOyxiXo);
+    EXPECT_EQ(SimdSynetTensorAlignment(image), a / 4);
+    EXPECT_EQ(SimdSynetTensorAlignment(filter), a / 4);
+    EXPECT_EQ(SimdSynetSpecifyTensorFormat(SimdTensorFormatNchw), SimdTensorFormatUnknown);
+    EXPECT_EQ(SimdSynetSpecifyTensorFormat(SimdTensorFormatNchw8c), SimdTensorFormatUnknown);
+    EXPECT_EQ(SimdSynetSpecifyTensorFormat(SimdTensorFormatType(99)), SimdTensorFormatUnknown);
+}
+
+TEST(CoreHelpers, TensorAlignment) {
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatNchw), 1u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatNhwc), 1u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatOiyx), 1u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatYxio), 1u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatNchw4c), 4u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatOyxi4o), 4u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatNchw8c), 8u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatOyxi8o), 8u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatNchw16c), 16u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatOyxi16o), 16u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatNchwXc), 0u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatOyxiXo), 0u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatUnknown), 0u);
+    EXPECT_EQ(SimdSynetTensorAlignment(SimdTensorFormatType(42)), 0u);
+}
+
+TEST(CoreHelpers, Align) {
+    EXPECT_EQ(SimdAlign(0, 8), 0u);
+    EXPECT_EQ(SimdAlign(1, 8), 8u);
+    EXPECT_EQ(SimdAlign(8, 8), 8u);
+    EXPECT_EQ(SimdAlign(17, 16), 32u);
+    EXPECT_EQ(SimdAlign(5, 1), 5u);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(SimdAlign(5, 3), 0u);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(SimdAlign(SIZE_MAX, 16), 0u);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+}
+
+TEST(CoreHelpers, AllocateAndFree) {
+    for (size_t align : {1, 2, 16, 32, 64, 4096}) {
+        void* p = SimdAllocate(100, align);
+        ASSERT_NE(p, nullptr);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % align, 0u);
+        SimdFree(p);
+    }
+    EXPECT_EQ(SimdAllocate(100, 24), nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(SimdAllocate(SIZE_MAX - 4096, 64), nullptr);
+    SimdFree(nullptr);
+    SimdRelease(nullptr);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+}
+
+TEST(CoreHelpers, Version) { EXPECT_STREQ(SimdVersion(), "0.1.0"); }
+
+TEST(CoreHelpers, LastErrorIsPerThread) {
+    SimdAlign(5, 3);
+    ASSERT_NE(SimdSynetGetLastError(), nullptr);
+    const char* other = reinterpret_cast<const char*>(1);
+    std::thread([&] { other = SimdSynetGetLastError(); }).join();
+    EXPECT_EQ(other, nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    SimdAlign(5, 4);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+}
+
+// SIMD_SYNET_MAX_ISA is read once per process, so it is checked in a child process: a plain
+// program (tests/isa_probe.cpp) that prints SimdSynetIsa().
+TEST(CoreHelpers, MaxIsaEnvironmentCapsTheTarget) {
+    for (const char* level : {"scalar", "sse4"}) {
+        const std::string cmd = std::string("SIMD_SYNET_MAX_ISA=") + level + " " +
+                                SIMD_SYNET_ISA_PROBE + " | grep -qx " + level;
+        EXPECT_EQ(std::system(cmd.c_str()), 0) << level;
+    }
+    // Unknown values are ignored rather than disabling everything.
+    const std::string best = SimdSynetIsa();
+    const std::string cmd = std::string("SIMD_SYNET_MAX_ISA=bogus ") + SIMD_SYNET_ISA_PROBE +
+                            " | grep -qx " + best;
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+}  // namespace
