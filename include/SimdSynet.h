@@ -281,6 +281,69 @@ SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, s
 /* Conversions: quantization, image input, tensor and filter layouts.                         */
 /* ---------------------------------------------------------------------------------------- */
 
+/**
+ * Quantizes an FP32 tensor to UINT8 with per-channel scale and shift:
+ * dst = min(max(round(src*scale[c] + shift[c]), 0), upper) for every element of channel c,
+ * where upper is 180 when (compatibility & SimdSynetCompatibility8iMask) is
+ * SimdSynetCompatibility8iNarrowed and 255 otherwise. The product and the sum are separate
+ * FP32 operations (never fused), rounding is to nearest with ties to even, NaN gives 0 and
+ * values beyond the range (infinities included) saturate to 0 or upper, so the result is
+ * bit-exact on every instruction set. The tensors hold batch images of channels x height x
+ * width in format Nchw or Nhwc; scale and shift hold `channels` values each.
+ */
+SIMD_API void SimdSynetConvert32fTo8u(const float* src, size_t batch, size_t channels,
+                                      size_t height, size_t width, SimdTensorFormatType format,
+                                      const float* scale, const float* shift, uint8_t* dst,
+                                      SimdSynetCompatibilityType compatibility);
+
+/**
+ * Dequantizes a UINT8 tensor to FP32: dst = float(src)*scale[c] + shift[c] for every element of
+ * channel c (the multiply and add may be fused). Layout and arrays as in
+ * SimdSynetConvert32fTo8u; compatibility has no effect.
+ */
+SIMD_API void SimdSynetConvert8uTo32f(const uint8_t* src, size_t batch, size_t channels,
+                                      size_t height, size_t width, SimdTensorFormatType format,
+                                      const float* scale, const float* shift, float* dst,
+                                      SimdSynetCompatibilityType compatibility);
+
+/**
+ * Turns an 8-bit image into the normalised FP32 input tensor of a network. The image has
+ * width x height pixels, rows `stride` bytes apart, in pixel format Gray8, Bgr24, Bgra32, Rgb24
+ * or Rgba32. A sample v of output channel c becomes float(v)*k + lower[c] with
+ * k = (upper[c] - lower[c])/255, mapping [0, 255] onto [lower[c], upper[c]].
+ * With channels == 3 the output channels are blue, green, red (a gray image is replicated, the
+ * alpha byte ignored) in dstFormat Nchw or Nhwc; with channels == 1 the output is the gray value
+ * (1868*b + 9617*g + 4899*r + 8192) >> 14 of colour pixels, one plane whatever dstFormat says.
+ * A network that wants red first is served by passing Rgb24 for a Bgr24 image (and Rgba32 for
+ * Bgra32), or the reverse. lower and upper hold `channels` values.
+ */
+SIMD_API void SimdSynetSetInput(const uint8_t* src, size_t width, size_t height, size_t stride,
+                                SimdPixelFormatType srcFormat, const float* lower,
+                                const float* upper, float* dst, size_t channels,
+                                SimdTensorFormatType dstFormat);
+
+/**
+ * Copies `batch` images of channels x spatial between image layouts. Supported: srcFormat ==
+ * dstFormat (a plain copy, padded lanes included), Nchw <-> Nhwc, Nchw or Nhwc to Nchw4c/8c/16c
+ * (padded lanes of the last block are set to 0) and Nchw4c/8c/16c to Nchw or Nhwc. Each image
+ * of a blocked layout occupies SimdAlign(channels, N)*spatial floats. src and dst must not
+ * overlap.
+ */
+SIMD_API void SimdSynetConvertImage(size_t batch, size_t channels, size_t spatial,
+                                    const float* src, SimdTensorFormatType srcFormat, float* dst,
+                                    SimdTensorFormatType dstFormat);
+
+/**
+ * Copies a convolution filter of `output` x `input` x `kernel` (kernel = kernelY*kernelX)
+ * weights between filter layouts. Supported: srcFormat == dstFormat (a plain copy of
+ * SimdAlign(output, N)*input*kernel floats), Oiyx <-> Yxio, Oiyx or Yxio to Oyxi4o/8o/16o
+ * (output lanes beyond `output` are set to 0) and Oyxi4o/8o/16o to Oiyx or Yxio. src and dst
+ * must not overlap.
+ */
+SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
+                                     const float* src, SimdTensorFormatType srcFormat,
+                                     float* dst, SimdTensorFormatType dstFormat);
+
 /* @@CONVERSION@@ */
 
 #ifdef __cplusplus

@@ -1,0 +1,243 @@
+// Data-movement kernels shared by SimdSynetConvertImage and SimdSynetConvertFilter: a tiled
+// 2-D transpose with row-address callbacks, plane <-> pixel interleaving for 2 and 3 channels,
+// and the copy of channel segments between pixel-interleaved and blocked layouts.
+//
+// Every kernel moves bit patterns only (loads, shuffles, stores), so results are exact.
+//
+// Per-target include guard: this header is re-included once per Highway target.
+#if defined(SIMD_SYNET_CONVERSION_LAYOUT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SIMD_SYNET_CONVERSION_LAYOUT_INL_H_
+#undef SIMD_SYNET_CONVERSION_LAYOUT_INL_H_
+#else
+#define SIMD_SYNET_CONVERSION_LAYOUT_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "core/Loops-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+
+// ----------------------------------------------------------------------------------------------
+// Tiled transpose.
+
+// Side of the square tile: 4 floats (one 128-bit vector per tile row) on every SIMD target,
+// a single element on the scalar target.
+#if HWY_TARGET == HWY_SCALAR
+constexpr size_t kTile = 1;
+#else
+constexpr size_t kTile = 4;
+#endif
+
+// Transposes the kTile x kTile tile whose source rows start at s[0..3] (nullptr: a row of
+// zeros) into the destination rows t[0..3] (nullptr: not stored), each at column `r0`.
+HWY_INLINE void TransposeTile(const float* const* s, size_t c0, float* const* t, size_t r0) {
+#if HWY_TARGET == HWY_SCALAR
+    if (t[0]) t[0][r0] = s[0] ? s[0][c0] : 0.0f;
+#else
+    const hn::CappedTag<float, 4> d;
+    const hn::Repartition<uint64_t, decltype(d)> d64;
+    const auto v0 = s[0] ? hn::LoadU(d, s[0] + c0) : hn::Zero(d);        // a0 a1 a2 a3
+    const auto v1 = s[1] ? hn::LoadU(d, s[1] + c0) : hn::Zero(d);        // b0 b1 b2 b3
+    const auto v2 = s[2] ? hn::LoadU(d, s[2] + c0) : hn::Zero(d);        // c0 c1 c2 c3
+    const auto v3 = s[3] ? hn::LoadU(d, s[3] + c0) : hn::Zero(d);        // d0 d1 d2 d3
+    const auto ab01 = hn::BitCast(d64, hn::InterleaveLower(d, v0, v1));  // a0 b0 a1 b1
+    const auto cd01 = hn::BitCast(d64, hn::InterleaveLower(d, v2, v3));  // c0 d0 c1 d1
+    const auto ab23 = hn::BitCast(d64, hn::InterleaveUpper(d, v0, v1));  // a2 b2 a3 b3
+    const auto cd23 = hn::BitCast(d64, hn::InterleaveUpper(d, v2, v3));  // c2 d2 c3 d3
+    if (t[0]) hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, ab01, cd01)), d, t[0] + r0);
+    if (t[1]) hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, ab01, cd01)), d, t[1] + r0);
+    if (t[2]) hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, ab23, cd23)), d, t[2] + r0);
+    if (t[3]) hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, ab23, cd23)), d, t[3] + r0);
+#endif
+}
+
+// dst(c)[r] = src(r)[c] for r < rows, c < cols, where src(r) is the address of source row r
+// (nullptr: the row reads as zeros) and dst(c) the address of destination row c (nullptr:
+// that row is not written). The callbacks let one kernel serve every re-layout whose rows are
+// contiguous on both sides, including 3-D permutations (filters) and blocked layouts.
+//
+// Tiles are kTile x kTile. Ragged edges are covered by a last tile shifted back to end at the
+// edge: it rewrites a few elements with the same values, so no partial vectors are needed.
+// Only shapes with fewer than kTile rows or columns take the element-by-element path. The
+// loops walk blocks of kBlockRows x kBlockCols elements so that the rows being read and the
+// rows being written stay in L1 while a block is in flight.
+template <class SrcRow, class DstRow>
+HWY_INLINE void TransposeRows(size_t rows, size_t cols, const SrcRow& src, const DstRow& dst) {
+    if (rows < kTile || cols < kTile) {
+        for (size_t c = 0; c < cols; ++c) {
+            float* t = dst(c);
+            if (!t) continue;
+            for (size_t r = 0; r < rows; ++r) {
+                const float* s = src(r);
+                t[r] = s ? s[c] : 0.0f;
+            }
+        }
+        return;
+    }
+    constexpr size_t kBlockRows = 32, kBlockCols = 64;
+    for (size_t rb = 0; rb < rows; rb += kBlockRows) {
+        const size_t re = rb + kBlockRows < rows ? rb + kBlockRows : rows;
+        for (size_t cb = 0; cb < cols; cb += kBlockCols) {
+            const size_t ce = cb + kBlockCols < cols ? cb + kBlockCols : cols;
+            for (size_t r = rb; r < re; r += kTile) {
+                const size_t r0 = r + kTile <= rows ? r : rows - kTile;
+                const float* s[4];
+                for (size_t i = 0; i < kTile; ++i) s[i] = src(r0 + i);
+                for (size_t c = cb; c < ce; c += kTile) {
+                    const size_t c0 = c + kTile <= cols ? c : cols - kTile;
+                    float* t[4];
+                    for (size_t i = 0; i < kTile; ++i) t[i] = dst(c0 + i);
+                    TransposeTile(s, c0, t, r0);
+                }
+            }
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Planes <-> interleaved pixels for 2 and 3 channels (too narrow for 4x4 tiles).
+
+// dst[s*C + c] = src[c*S + s] for C = 2 or 3.
+HWY_INLINE void InterleavePlanes(const float* src, size_t C, size_t S, float* dst) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    size_t s = 0;
+    if (C == 2) {
+        for (; s + L <= S; s += L)
+            hn::StoreInterleaved2(hn::LoadU(d, src + s), hn::LoadU(d, src + S + s), d, dst + 2 * s);
+        const DF1 d1;
+        for (; s < S; ++s)
+            hn::StoreInterleaved2(hn::LoadU(d1, src + s), hn::LoadU(d1, src + S + s), d1,
+                                  dst + 2 * s);
+        return;
+    }
+    for (; s + L <= S; s += L)
+        hn::StoreInterleaved3(hn::LoadU(d, src + s), hn::LoadU(d, src + S + s),
+                              hn::LoadU(d, src + 2 * S + s), d, dst + 3 * s);
+    const DF1 d1;
+    for (; s < S; ++s)
+        hn::StoreInterleaved3(hn::LoadU(d1, src + s), hn::LoadU(d1, src + S + s),
+                              hn::LoadU(d1, src + 2 * S + s), d1, dst + 3 * s);
+}
+
+// dst[c*S + s] = src[s*C + c] for C = 2 or 3.
+HWY_INLINE void DeinterleavePixels(const float* src, size_t C, size_t S, float* dst) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    size_t s = 0;
+    if (C == 2) {
+        for (; s + L <= S; s += L) {
+            hn::Vec<DF> v0, v1;
+            hn::LoadInterleaved2(d, src + 2 * s, v0, v1);
+            hn::StoreU(v0, d, dst + s);
+            hn::StoreU(v1, d, dst + S + s);
+        }
+        const DF1 d1;
+        for (; s < S; ++s) {
+            hn::Vec<DF1> v0, v1;
+            hn::LoadInterleaved2(d1, src + 2 * s, v0, v1);
+            hn::StoreU(v0, d1, dst + s);
+            hn::StoreU(v1, d1, dst + S + s);
+        }
+        return;
+    }
+    for (; s + L <= S; s += L) {
+        hn::Vec<DF> v0, v1, v2;
+        hn::LoadInterleaved3(d, src + 3 * s, v0, v1, v2);
+        hn::StoreU(v0, d, dst + s);
+        hn::StoreU(v1, d, dst + S + s);
+        hn::StoreU(v2, d, dst + 2 * S + s);
+    }
+    const DF1 d1;
+    for (; s < S; ++s) {
+        hn::Vec<DF1> v0, v1, v2;
+        hn::LoadInterleaved3(d1, src + 3 * s, v0, v1, v2);
+        hn::StoreU(v0, d1, dst + s);
+        hn::StoreU(v1, d1, dst + S + s);
+        hn::StoreU(v2, d1, dst + 2 * S + s);
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Short copies and zero fills (n up to a block of 16 floats; any n works).
+
+// Moves one piece of Lanes(CappedTag<float, kCap>) floats if that many remain. Called with
+// decreasing caps after the whole-vector loop, each piece runs at most once.
+template <size_t kCap>
+HWY_INLINE void CopyPiece(const float* src, size_t n, float* dst, size_t& i) {
+    const hn::CappedTag<float, kCap> d;
+    if (i + hn::Lanes(d) <= n) {
+        hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+        i += hn::Lanes(d);
+    }
+}
+template <size_t kCap>
+HWY_INLINE void ZeroPiece(size_t n, float* dst, size_t& i) {
+    const hn::CappedTag<float, kCap> d;
+    if (i + hn::Lanes(d) <= n) {
+        hn::StoreU(hn::Zero(d), d, dst + i);
+        i += hn::Lanes(d);
+    }
+}
+
+HWY_INLINE void CopyFloats(const float* src, size_t n, float* dst) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + L <= n; i += L) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+    CopyPiece<8>(src, n, dst, i);
+    CopyPiece<4>(src, n, dst, i);
+    CopyPiece<2>(src, n, dst, i);
+    while (i < n) CopyPiece<1>(src, n, dst, i);
+}
+
+HWY_INLINE void ZeroFloats(size_t n, float* dst) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + L <= n; i += L) hn::StoreU(hn::Zero(d), d, dst + i);
+    ZeroPiece<8>(n, dst, i);
+    ZeroPiece<4>(n, dst, i);
+    ZeroPiece<2>(n, dst, i);
+    while (i < n) ZeroPiece<1>(n, dst, i);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Pixel-interleaved (S pixels of C channels) <-> blocked (ceil(C/N) blocks of S pixels of N
+// lanes). Each pixel's channels are copied block segment by block segment; reading pixels in
+// order keeps the source stream sequential and the writes go to ceil(C/N) sequential streams.
+
+// dst[(cb*S + s)*N + i] = src[s*C + cb*N + i], padded lanes (cb*N + i >= C) set to 0.
+HWY_INLINE void InterleavedToBlocked(const float* src, size_t C, size_t S, size_t N, float* dst) {
+    const size_t blocks = (C + N - 1) / N, last = C - (blocks - 1) * N;
+    for (size_t s = 0; s < S; ++s) {
+        const float* pixel = src + s * C;
+        for (size_t cb = 0; cb + 1 < blocks; ++cb)
+            CopyFloats(pixel + cb * N, N, dst + (cb * S + s) * N);
+        float* tail = dst + ((blocks - 1) * S + s) * N;
+        CopyFloats(pixel + (blocks - 1) * N, last, tail);
+        ZeroFloats(N - last, tail + last);
+    }
+}
+
+// dst[s*C + cb*N + i] = src[(cb*S + s)*N + i] for cb*N + i < C.
+HWY_INLINE void BlockedToInterleaved(const float* src, size_t C, size_t S, size_t N, float* dst) {
+    const size_t blocks = (C + N - 1) / N, last = C - (blocks - 1) * N;
+    for (size_t s = 0; s < S; ++s) {
+        float* pixel = dst + s * C;
+        for (size_t cb = 0; cb + 1 < blocks; ++cb)
+            CopyFloats(src + (cb * S + s) * N, N, pixel + cb * N);
+        CopyFloats(src + ((blocks - 1) * S + s) * N, last, pixel + (blocks - 1) * N);
+    }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // SIMD_SYNET_CONVERSION_LAYOUT_INL_H_
