@@ -48,10 +48,13 @@ void SetTraffic(benchmark::State& state, size_t bytesPerCall) {
 void RegisterWithBaseline(const std::string& name, const std::string& caseName, size_t inputs,
                           size_t readBytesEach, size_t writeBytes,
                           std::function<void(benchmark::State&)> body) {
-    benchmark::RegisterBenchmark(name.c_str(), body)->Unit(benchmark::kMicrosecond);
     const std::string mix = std::to_string(inputs) + "x" + std::to_string(readBytesEach) + "to" +
                             std::to_string(writeBytes);
     const std::string copyName = "Copy/" + mix + "/" + caseName;
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+        body(state);
+        state.SetLabel("vs " + copyName);
+    })->Unit(benchmark::kMicrosecond);
     // One baseline per distinct traffic shape and case is enough.
     static std::vector<std::string> registered;
     for (const auto& r : registered)

@@ -1,9 +1,9 @@
 // Shared pieces of the benchmarks: aligned buffers, the copy baselines every figure is read
 // against, and helpers to register a function next to its baseline.
 //
-// Naming convention (scripts/bench_report.py relies on it): a measured function is registered
-// as "<Family>/<Function>/<case>" and its baseline as "Copy/<mix>/<case>" with the same <case>
-// and byte counts; every benchmark sets the "bytes" counter to bytes read + written per call.
+// Conventions scripts/bench_report.py relies on: a measured function is registered as
+// "<Family>/<Function>/<case>" and labelled "vs <baseline name>"; its baseline moves the same
+// bytes; every benchmark sets the "bytes" counter to bytes read + written per call.
 #pragma once
 
 #include <benchmark/benchmark.h>
