@@ -42,8 +42,15 @@ private:
 void CopyMix(const uint8_t* const* inputs, size_t count, size_t readBytesEach, uint8_t* output,
              size_t writeBytes);
 
+// dst[i] = src0[i]*a + b (+ srck[i]*a): n floats per array, 4 vectors per step.
+void MulAddMix(const float* const* inputs, size_t count, size_t n, float* output);
+
+// Working sets up to this size count as L1-resident (their baseline is MulAddMix).
+constexpr size_t kL1Bytes = 32 * 1024;
+
 // Registers `body` as "<name>" with `bytes` moved per call, and a CopyMix baseline with the
-// same traffic as "Copy/<inputs>in<ratio>/<caseName>".
+// same traffic as "Copy/<mix>/<caseName>" (or "MulAddLoop/<mix>/<caseName>" when the working
+// set is L1-resident and the arrays are float streams of equal size).
 void RegisterWithBaseline(const std::string& name, const std::string& caseName, size_t inputs,
                           size_t readBytesEach, size_t writeBytes,
                           std::function<void(benchmark::State&)> body);
