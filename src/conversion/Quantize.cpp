@@ -3,6 +3,8 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "conversion/Quantize.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include <cstring>
+
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
 
@@ -10,30 +12,180 @@ HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
-// restrict(round(x*scale + shift), 0, upper) as a float holding a whole number.
+// ----------------------------------------------------------------------------------------------
+// FP32 -> UINT8: restrict(round(x*scale + shift), 0, upper), bit-exact.
 //
-// The product and the sum are separate FP32 operations (no FMA), so the result is bit-exact.
-// Clamping before rounding gives the same result as rounding first (0 and upper are whole
-// numbers and rounding is monotonic) and leaves only values in [0, upper] to round:
-//  - Ge(v, 0) is false for NaN and negatives, so both become 0; +inf and huge values are
-//    caught by the Min (saturation to upper, as §7.4 asks).
-//  - For 0 <= v < 2^22, (v + 2^23) - 2^23 rounds v to the nearest whole number with ties to
-//    even, because the addition itself rounds to the nearest representable value (spacing 1
-//    in [2^23, 2^24)) in the IEEE default mode. This is exact on every target, unlike a
-//    round instruction emulated with "add 0.5 and truncate".
-struct Convert32fTo8uOp {
-    static constexpr int kInputs = 1;
-    static constexpr int kParams = 2;
-    float upper;
-    template <class D, class V>
-    HWY_INLINE V operator()(D d, V x, V, V scale, V shift, V) const {
-        const V value = hn::Add(hn::Mul(x, scale), shift);
-        const V nonNegative = hn::IfThenElseZero(hn::Ge(value, hn::Zero(d)), value);
-        const V clamped = hn::Min(nonNegative, hn::Set(d, upper));
-        const V magic = hn::Set(d, 8388608.0f);  // 2^23
-        return hn::Sub(hn::Add(clamped, magic), magic);
+// The product and the sum are separate FP32 operations (no FMA). Clamping at 0 before rounding
+// and at upper after it gives the rule's result (0 and upper are whole numbers and rounding is
+// monotonic). Rounding uses the FP adder: for 0 <= v < 2^22, v + 2^23 is rounded by the
+// addition itself to the nearest whole number, ties to even (the spacing of floats in
+// [2^23, 2^24) is 1), and its bit pattern is 0x4B000000 + round(v). Bit patterns of
+// non-negative floats order like the values, so an unsigned Min against the pattern of
+// 2^23 + upper clamps from above, infinities and huge values included. This is exact on every
+// target, unlike a "round" emulated with an added 0.5.
+
+// max(v, 0) with NaN -> 0. x86 MAXPS returns its second operand when either is NaN, which
+// Highway's Max(a, b) passes through on the x86 SIMD targets; elsewhere compare and select.
+template <class D, class V>
+HWY_INLINE V ZeroIfNegativeOrNaN(D d, V v) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+    return hn::Max(v, hn::Zero(d));
+#else
+    return hn::IfThenElseZero(hn::Ge(v, hn::Zero(d)), v);
+#endif
+}
+
+// The pattern 0x4B000000 + r of 2^23 + r, r = the quantized value in [0, upper].
+template <class D, class V, class VU>
+HWY_INLINE VU QuantizedBits(D d, V x, V scale, V shift, VU upperBits) {
+    const hn::RebindToUnsigned<D> du;
+    const V value = hn::Add(hn::Mul(x, scale), shift);
+    const V biased = hn::Add(ZeroIfNegativeOrNaN(d, value), hn::Set(d, 8388608.0f));
+    return hn::Min(hn::BitCast(du, biased), upperBits);
+}
+
+// Narrows four vectors of QuantizedBits (elements i, i + L, i + 2L, i + 3L of a row) to 4L
+// consecutive bytes with two shuffles: the four low bytes are merged into every 32-bit lane
+// (shifts and OR; the 0x4B of b0's top byte is cancelled by an XOR), a byte shuffle within each
+// 128-bit block transposes the 4x4 bytes of the block, and a 32-bit lane permutation puts the
+// blocks' 4-byte groups in order (not needed with a single block).
+template <class DU>
+class BytePacker {
+public:
+    explicit BytePacker(DU du) {
+        const size_t L = hn::Lanes(du), blocks = L / 4;
+        HWY_ALIGN uint32_t order[kMaxLanes];
+        // After the byte shuffle, lane 4*b + k holds elements 4b..4b+3 of vector k; they go to
+        // lane k*blocks + b.
+        for (size_t lane = 0; lane < L && lane < kMaxLanes; ++lane)
+            order[lane] = blocks > 0 ? uint32_t(4 * (lane % blocks) + lane / blocks) : 0;
+        indices_ = hn::SetTableIndices(du, order);
     }
+    template <class VU>
+    HWY_INLINE void Store(DU du, VU b0, VU b1, VU b2, VU b3, uint8_t* dst) const {
+#if HWY_TARGET == HWY_SCALAR
+        (void)du;
+        dst[0] = static_cast<uint8_t>(hn::GetLane(b0));  // the low byte of each pattern
+        dst[1] = static_cast<uint8_t>(hn::GetLane(b1));
+        dst[2] = static_cast<uint8_t>(hn::GetLane(b2));
+        dst[3] = static_cast<uint8_t>(hn::GetLane(b3));
+#else
+        const hn::Repartition<uint8_t, DU> du8;
+        const VU merged = hn::Or3(hn::Xor3(b0, hn::ShiftLeft<24>(b3), hn::Set(du, 0x4B000000u)),
+                                  hn::ShiftLeft<8>(b1), hn::ShiftLeft<16>(b2));
+        const size_t L = hn::Lanes(du);
+        alignas(16) static constexpr uint8_t kTranspose[16] = {0, 4, 8,  12, 1, 5, 9,  13,
+                                                               2, 6, 10, 14, 3, 7, 11, 15};
+        const auto bytes =
+            hn::TableLookupBytes(hn::BitCast(du8, merged), hn::LoadDup128(du8, kTranspose));
+        if (L == 4) {
+            hn::StoreU(bytes, du8, dst);
+            return;
+        }
+        hn::StoreU(hn::BitCast(du8, hn::TableLookupLanes(hn::BitCast(du, bytes), indices_)), du8,
+                   dst);
+#endif
+    }
+
+private:
+    static constexpr size_t kMaxLanes = 64;
+    decltype(hn::SetTableIndices(DU(), static_cast<const uint32_t*>(nullptr))) indices_;
 };
+
+// Quantizes n consecutive elements. With kPattern, scale[i]/shift[i] belong to element i;
+// otherwise scale[0]/shift[0] apply to all.
+template <bool kPattern>
+HWY_INLINE void QuantizeRow(const float* src, size_t n, const float* scale, const float* shift,
+                            uint32_t upper, const BytePacker<hn::RebindToUnsigned<DF>>& packer,
+                            uint8_t* dst) {
+    const DF d;
+    const hn::RebindToUnsigned<DF> du;
+    const size_t L = hn::Lanes(d);
+    const auto upperBits = hn::Set(du, 0x4B000000u + upper);
+    const auto scaleAll = hn::Set(d, scale[0]), shiftAll = hn::Set(d, shift[0]);
+    const auto bitsAt = [&](auto dd, size_t i, auto upperB) {
+        if (kPattern)
+            return QuantizedBits(dd, hn::LoadU(dd, src + i), hn::LoadU(dd, scale + i),
+                                 hn::LoadU(dd, shift + i), upperB);
+        return QuantizedBits(dd, hn::LoadU(dd, src + i), hn::Set(dd, scale[0]),
+                             hn::Set(dd, shift[0]), upperB);
+    };
+    size_t i = 0;
+    if (n >= 4 * L) {
+        for (; i <= n - 4 * L; i += 4 * L) {
+            if (kPattern) {
+                packer.Store(du, bitsAt(d, i, upperBits), bitsAt(d, i + L, upperBits),
+                             bitsAt(d, i + 2 * L, upperBits), bitsAt(d, i + 3 * L, upperBits),
+                             dst + i);
+            } else {
+                const auto at = [&](size_t j) {
+                    return QuantizedBits(d, hn::LoadU(d, src + j), scaleAll, shiftAll, upperBits);
+                };
+                packer.Store(du, at(i), at(i + L), at(i + 2 * L), at(i + 3 * L), dst + i);
+            }
+        }
+    }
+    // Single vectors, then single lanes: the value is the low byte of the pattern.
+    const hn::Rebind<uint8_t, DF> du8;
+    for (; i + L <= n; i += L) {
+        const auto bits = hn::And(bitsAt(d, i, upperBits), hn::Set(du, 0xFFu));
+        hn::StoreU(hn::U8FromU32(bits), du8, dst + i);
+    }
+    const DF1 d1;
+    const hn::RebindToUnsigned<DF1> du1;
+    const hn::Rebind<uint8_t, DF1> du81;
+    for (; i < n; ++i) {
+        const auto bits =
+            hn::And(bitsAt(d1, i, hn::Set(du1, 0x4B000000u + upper)), hn::Set(du1, 0xFFu));
+        hn::StoreU(hn::U8FromU32(bits), du81, dst + i);
+    }
+}
+
+// dst[j] = values[j % count] for j < total (a multiple of count): the first copy, then
+// doubling memcpy's (an element-by-element loop with a wrapping index costs as much as
+// quantizing a small tensor).
+HWY_INLINE void RepeatPattern(const float* values, size_t count, size_t total, float* dst) {
+    std::memcpy(dst, values, count * sizeof(float));
+    for (size_t filled = count; filled < total;) {
+        const size_t chunk = filled < total - filled ? filled : total - filled;
+        std::memcpy(dst + filled, dst, chunk * sizeof(float));
+        filled += chunk;
+    }
+}
+
+void Convert32fTo8u(const float* src, size_t batch, size_t channels, size_t spatial, bool nhwc,
+                    const float* scale, const float* shift, uint32_t upper, uint8_t* dst) {
+    const hn::RebindToUnsigned<DF> du;
+    const BytePacker<hn::RebindToUnsigned<DF>> packer(du);
+    if (!nhwc) {
+        for (size_t b = 0; b < batch; ++b)
+            for (size_t c = 0; c < channels; ++c, src += spatial, dst += spatial)
+                QuantizeRow<false>(src, spatial, scale + c, shift + c, upper, packer, dst);
+        return;
+    }
+    // NHWC: the tensor is one stream whose parameters repeat with period C. Spread them over a
+    // pattern of whole 4-vector steps (and whole pixels) so the main loop loads them directly.
+    const size_t step = 4 * hn::Lanes(du), n = batch * spatial * channels;
+    constexpr size_t kMaxPattern = 1024;
+    const size_t lcm = channels / Gcd(channels, step) * step;
+    if (lcm > kMaxPattern) {  // wide pixels: the parameter arrays are the pattern of one pixel
+        for (size_t s = 0; s < batch * spatial; ++s)
+            QuantizeRow<true>(src + s * channels, channels, scale, shift, upper, packer,
+                              dst + s * channels);
+        return;
+    }
+    // Whole periods of C channels and 4 vectors, as many as fit, but no more than the tensor
+    // needs (filling the pattern costs as much as quantizing it).
+    const size_t periods = (n + lcm - 1) / lcm;
+    const size_t period = lcm * (periods < kMaxPattern / lcm ? periods : kMaxPattern / lcm);
+    HWY_ALIGN float scales[kMaxPattern], shifts[kMaxPattern];
+    RepeatPattern(scale, channels, period, scales);
+    RepeatPattern(shift, channels, period, shifts);
+    for (size_t i = 0; i < n; i += period) {
+        const size_t m = n - i < period ? n - i : period;
+        QuantizeRow<true>(src + i, m, scales, shifts, upper, packer, dst + i);
+    }
+}
 
 // float(src)*scale + shift; the LIN class allows the fused form.
 struct Convert8uTo32fOp {
@@ -63,12 +215,6 @@ HWY_INLINE void BatchPerChannel(const Op& op, const TS* src, size_t batch, size_
             src + b * image, nullptr, {scale, shift, nullptr}, dst + b * image};
         PerChannel(op, channels, spatial, 1, false, args);
     }
-}
-
-void Convert32fTo8u(const float* src, size_t batch, size_t channels, size_t spatial, bool nhwc,
-                    const float* scale, const float* shift, float upper, uint8_t* dst) {
-    BatchPerChannel(Convert32fTo8uOp{upper}, src, batch, channels, spatial, nhwc, scale, shift,
-                    dst);
 }
 
 void Convert8uTo32f(const uint8_t* src, size_t batch, size_t channels, size_t spatial, bool nhwc,
@@ -129,7 +275,7 @@ SIMD_API void SimdSynetConvert32fTo8u(const float* src, size_t batch, size_t cha
         (compatibility & SimdSynetCompatibility8iMask) == SimdSynetCompatibility8iNarrowed;
     HWY_DYNAMIC_DISPATCH(simd::Convert32fTo8u)
     (src, batch, channels, spatial, format == SimdTensorFormatNhwc, scale, shift,
-     narrowed ? 180.0f : 255.0f, dst);
+     narrowed ? 180u : 255u, dst);
 }
 
 SIMD_API void SimdSynetConvert8uTo32f(const uint8_t* src, size_t batch, size_t channels,
