@@ -19,9 +19,7 @@ HWY_INLINE void NchwToNhwc(const float* src, size_t C, size_t S, float* dst) {
     } else if (C <= 3) {
         InterleavePlanes(src, C, S, dst);
     } else {
-        TransposeRows(
-            C, S, [src, S](size_t c) { return src + c * S; },
-            [dst, C](size_t s) { return dst + s * C; });
+        TransposeStrided(src, S, dst, C, C, S);
     }
 }
 
@@ -32,9 +30,7 @@ HWY_INLINE void NhwcToNchw(const float* src, size_t C, size_t S, float* dst) {
     } else if (C <= 3) {
         DeinterleavePixels(src, C, S, dst);
     } else {
-        TransposeRows(
-            S, C, [src, C](size_t s) { return src + s * C; },
-            [dst, S](size_t c) { return dst + c * S; });
+        TransposeStrided(src, C, dst, S, S, C);
     }
 }
 
@@ -45,6 +41,10 @@ HWY_INLINE void NchwToBlocked(const float* src, size_t C, size_t S, size_t N, fl
         const float* planes = src + first * S;
         float* block = dst + first * S;
         const size_t valid = C - first < N ? C - first : N;
+        if (valid == N) {
+            TransposeStrided(planes, S, block, N, N, S);
+            continue;
+        }
         TransposeRows(
             N, S,
             [planes, S, valid](size_t i) -> const float* {
@@ -60,6 +60,10 @@ HWY_INLINE void BlockedToNchw(const float* src, size_t C, size_t S, size_t N, fl
         const float* block = src + first * S;
         float* planes = dst + first * S;
         const size_t valid = C - first < N ? C - first : N;
+        if (valid == N) {
+            TransposeStrided(block, N, planes, S, S, N);
+            continue;
+        }
         TransposeRows(
             S, N, [block, N](size_t s) { return block + s * N; },
             [planes, S, valid](size_t i) -> float* {

@@ -79,7 +79,7 @@ HWY_INLINE void TransposeRows(size_t rows, size_t cols, const SrcRow& src, const
         }
         return;
     }
-    constexpr size_t kBlockRows = 32, kBlockCols = 64;
+    constexpr size_t kBlockRows = 16, kBlockCols = 16;  // as TransposeStridedTiles
     for (size_t rb = 0; rb < rows; rb += kBlockRows) {
         const size_t re = rb + kBlockRows < rows ? rb + kBlockRows : rows;
         for (size_t cb = 0; cb < cols; cb += kBlockCols) {
@@ -97,6 +97,125 @@ HWY_INLINE void TransposeRows(size_t rows, size_t cols, const SrcRow& src, const
             }
         }
     }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Tiled transpose with constant row strides (the hot NCHW <-> NHWC case): no callbacks and no
+// zero rows, so a tile is loads, shuffles and stores only. 8x8 tiles of 256-bit vectors where
+// the target has them (24 shuffles per 64 floats, against 32 for four 4x4 tiles), else 4x4.
+
+#if HWY_TARGET != HWY_SCALAR
+// dst[c*dstStride + r] = src[r*srcStride + c] for r, c < 4.
+HWY_INLINE void Transpose4x4(const float* src, size_t srcStride, float* dst, size_t dstStride) {
+    const hn::CappedTag<float, 4> d;
+    const hn::Repartition<uint64_t, decltype(d)> d64;
+    const auto v0 = hn::LoadU(d, src + 0 * srcStride);
+    const auto v1 = hn::LoadU(d, src + 1 * srcStride);
+    const auto v2 = hn::LoadU(d, src + 2 * srcStride);
+    const auto v3 = hn::LoadU(d, src + 3 * srcStride);
+    const auto ab01 = hn::BitCast(d64, hn::InterleaveLower(d, v0, v1));
+    const auto cd01 = hn::BitCast(d64, hn::InterleaveLower(d, v2, v3));
+    const auto ab23 = hn::BitCast(d64, hn::InterleaveUpper(d, v0, v1));
+    const auto cd23 = hn::BitCast(d64, hn::InterleaveUpper(d, v2, v3));
+    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, ab01, cd01)), d, dst + 0 * dstStride);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, ab01, cd01)), d, dst + 1 * dstStride);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, ab23, cd23)), d, dst + 2 * dstStride);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, ab23, cd23)), d, dst + 3 * dstStride);
+}
+#endif
+
+#if HWY_TARGET != HWY_SCALAR && HWY_MAX_BYTES >= 32
+constexpr bool kHaveTile8 = true;
+// dst[c*dstStride + r] = src[r*srcStride + c] for r, c < 8: interleave 32-bit lanes, then
+// 64-bit lanes (both within 128-bit blocks), then swap 128-bit halves.
+HWY_INLINE void Transpose8x8(const float* src, size_t srcStride, float* dst, size_t dstStride) {
+    const hn::CappedTag<float, 8> d;
+    const hn::Repartition<uint64_t, decltype(d)> d64;
+    using V64 = hn::Vec<decltype(d64)>;
+    const auto r0 = hn::LoadU(d, src + 0 * srcStride), r1 = hn::LoadU(d, src + 1 * srcStride);
+    const auto r2 = hn::LoadU(d, src + 2 * srcStride), r3 = hn::LoadU(d, src + 3 * srcStride);
+    const auto r4 = hn::LoadU(d, src + 4 * srcStride), r5 = hn::LoadU(d, src + 5 * srcStride);
+    const auto r6 = hn::LoadU(d, src + 6 * srcStride), r7 = hn::LoadU(d, src + 7 * srcStride);
+    // t0 = a0 b0 a1 b1 | a4 b4 a5 b5, t1 = a2 b2 a3 b3 | a6 b6 a7 b7 (rows a, b = r0, r1) ...
+    const V64 t0 = hn::BitCast(d64, hn::InterleaveLower(d, r0, r1));
+    const V64 t1 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));
+    const V64 t2 = hn::BitCast(d64, hn::InterleaveLower(d, r2, r3));
+    const V64 t3 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
+    const V64 t4 = hn::BitCast(d64, hn::InterleaveLower(d, r4, r5));
+    const V64 t5 = hn::BitCast(d64, hn::InterleaveUpper(d, r4, r5));
+    const V64 t6 = hn::BitCast(d64, hn::InterleaveLower(d, r6, r7));
+    const V64 t7 = hn::BitCast(d64, hn::InterleaveUpper(d, r6, r7));
+    // u0 = a0 b0 c0 d0 | a4 b4 c4 d4, u1 = columns 1 | 5, u2 = 2 | 6, u3 = 3 | 7; u4..u7 the
+    // same for rows e..h.
+    const auto u0 = hn::BitCast(d, hn::InterleaveLower(d64, t0, t2));
+    const auto u1 = hn::BitCast(d, hn::InterleaveUpper(d64, t0, t2));
+    const auto u2 = hn::BitCast(d, hn::InterleaveLower(d64, t1, t3));
+    const auto u3 = hn::BitCast(d, hn::InterleaveUpper(d64, t1, t3));
+    const auto u4 = hn::BitCast(d, hn::InterleaveLower(d64, t4, t6));
+    const auto u5 = hn::BitCast(d, hn::InterleaveUpper(d64, t4, t6));
+    const auto u6 = hn::BitCast(d, hn::InterleaveLower(d64, t5, t7));
+    const auto u7 = hn::BitCast(d, hn::InterleaveUpper(d64, t5, t7));
+    hn::StoreU(hn::ConcatLowerLower(d, u4, u0), d, dst + 0 * dstStride);
+    hn::StoreU(hn::ConcatLowerLower(d, u5, u1), d, dst + 1 * dstStride);
+    hn::StoreU(hn::ConcatLowerLower(d, u6, u2), d, dst + 2 * dstStride);
+    hn::StoreU(hn::ConcatLowerLower(d, u7, u3), d, dst + 3 * dstStride);
+    hn::StoreU(hn::ConcatUpperUpper(d, u4, u0), d, dst + 4 * dstStride);
+    hn::StoreU(hn::ConcatUpperUpper(d, u5, u1), d, dst + 5 * dstStride);
+    hn::StoreU(hn::ConcatUpperUpper(d, u6, u2), d, dst + 6 * dstStride);
+    hn::StoreU(hn::ConcatUpperUpper(d, u7, u3), d, dst + 7 * dstStride);
+}
+#else
+constexpr bool kHaveTile8 = false;
+HWY_INLINE void Transpose8x8(const float*, size_t, float*, size_t) {}
+#endif
+
+#if HWY_TARGET != HWY_SCALAR
+// Tiles of kT x kT in blocks of kRB x kCB elements, the ragged edges covered by tiles
+// shifted back to end at the edge (rows, cols >= kT).
+template <size_t kT>
+HWY_INLINE void TransposeStridedTiles(const float* src, size_t srcStride, float* dst,
+                                      size_t dstStride, size_t rows, size_t cols) {
+    // 16 x 16 blocks: every block reads one 64-byte line from each of 16 source rows and
+    // writes one line to each of 16 destination rows (measured best among 8..256 on Zen4 for
+    // 64x56x56 tensors, by 10-25%).
+    constexpr size_t kRB = 16, kCB = 16;
+    for (size_t rb = 0; rb < rows; rb += kRB) {
+        const size_t re = rb + kRB < rows ? rb + kRB : rows;
+        for (size_t cb = 0; cb < cols; cb += kCB) {
+            const size_t ce = cb + kCB < cols ? cb + kCB : cols;
+            for (size_t r = rb; r < re; r += kT) {
+                const size_t r0 = r + kT <= rows ? r : rows - kT;
+                for (size_t c = cb; c < ce; c += kT) {
+                    const size_t c0 = c + kT <= cols ? c : cols - kT;
+                    const float* s = src + r0 * srcStride + c0;
+                    float* t = dst + c0 * dstStride + r0;
+                    if constexpr (kT == 8)
+                        Transpose8x8(s, srcStride, t, dstStride);
+                    else
+                        Transpose4x4(s, srcStride, t, dstStride);
+                }
+            }
+        }
+    }
+}
+#endif
+
+// dst[c*dstStride + r] = src[r*srcStride + c] for r < rows, c < cols.
+HWY_INLINE void TransposeStrided(const float* src, size_t srcStride, float* dst, size_t dstStride,
+                                 size_t rows, size_t cols) {
+#if HWY_TARGET != HWY_SCALAR
+    if (kHaveTile8 && rows >= 8 && cols >= 8) {
+        TransposeStridedTiles<8>(src, srcStride, dst, dstStride, rows, cols);
+        return;
+    }
+    if (rows >= 4 && cols >= 4) {
+        TransposeStridedTiles<4>(src, srcStride, dst, dstStride, rows, cols);
+        return;
+    }
+#endif
+    TransposeRows(
+        rows, cols, [=](size_t r) { return src + r * srcStride; },
+        [=](size_t c) { return dst + c * dstStride; });
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -212,28 +331,57 @@ HWY_INLINE void ZeroFloats(size_t n, float* dst) {
 // lanes). Each pixel's channels are copied block segment by block segment; reading pixels in
 // order keeps the source stream sequential and the writes go to ceil(C/N) sequential streams.
 
+// Copies one whole block segment of kN floats.
+template <size_t kN>
+HWY_INLINE void CopyBlock(const float* src, float* dst) {
+    const hn::CappedTag<float, kN> d;
+    for (size_t i = 0; i < kN; i += hn::Lanes(d)) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+}
+
 // dst[(cb*S + s)*N + i] = src[s*C + cb*N + i], padded lanes (cb*N + i >= C) set to 0.
-HWY_INLINE void InterleavedToBlocked(const float* src, size_t C, size_t S, size_t N, float* dst) {
-    const size_t blocks = (C + N - 1) / N, last = C - (blocks - 1) * N;
+template <size_t kN>
+HWY_INLINE void InterleavedToBlockedN(const float* src, size_t C, size_t S, float* dst) {
+    const size_t full = C / kN, last = C - full * kN;
     for (size_t s = 0; s < S; ++s) {
         const float* pixel = src + s * C;
-        for (size_t cb = 0; cb + 1 < blocks; ++cb)
-            CopyFloats(pixel + cb * N, N, dst + (cb * S + s) * N);
-        float* tail = dst + ((blocks - 1) * S + s) * N;
-        CopyFloats(pixel + (blocks - 1) * N, last, tail);
-        ZeroFloats(N - last, tail + last);
+        for (size_t cb = 0; cb < full; ++cb)
+            CopyBlock<kN>(pixel + cb * kN, dst + (cb * S + s) * kN);
+        if (last) {
+            float* tail = dst + (full * S + s) * kN;
+            CopyFloats(pixel + full * kN, last, tail);
+            ZeroFloats(kN - last, tail + last);
+        }
     }
 }
 
 // dst[s*C + cb*N + i] = src[(cb*S + s)*N + i] for cb*N + i < C.
-HWY_INLINE void BlockedToInterleaved(const float* src, size_t C, size_t S, size_t N, float* dst) {
-    const size_t blocks = (C + N - 1) / N, last = C - (blocks - 1) * N;
+template <size_t kN>
+HWY_INLINE void BlockedToInterleavedN(const float* src, size_t C, size_t S, float* dst) {
+    const size_t full = C / kN, last = C - full * kN;
     for (size_t s = 0; s < S; ++s) {
         float* pixel = dst + s * C;
-        for (size_t cb = 0; cb + 1 < blocks; ++cb)
-            CopyFloats(src + (cb * S + s) * N, N, pixel + cb * N);
-        CopyFloats(src + ((blocks - 1) * S + s) * N, last, pixel + (blocks - 1) * N);
+        for (size_t cb = 0; cb < full; ++cb)
+            CopyBlock<kN>(src + (cb * S + s) * kN, pixel + cb * kN);
+        if (last) CopyFloats(src + (full * S + s) * kN, last, pixel + full * kN);
     }
+}
+
+HWY_INLINE void InterleavedToBlocked(const float* src, size_t C, size_t S, size_t N, float* dst) {
+    if (N == 4)
+        InterleavedToBlockedN<4>(src, C, S, dst);
+    else if (N == 8)
+        InterleavedToBlockedN<8>(src, C, S, dst);
+    else
+        InterleavedToBlockedN<16>(src, C, S, dst);
+}
+
+HWY_INLINE void BlockedToInterleaved(const float* src, size_t C, size_t S, size_t N, float* dst) {
+    if (N == 4)
+        BlockedToInterleavedN<4>(src, C, S, dst);
+    else if (N == 8)
+        BlockedToInterleavedN<8>(src, C, S, dst);
+    else
+        BlockedToInterleavedN<16>(src, C, S, dst);
 }
 
 }  // namespace HWY_NAMESPACE
