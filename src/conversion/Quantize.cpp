@@ -7,6 +7,7 @@
 
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
+#include "conversion/Dequantize-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -217,9 +218,45 @@ HWY_INLINE void BatchPerChannel(const Op& op, const TS* src, size_t batch, size_
     }
 }
 
+template <bool kStream>
+HWY_INLINE void Convert8uTo32fImpl(const uint8_t* src, size_t batch, size_t channels,
+                                   size_t spatial, bool nhwc, const float* scale,
+                                   const float* shift, float* dst) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    HWY_ALIGN float k[kMaxDequantizePattern], b[kMaxDequantizePattern];
+    if (!nhwc) {  // rows of one channel: a constant pattern of one vector
+        for (size_t i = 0; i < batch; ++i)
+            for (size_t c = 0; c < channels; ++c, src += spatial, dst += spatial) {
+                hn::Store(hn::Set(d, scale[c]), d, k);
+                hn::Store(hn::Set(d, scale[c]), d, k + L);
+                hn::Store(hn::Set(d, shift[c]), d, b);
+                hn::Store(hn::Set(d, shift[c]), d, b + L);
+                DequantizeRow<kStream, 4>(src, spatial, DequantizePattern{k, b, L}, dst);
+            }
+        return;
+    }
+    // NHWC: one stream over all images; the channel pattern lives in registers when its period
+    // is at most 4 vectors, else the general per-channel driver loads it from memory.
+    const size_t period = DequantizePeriod(channels);
+    if (period == 0) {
+        BatchPerChannel(Convert8uTo32fOp{}, src, batch, channels, spatial, true, scale, shift, dst);
+        return;
+    }
+    FillPattern(scale, channels, period, k);
+    FillPattern(shift, channels, period, b);
+    DequantizeRowAnyPeriod<kStream>(src, batch * spatial * channels,
+                                    DequantizePattern{k, b, period}, dst);
+}
+
 void Convert8uTo32f(const uint8_t* src, size_t batch, size_t channels, size_t spatial, bool nhwc,
                     const float* scale, const float* shift, float* dst) {
-    BatchPerChannel(Convert8uTo32fOp{}, src, batch, channels, spatial, nhwc, scale, shift, dst);
+    if (WorthStreaming<float>(batch * channels * spatial)) {
+        Convert8uTo32fImpl<true>(src, batch, channels, spatial, nhwc, scale, shift, dst);
+        hwy::FlushStream();
+    } else {
+        Convert8uTo32fImpl<false>(src, batch, channels, spatial, nhwc, scale, shift, dst);
+    }
 }
 
 }  // namespace HWY_NAMESPACE

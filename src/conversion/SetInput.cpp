@@ -3,11 +3,13 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "conversion/SetInput.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include <cstring>
 #include <type_traits>
 
 #include "SimdSynet.h"
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
+#include "conversion/Dequantize-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -79,6 +81,99 @@ HWY_INLINE void LoadPixels(DU8 du8, const uint8_t* p, V& b, V& g, V& r) {
     r = kRgb ? s0 : s2;
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// Colour pixels to planes without a byte deinterleave: Lanes(DF) pixels are loaded as 16-byte
+// blocks, block q starting at pixel 4q, and one in-block byte shuffle per channel picks the
+// channel's byte of each of the block's 4 pixels into the low byte of a 32-bit lane, zeroing the
+// rest. That is a zero-extended integer vector per channel for one shuffle, where deinterleaving
+// and widening separately cost four.
+
+// Gathers the 16-byte blocks of Lanes(DF) pixels from one load of Lanes(DF)*4 bytes at p (for
+// 3-byte pixels, block q starts at byte 12q: 32-bit lane 3q, so one 32-bit lane permutation
+// places the blocks; with a single block or 4-byte pixels the load is already in place).
+template <size_t kBpp, class DU8>
+class PixelBlocks {
+public:
+    explicit PixelBlocks(DU8 du8) {
+        const hn::Repartition<uint32_t, DU8> du32;
+        HWY_ALIGN uint32_t order[64];
+        for (size_t lane = 0; lane < hn::Lanes(du32) && lane < 64; ++lane)
+            order[lane] = static_cast<uint32_t>(3 * (lane / 4) + lane % 4);
+        indices_ = hn::SetTableIndices(du32, order);
+        (void)du8;
+    }
+    HWY_INLINE hn::Vec<DU8> Load(DU8 du8, const uint8_t* p) const {
+        const auto bytes = hn::LoadU(du8, p);
+        if (kBpp == 4 || hn::Lanes(du8) == 16) return bytes;
+        const hn::Repartition<uint32_t, DU8> du32;
+        return hn::BitCast(du8, hn::TableLookupLanes(hn::BitCast(du32, bytes), indices_));
+    }
+
+private:
+    decltype(hn::SetTableIndices(hn::Repartition<uint32_t, DU8>(),
+                                 static_cast<const uint32_t*>(nullptr))) indices_;
+};
+
+// Byte shuffle that moves byte `offset` of each of the 4 pixels of a block to the low byte of
+// the pixel's 32-bit lane (index 0x80 yields zero).
+template <size_t kBpp, class DU8>
+HWY_INLINE hn::Vec<DU8> ChannelShuffle(DU8 du8, size_t offset) {
+    HWY_ALIGN uint8_t index[16];
+    for (size_t m = 0; m < 4; ++m) {
+        index[4 * m] = static_cast<uint8_t>(kBpp * m + offset);
+        index[4 * m + 1] = index[4 * m + 2] = index[4 * m + 3] = 0x80;
+    }
+    return hn::LoadDup128(du8, index);
+}
+
+template <size_t kBpp, bool kRgb, size_t kChannels, bool kNhwc>
+HWY_INLINE void SetInputRowShuffled(const uint8_t* row, size_t width, size_t readable,
+                                    const RowOutput& out) {
+    const DF d;
+    const hn::RebindToSigned<DF> di;
+    const hn::Repartition<uint8_t, DF> du8;
+    const size_t L = hn::Lanes(d);
+    const auto blue = ChannelShuffle<kBpp>(du8, kRgb ? 2 : 0);
+    const auto green = ChannelShuffle<kBpp>(du8, 1);
+    const auto red = ChannelShuffle<kBpp>(du8, kRgb ? 0 : 2);
+    const PixelBlocks<kBpp, decltype(du8)> loader(du8);
+    const auto emit = [&](const uint8_t* pixels, size_t x) {
+        const auto blocks = loader.Load(du8, pixels);
+        EmitPixels<kBpp, kChannels, kNhwc>(
+            d, hn::BitCast(di, hn::TableLookupBytesOr0(blocks, blue)),
+            hn::BitCast(di, hn::TableLookupBytesOr0(blocks, green)),
+            hn::BitCast(di, hn::TableLookupBytesOr0(blocks, red)), out, x);
+    };
+    // Pixels [x, x + L) from a copy with room to spare after them.
+    const auto emitCopy = [&](size_t x) {
+        HWY_ALIGN uint8_t copy[4 * 64];
+        std::memcpy(copy, row + x * kBpp, L * kBpp);
+        std::memset(copy + L * kBpp, 0, L * (4 - kBpp));
+        emit(copy, x);
+    };
+    // Whole vectors while the loads (4L bytes) stay inside the readable bytes (the rest of the
+    // image from this row on), then whole vectors from copies, then the last L pixels
+    // overlapping the ones done.
+    size_t x = 0;
+    for (; x * kBpp + 4 * L <= readable && x + L <= width; x += L) emit(row + x * kBpp, x);
+    for (; x + L <= width; x += L) emitCopy(x);
+    if (x == width) return;
+    if (width >= L) {
+        emitCopy(width - L);
+        return;
+    }
+    const DF1 d1;
+    const hn::RebindToSigned<DF1> di1;
+    const hn::Rebind<uint8_t, DF1> du81;
+    for (; x < width; ++x) {
+        hn::Vec<decltype(du81)> b, g, r;
+        LoadPixels<kBpp, kRgb>(du81, row + x * kBpp, b, g, r);
+        EmitPixels<kBpp, kChannels, kNhwc>(d1, hn::PromoteTo(di1, b), hn::PromoteTo(di1, g),
+                                           hn::PromoteTo(di1, r), out, x);
+    }
+}
+#endif
+
 // One image row of `width` pixels.
 //
 // The main loop deinterleaves 16 pixels at a time as bytes (LoadInterleaved3/4 on a 16-byte
@@ -139,10 +234,34 @@ HWY_INLINE void SetInputRow(const uint8_t* row, size_t width, const RowOutput& o
 template <size_t kBpp, bool kRgb, size_t kChannels, bool kNhwc>
 void SetInputImage(const uint8_t* src, size_t width, size_t height, size_t stride, const float* k,
                    const float* lower, float* dst) {
+    // Bgr24 to BGR NHWC and Gray8 to one channel need no reordering of the bytes: each row is
+    // a flat dequantization with a parameter pattern of period 3 or 1.
+    constexpr bool kFlat =
+        (kBpp == 3 && !kRgb && kChannels == 3 && kNhwc) || (kBpp == 1 && kChannels == 1);
+    if (kFlat) {
+        HWY_ALIGN float kPattern[kMaxDequantizePattern], lowerPattern[kMaxDequantizePattern];
+        const size_t period = DequantizePeriod(kChannels);
+        FillPattern(k, kChannels, period, kPattern);
+        FillPattern(lower, kChannels, period, lowerPattern);
+        const DequantizePattern pattern{kPattern, lowerPattern, period};
+        for (size_t y = 0; y < height; ++y)
+            DequantizeRowAnyPeriod<false>(src + y * stride, width * kChannels, pattern,
+                                          dst + y * width * kChannels);
+        return;
+    }
     const size_t plane = width * height;
     for (size_t y = 0; y < height; ++y) {
         float* rowStart = dst + y * width * (kNhwc ? kChannels : 1);
         const RowOutput out{{rowStart, rowStart + plane, rowStart + 2 * plane}, rowStart, k, lower};
+#if HWY_TARGET != HWY_SCALAR
+        if constexpr (kBpp > 1 && (kChannels == 1 || !kNhwc)) {
+            // Bytes that may be read from this row on: up to the end of the last row.
+            const size_t readable = (height - 1 - y) * stride + width * kBpp;
+            SetInputRowShuffled<kBpp, kRgb, kChannels, kNhwc>(src + y * stride, width, readable,
+                                                              out);
+            continue;
+        }
+#endif
         SetInputRow<kBpp, kRgb, kChannels, kNhwc>(src + y * stride, width, out);
     }
 }
