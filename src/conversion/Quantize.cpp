@@ -3,11 +3,11 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "conversion/Quantize.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include <cstring>
 
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
 #include "conversion/Dequantize-inl.h"
+#include "conversion/Layout-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -88,10 +88,72 @@ public:
 #endif
     }
 
+    // The 32-bit lane permutation alone (lane 4*b + k to lane k*blocks + b).
+    template <class VU>
+    HWY_INLINE VU Reorder(VU v) const {
+        return hn::TableLookupLanes(v, indices_);
+    }
+
 private:
     static constexpr size_t kMaxLanes = 64;
     decltype(hn::SetTableIndices(DU(), static_cast<const uint32_t*>(nullptr))) indices_;
 };
+
+// AVX2 and AVX-512 only: the SSE4 target keeps the portable path, so that the x86 test runs
+// exercise it too (it is what NEON and SVE run). Re-evaluated for every target.
+#undef SIMD_SYNET_QUANTIZE_X86
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#define SIMD_SYNET_QUANTIZE_X86 1
+#else
+#define SIMD_SYNET_QUANTIZE_X86 0
+#endif
+
+#if SIMD_SYNET_QUANTIZE_X86
+// x86 main loop: four vectors of v = x*scale + shift become 4L bytes with
+//     r = CVTPS2DQ(MINPS(255, v))  -> PACKSSDW (pairs) -> PACKUSWB -> 32-bit lane permutation
+// 20 operations where the portable path needs 27. CVTPS2DQ rounds in the current mode (nearest,
+// ties to even, as the rule wants) and returns INT_MIN for NaN and out-of-range values; MINPS
+// returns its second operand when either is NaN, so NaN stays NaN until then, and +inf and huge
+// values become 255. The saturating packs map everything negative (INT_MIN included) to 0 and
+// clamp at 255. Highway's NearestInt would "fix" a positive NaN to INT_MAX and its 2-input
+// narrowing to bytes does not exist in 1.0.3, hence the two raw intrinsics.
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RoundToInt(hn::Vec<DF> v) {
+#if HWY_TARGET == HWY_AVX2
+    return hn::Vec256<int32_t>{_mm256_cvtps_epi32(v.raw)};
+#else
+    return hn::Vec512<int32_t>{_mm512_cvtps_epi32(v.raw)};
+#endif
+}
+
+// PACKUSWB: each 128-bit block holds a's 8 lanes then b's 8 lanes, saturated to [0, 255].
+HWY_INLINE hn::Vec<hn::Repartition<uint8_t, DF>> PackUnsignedSaturate(
+    hn::Vec<hn::Repartition<int16_t, DF>> a, hn::Vec<hn::Repartition<int16_t, DF>> b) {
+#if HWY_TARGET == HWY_AVX2
+    return hn::Vec256<uint8_t>{_mm256_packus_epi16(a.raw, b.raw)};
+#else
+    return hn::Vec512<uint8_t>{_mm512_packus_epi16(a.raw, b.raw)};
+#endif
+}
+
+// 4L bytes from the four vectors of x*scale + shift (before any clamping).
+template <class VF>
+HWY_INLINE void StoreQuantized4(VF v0, VF v1, VF v2, VF v3,
+                                hn::Vec<hn::Repartition<uint8_t, DF>> upper,
+                                const BytePacker<hn::RebindToUnsigned<DF>>& packer, uint8_t* dst) {
+    const DF d;
+    const hn::Repartition<int16_t, DF> di16;
+    const hn::Repartition<uint8_t, DF> du8;
+    const hn::RebindToUnsigned<DF> du;
+    const auto limit = hn::Set(d, 255.0f);
+    const auto r0 = RoundToInt(hn::Min(limit, v0)), r1 = RoundToInt(hn::Min(limit, v1));
+    const auto r2 = RoundToInt(hn::Min(limit, v2)), r3 = RoundToInt(hn::Min(limit, v3));
+    // Block q now holds 4-byte groups r0[4q..], r1[4q..], r2[4q..], r3[4q..].
+    auto bytes = PackUnsignedSaturate(hn::ReorderDemote2To(di16, r0, r1),
+                                      hn::ReorderDemote2To(di16, r2, r3));
+    bytes = hn::BitCast(du8, packer.Reorder(hn::BitCast(du, bytes)));
+    hn::StoreU(hn::Min(bytes, upper), du8, dst);
+}
+#endif
 
 // Quantizes n consecutive elements. With kPattern, scale[i]/shift[i] belong to element i;
 // otherwise scale[0]/shift[0] apply to all.
@@ -112,6 +174,20 @@ HWY_INLINE void QuantizeRow(const float* src, size_t n, const float* scale, cons
                              hn::Set(dd, shift[0]), upperB);
     };
     size_t i = 0;
+#if SIMD_SYNET_QUANTIZE_X86
+    const auto upper8 = hn::Set(hn::Repartition<uint8_t, DF>(), static_cast<uint8_t>(upper));
+    const auto valueAt = [&](size_t j) {
+        if (kPattern)
+            return hn::Add(hn::Mul(hn::LoadU(d, src + j), hn::LoadU(d, scale + j)),
+                           hn::LoadU(d, shift + j));
+        return hn::Add(hn::Mul(hn::LoadU(d, src + j), scaleAll), shiftAll);
+    };
+    if (n >= 4 * L) {
+        for (; i <= n - 4 * L; i += 4 * L)
+            StoreQuantized4(valueAt(i), valueAt(i + L), valueAt(i + 2 * L), valueAt(i + 3 * L),
+                            upper8, packer, dst + i);
+    }
+#endif
     if (n >= 4 * L) {
         for (; i <= n - 4 * L; i += 4 * L) {
             if (kPattern) {
@@ -142,14 +218,48 @@ HWY_INLINE void QuantizeRow(const float* src, size_t n, const float* scale, cons
     }
 }
 
+#if SIMD_SYNET_QUANTIZE_X86
+// NHWC with a parameter period of kSteps 4-vector steps (kSteps*4L floats of `scale`/`shift`,
+// phase 0 at src): the parameters stay in registers (8*kSteps of them), so the loop loads only
+// the data. Returns the number of elements done (whole periods).
+template <size_t kSteps>
+HWY_INLINE size_t QuantizeRegisterPattern(const float* src, size_t n, const float* scale,
+                                          const float* shift, uint32_t upper,
+                                          const BytePacker<hn::RebindToUnsigned<DF>>& packer,
+                                          uint8_t* dst) {
+    const DF d;
+    const size_t L = hn::Lanes(d), period = 4 * kSteps * L;
+    const auto upper8 = hn::Set(hn::Repartition<uint8_t, DF>(), static_cast<uint8_t>(upper));
+    hn::Vec<DF> k[4 * kSteps], b[4 * kSteps];
+    for (size_t j = 0; j < 4 * kSteps; ++j) {
+        k[j] = hn::LoadU(d, scale + j * L);
+        b[j] = hn::LoadU(d, shift + j * L);
+    }
+    size_t i = 0;
+    for (; i + period <= n; i += period) {
+#pragma GCC unroll 4
+        for (size_t t = 0; t < kSteps; ++t) {
+            const float* x = src + i + 4 * t * L;
+            const size_t j = 4 * t;
+            StoreQuantized4(hn::Add(hn::Mul(hn::LoadU(d, x + 0 * L), k[j + 0]), b[j + 0]),
+                            hn::Add(hn::Mul(hn::LoadU(d, x + 1 * L), k[j + 1]), b[j + 1]),
+                            hn::Add(hn::Mul(hn::LoadU(d, x + 2 * L), k[j + 2]), b[j + 2]),
+                            hn::Add(hn::Mul(hn::LoadU(d, x + 3 * L), k[j + 3]), b[j + 3]), upper8,
+                            packer, dst + i + 4 * t * L);
+        }
+    }
+    return i;
+}
+#endif
+
 // dst[j] = values[j % count] for j < total (a multiple of count): the first copy, then
-// doubling memcpy's (an element-by-element loop with a wrapping index costs as much as
-// quantizing a small tensor).
+// doubling copies (an element-by-element loop with a wrapping index, or memcpy calls, cost as
+// much as quantizing a small tensor).
 HWY_INLINE void RepeatPattern(const float* values, size_t count, size_t total, float* dst) {
-    std::memcpy(dst, values, count * sizeof(float));
+    CopyFloats(values, count, dst);
     for (size_t filled = count; filled < total;) {
         const size_t chunk = filled < total - filled ? filled : total - filled;
-        std::memcpy(dst + filled, dst, chunk * sizeof(float));
+        CopyFloats(dst, chunk, dst + filled);  // inline copies: these are short
         filled += chunk;
     }
 }
@@ -175,11 +285,29 @@ void Convert32fTo8u(const float* src, size_t batch, size_t channels, size_t spat
                               dst + s * channels);
         return;
     }
+    HWY_ALIGN float scales[kMaxPattern], shifts[kMaxPattern];
+#if SIMD_SYNET_QUANTIZE_X86
+    // Periods of up to 3 steps (C = 3, 6, 12, 16, ...) fit in registers on AVX-512 (32 of
+    // them), 1 step elsewhere (16).
+    const size_t steps = lcm / step, maxSteps = hn::Lanes(du) >= 16 ? 3 : 1;
+    if (steps <= maxSteps) {
+        RepeatPattern(scale, channels, lcm, scales);
+        RepeatPattern(shift, channels, lcm, shifts);
+        size_t done;
+        if (steps == 1)
+            done = QuantizeRegisterPattern<1>(src, n, scales, shifts, upper, packer, dst);
+        else if (steps == 2)
+            done = QuantizeRegisterPattern<2>(src, n, scales, shifts, upper, packer, dst);
+        else
+            done = QuantizeRegisterPattern<3>(src, n, scales, shifts, upper, packer, dst);
+        QuantizeRow<true>(src + done, n - done, scales, shifts, upper, packer, dst + done);
+        return;
+    }
+#endif
     // Whole periods of C channels and 4 vectors, as many as fit, but no more than the tensor
     // needs (filling the pattern costs as much as quantizing it).
     const size_t periods = (n + lcm - 1) / lcm;
     const size_t period = lcm * (periods < kMaxPattern / lcm ? periods : kMaxPattern / lcm);
-    HWY_ALIGN float scales[kMaxPattern], shifts[kMaxPattern];
     RepeatPattern(scale, channels, period, scales);
     RepeatPattern(shift, channels, period, shifts);
     for (size_t i = 0; i < n; i += period) {
