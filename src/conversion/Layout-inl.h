@@ -175,10 +175,12 @@ HWY_INLINE void Transpose8x8(const float*, size_t, float*, size_t) {}
 template <size_t kT>
 HWY_INLINE void TransposeStridedTiles(const float* src, size_t srcStride, float* dst,
                                       size_t dstStride, size_t rows, size_t cols) {
-    // 16 x 16 blocks: every block reads one 64-byte line from each of 16 source rows and
-    // writes one line to each of 16 destination rows (measured best among 8..256 on Zen4 for
-    // 64x56x56 tensors, by 10-25%).
-    constexpr size_t kRB = 16, kCB = 16;
+    // Blocks of kRB x 16: a block reads one 64-byte line from each of kRB source rows and
+    // writes kRB/16 lines to each of 16 destination rows. Few long source rows (NCHW to NHWC)
+    // want kRB = 16; many short ones (NHWC to NCHW: every destination row is a stream) want
+    // fewer visits per destination row, kRB = 64 (measured on Zen4 with 64x56x56 tensors
+    // among 8..256: 10-25% apart).
+    const size_t kRB = rows > cols ? 64 : 16, kCB = 16;
     for (size_t rb = 0; rb < rows; rb += kRB) {
         const size_t re = rb + kRB < rows ? rb + kRB : rows;
         for (size_t cb = 0; cb < cols; cb += kCB) {
