@@ -42,10 +42,18 @@ SIMD_SYNET_TARGET_SUITE(Conversion);
 // ---------------------------------------------------------------------------------------------
 // SimdSynetConvert32fTo8u
 
+// Channel counts of the quantization tests: the tail counts plus NHWC pixel widths whose
+// parameter pattern spans 2, 3 and 4 vectors on the wider targets (6, 12, 32, 64).
+std::vector<size_t> QuantizeChannels() {
+    std::vector<size_t> channels = test::TailChannels();
+    for (size_t c : {6, 12, 32, 64}) channels.push_back(c);
+    return channels;
+}
+
 TEST_P(Conversion, Convert32fTo8uRandom) {
     for (SimdTensorFormatType format : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
         const bool nhwc = format == SimdTensorFormatNhwc;
-        for (size_t channels : test::TailChannels()) {
+        for (size_t channels : QuantizeChannels()) {
             for (const auto& shape : kShapes) {
                 for (size_t batch : kBatches) {
                     const size_t spatial = shape[0] * shape[1], n = batch * channels * spatial;
@@ -191,7 +199,7 @@ TEST_P(Conversion, Convert32fTo8uDoesNotFuse) {
 TEST_P(Conversion, Convert8uTo32f) {
     for (SimdTensorFormatType format : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
         const bool nhwc = format == SimdTensorFormatNhwc;
-        for (size_t channels : test::TailChannels()) {
+        for (size_t channels : QuantizeChannels()) {
             for (const auto& shape : kShapes) {
                 for (size_t batch : kBatches) {
                     const size_t spatial = shape[0] * shape[1], n = batch * channels * spatial;

@@ -219,34 +219,33 @@ HWY_INLINE void QuantizeRow(const float* src, size_t n, const float* scale, cons
 }
 
 #if SIMD_SYNET_QUANTIZE_X86
-// NHWC with a parameter period of kSteps 4-vector steps (kSteps*4L floats of `scale`/`shift`,
-// phase 0 at src): the parameters stay in registers (8*kSteps of them), so the loop loads only
-// the data. Returns the number of elements done (whole periods).
-template <size_t kSteps>
+// NHWC whose channel pattern repeats every kP vectors (kP = lcm(C, L)/L <= 4; `scale`/`shift`
+// hold the pattern from phase 0 at src): the kP distinct parameter vectors stay in registers
+// and the loop loads only the data. A step is lcm(kP, 4) vectors (12 for kP = 3, else 4), so
+// every vector's parameters are known at compile time. Returns the elements done.
+template <size_t kP>
 HWY_INLINE size_t QuantizeRegisterPattern(const float* src, size_t n, const float* scale,
                                           const float* shift, uint32_t upper,
                                           const BytePacker<hn::RebindToUnsigned<DF>>& packer,
                                           uint8_t* dst) {
     const DF d;
-    const size_t L = hn::Lanes(d), period = 4 * kSteps * L;
+    constexpr size_t kVectors = kP == 3 ? 12 : 4;
+    const size_t L = hn::Lanes(d), step = kVectors * L;
     const auto upper8 = hn::Set(hn::Repartition<uint8_t, DF>(), static_cast<uint8_t>(upper));
-    hn::Vec<DF> k[4 * kSteps], b[4 * kSteps];
-    for (size_t j = 0; j < 4 * kSteps; ++j) {
+    hn::Vec<DF> k[kP], b[kP];
+    for (size_t j = 0; j < kP; ++j) {
         k[j] = hn::LoadU(d, scale + j * L);
         b[j] = hn::LoadU(d, shift + j * L);
     }
+    const auto value = [&](const float* x, size_t j) {
+        return hn::Add(hn::Mul(hn::LoadU(d, x + j * L), k[j % kP]), b[j % kP]);
+    };
     size_t i = 0;
-    for (; i + period <= n; i += period) {
-#pragma GCC unroll 4
-        for (size_t t = 0; t < kSteps; ++t) {
-            const float* x = src + i + 4 * t * L;
-            const size_t j = 4 * t;
-            StoreQuantized4(hn::Add(hn::Mul(hn::LoadU(d, x + 0 * L), k[j + 0]), b[j + 0]),
-                            hn::Add(hn::Mul(hn::LoadU(d, x + 1 * L), k[j + 1]), b[j + 1]),
-                            hn::Add(hn::Mul(hn::LoadU(d, x + 2 * L), k[j + 2]), b[j + 2]),
-                            hn::Add(hn::Mul(hn::LoadU(d, x + 3 * L), k[j + 3]), b[j + 3]), upper8,
-                            packer, dst + i + 4 * t * L);
-        }
+    for (; i + step <= n; i += step) {
+#pragma GCC unroll 3
+        for (size_t t = 0; t < kVectors; t += 4)
+            StoreQuantized4(value(src + i, t), value(src + i, t + 1), value(src + i, t + 2),
+                            value(src + i, t + 3), upper8, packer, dst + i + t * L);
     }
     return i;
 }
@@ -287,19 +286,20 @@ void Convert32fTo8u(const float* src, size_t batch, size_t channels, size_t spat
     }
     HWY_ALIGN float scales[kMaxPattern], shifts[kMaxPattern];
 #if SIMD_SYNET_QUANTIZE_X86
-    // Periods of up to 3 steps (C = 3, 6, 12, 16, ...) fit in registers on AVX-512 (32 of
-    // them), 1 step elsewhere (16).
-    const size_t steps = lcm / step, maxSteps = hn::Lanes(du) >= 16 ? 3 : 1;
-    if (steps <= maxSteps) {
+    // Channel patterns of up to 4 vectors (C = 1, 2, 3, 4, 6, 8, 12, 16, ... on AVX-512).
+    const size_t vectors = channels / Gcd(channels, hn::Lanes(du));
+    if (vectors <= 4) {
         RepeatPattern(scale, channels, lcm, scales);
         RepeatPattern(shift, channels, lcm, shifts);
         size_t done;
-        if (steps == 1)
+        if (vectors == 1)
             done = QuantizeRegisterPattern<1>(src, n, scales, shifts, upper, packer, dst);
-        else if (steps == 2)
+        else if (vectors == 2)
             done = QuantizeRegisterPattern<2>(src, n, scales, shifts, upper, packer, dst);
-        else
+        else if (vectors == 3)
             done = QuantizeRegisterPattern<3>(src, n, scales, shifts, upper, packer, dst);
+        else
+            done = QuantizeRegisterPattern<4>(src, n, scales, shifts, upper, packer, dst);
         QuantizeRow<true>(src + done, n - done, scales, shifts, upper, packer, dst + done);
         return;
     }
