@@ -174,7 +174,8 @@ HWY_INLINE void SetInputRowShuffled(const uint8_t* row, size_t width, size_t rea
 }
 #endif
 
-// One image row of `width` pixels.
+// One image row of `width` pixels, for the cases the paths above do not take: Gray8 to three
+// channels, Rgb24/Bgra32/Rgba32 to NHWC, and everything on the scalar target.
 //
 // The main loop deinterleaves 16 pixels at a time as bytes (LoadInterleaved3/4 on a 16-byte
 // vector: the well-trodden byte shuffles of every target) and then widens them in pieces of
