@@ -1,9 +1,9 @@
 // Shared pieces of the benchmarks: aligned buffers, the copy baselines every figure is read
 // against, and helpers to register a function next to its baseline.
 //
-// Naming convention (scripts/bench_report.py relies on it): a measured function is registered
-// as "<Family>/<Function>/<case>" and its baseline as "Copy/<mix>/<case>" with the same <case>
-// and byte counts; every benchmark sets the "bytes" counter to bytes read + written per call.
+// Conventions scripts/bench_report.py relies on: a measured function is registered as
+// "<Family>/<Function>/<case>" and labelled "vs <baseline name>"; its baseline moves the same
+// bytes; every benchmark sets the "bytes" counter to bytes read + written per call.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -42,8 +42,15 @@ private:
 void CopyMix(const uint8_t* const* inputs, size_t count, size_t readBytesEach, uint8_t* output,
              size_t writeBytes);
 
+// dst[i] = src0[i]*a + b (+ srck[i]*a): n floats per array, 4 vectors per step.
+void MulAddMix(const float* const* inputs, size_t count, size_t n, float* output);
+
+// Working sets up to this size count as L1-resident (their baseline is MulAddMix).
+constexpr size_t kL1Bytes = 32 * 1024;
+
 // Registers `body` as "<name>" with `bytes` moved per call, and a CopyMix baseline with the
-// same traffic as "Copy/<inputs>in<ratio>/<caseName>".
+// same traffic as "Copy/<mix>/<caseName>" (or "MulAddLoop/<mix>/<caseName>" when the working
+// set is L1-resident and the arrays are float streams of equal size).
 void RegisterWithBaseline(const std::string& name, const std::string& caseName, size_t inputs,
                           size_t readBytesEach, size_t writeBytes,
                           std::function<void(benchmark::State&)> body);

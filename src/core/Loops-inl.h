@@ -17,7 +17,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "core/Cache.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -52,29 +54,68 @@ HWY_INLINE void StoreFromFloat(D d, hn::Vec<D> v, uint8_t* p) {
     hn::StoreU(hn::DemoteTo(du8, hn::ConvertTo(di32, v)), du8, p);
 }
 
+// Full-vector store of a main loop: non-temporal (dst must then be vector-aligned) or plain.
+template <bool kStream, class D, class T>
+HWY_INLINE void StoreMain(D d, hn::Vec<D> v, T* p) {
+    if constexpr (kStream && sizeof(T) == sizeof(float))
+        hn::Stream(v, d, p);
+    else
+        StoreFromFloat(d, v, p);
+}
+
+// Non-temporal stores only for float outputs larger than the last-level cache.
+template <class T>
+HWY_INLINE bool WorthStreaming(size_t elements) {
+    return sizeof(T) == sizeof(float) && elements * sizeof(T) > StreamingThresholdBytes();
+}
+
+// Number of leading elements to handle one at a time so that dst + result is vector-aligned
+// (0 when not streaming: unaligned stores are as fast as aligned ones on current cores).
+template <bool kStream, class T>
+HWY_INLINE size_t HeadForAlignment(const T* dst, size_t n) {
+    if (!kStream) return 0;
+    const size_t bytes = hn::Lanes(DF()) * sizeof(float);
+    const size_t misalign = reinterpret_cast<uintptr_t>(dst) % bytes;
+    if (misalign == 0 || misalign % sizeof(T) != 0) return 0;
+    const size_t head = (bytes - misalign) / sizeof(T);
+    return head < n ? head : n;
+}
+
 // ----------------------------------------------------------------------------------------------
 // Element-wise: dst[i] = op(d, src[i]) for i < n. In place (dst == src) is allowed.
 
-template <class Op>
-HWY_INLINE void UnaryLoop(const float* src, size_t n, float* dst, const Op& op) {
+template <bool kStream, class Op>
+HWY_INLINE void UnaryLoopImpl(const float* src, size_t n, float* dst, const Op& op) {
     const DF d;
+    const DF1 d1;
     const size_t L = hn::Lanes(d);
     size_t i = 0;
-    if (n >= 4 * L) {
+    for (const size_t head = HeadForAlignment<kStream>(dst, n); i < head; ++i)
+        hn::StoreU(op(d1, hn::LoadU(d1, src + i)), d1, dst + i);
+    if (n - i >= 4 * L) {
         for (; i <= n - 4 * L; i += 4 * L) {
             const auto v0 = op(d, hn::LoadU(d, src + i + 0 * L));
             const auto v1 = op(d, hn::LoadU(d, src + i + 1 * L));
             const auto v2 = op(d, hn::LoadU(d, src + i + 2 * L));
             const auto v3 = op(d, hn::LoadU(d, src + i + 3 * L));
-            hn::StoreU(v0, d, dst + i + 0 * L);
-            hn::StoreU(v1, d, dst + i + 1 * L);
-            hn::StoreU(v2, d, dst + i + 2 * L);
-            hn::StoreU(v3, d, dst + i + 3 * L);
+            StoreMain<kStream>(d, v0, dst + i + 0 * L);
+            StoreMain<kStream>(d, v1, dst + i + 1 * L);
+            StoreMain<kStream>(d, v2, dst + i + 2 * L);
+            StoreMain<kStream>(d, v3, dst + i + 3 * L);
         }
     }
-    for (; i + L <= n; i += L) hn::StoreU(op(d, hn::LoadU(d, src + i)), d, dst + i);
-    const DF1 d1;
+    for (; i + L <= n; i += L) StoreMain<kStream>(d, op(d, hn::LoadU(d, src + i)), dst + i);
     for (; i < n; ++i) hn::StoreU(op(d1, hn::LoadU(d1, src + i)), d1, dst + i);
+}
+
+template <class Op>
+HWY_INLINE void UnaryLoop(const float* src, size_t n, float* dst, const Op& op) {
+    if (WorthStreaming<float>(n)) {
+        UnaryLoopImpl<true>(src, n, dst, op);
+        hwy::FlushStream();
+    } else {
+        UnaryLoopImpl<false>(src, n, dst, op);
+    }
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -101,14 +142,20 @@ HWY_INLINE hn::Vec<D> LoadInput(D d, const TS* p, size_t i, int which) {
 }
 
 // Applies op to n consecutive elements that all use the same per-channel values p0..p2.
-template <class Op, class TS, class TD>
+template <class Op, class TS, class TD, bool kStream = false>
 HWY_INLINE void RowBroadcast(const Op& op, size_t n, const TS* s0, const TS* s1, TD* dst,
                              float v0, float v1, float v2) {
     const DF d;
+    const DF1 d1;
     const size_t L = hn::Lanes(d);
     const auto p0 = hn::Set(d, v0), p1 = hn::Set(d, v1), p2 = hn::Set(d, v2);
     size_t i = 0;
-    if (n >= 4 * L) {
+    for (const size_t head = HeadForAlignment<kStream>(dst, n); i < head; ++i)
+        StoreFromFloat(d1,
+                       op(d1, LoadInput<Op>(d1, s0, i, 0), LoadInput<Op>(d1, s1, i, 1),
+                          hn::Set(d1, v0), hn::Set(d1, v1), hn::Set(d1, v2)),
+                       dst + i);
+    if (n - i >= 4 * L) {
         for (; i <= n - 4 * L; i += 4 * L) {
             const auto r0 = op(d, LoadInput<Op>(d, s0, i + 0 * L, 0),
                                LoadInput<Op>(d, s1, i + 0 * L, 1), p0, p1, p2);
@@ -118,16 +165,15 @@ HWY_INLINE void RowBroadcast(const Op& op, size_t n, const TS* s0, const TS* s1,
                                LoadInput<Op>(d, s1, i + 2 * L, 1), p0, p1, p2);
             const auto r3 = op(d, LoadInput<Op>(d, s0, i + 3 * L, 0),
                                LoadInput<Op>(d, s1, i + 3 * L, 1), p0, p1, p2);
-            StoreFromFloat(d, r0, dst + i + 0 * L);
-            StoreFromFloat(d, r1, dst + i + 1 * L);
-            StoreFromFloat(d, r2, dst + i + 2 * L);
-            StoreFromFloat(d, r3, dst + i + 3 * L);
+            StoreMain<kStream>(d, r0, dst + i + 0 * L);
+            StoreMain<kStream>(d, r1, dst + i + 1 * L);
+            StoreMain<kStream>(d, r2, dst + i + 2 * L);
+            StoreMain<kStream>(d, r3, dst + i + 3 * L);
         }
     }
     for (; i + L <= n; i += L)
-        StoreFromFloat(d, op(d, LoadInput<Op>(d, s0, i, 0), LoadInput<Op>(d, s1, i, 1), p0, p1, p2),
-                       dst + i);
-    const DF1 d1;
+        StoreMain<kStream>(
+            d, op(d, LoadInput<Op>(d, s0, i, 0), LoadInput<Op>(d, s1, i, 1), p0, p1, p2), dst + i);
     for (; i < n; ++i)
         StoreFromFloat(d1,
                        op(d1, LoadInput<Op>(d1, s0, i, 0), LoadInput<Op>(d1, s1, i, 1),
@@ -142,41 +188,43 @@ HWY_INLINE hn::Vec<D> LoadParam(D d, const float* const* pat, size_t i, int whic
 }
 
 // Applies op to n consecutive elements; element i uses the per-channel values pat[k][i].
-template <class Op, class TS, class TD>
+template <class Op, class TS, class TD, bool kStream = false>
 HWY_INLINE void RowPattern(const Op& op, size_t n, const TS* s0, const TS* s1, TD* dst,
                            const float* const* pat) {
     const DF d;
+    const DF1 d1;
     const size_t L = hn::Lanes(d);
     size_t i = 0;
 #define SIMD_SYNET_ROW_PATTERN_STEP(D_, I_)                                                  \
     op(D_, LoadInput<Op>(D_, s0, I_, 0), LoadInput<Op>(D_, s1, I_, 1),                      \
        LoadParam<Op>(D_, pat, I_, 0), LoadParam<Op>(D_, pat, I_, 1), LoadParam<Op>(D_, pat, I_, 2))
-    if (n >= 4 * L) {
+    for (const size_t head = HeadForAlignment<kStream>(dst, n); i < head; ++i)
+        StoreFromFloat(d1, SIMD_SYNET_ROW_PATTERN_STEP(d1, i), dst + i);
+    if (n - i >= 4 * L) {
         for (; i <= n - 4 * L; i += 4 * L) {
             const auto r0 = SIMD_SYNET_ROW_PATTERN_STEP(d, i + 0 * L);
             const auto r1 = SIMD_SYNET_ROW_PATTERN_STEP(d, i + 1 * L);
             const auto r2 = SIMD_SYNET_ROW_PATTERN_STEP(d, i + 2 * L);
             const auto r3 = SIMD_SYNET_ROW_PATTERN_STEP(d, i + 3 * L);
-            StoreFromFloat(d, r0, dst + i + 0 * L);
-            StoreFromFloat(d, r1, dst + i + 1 * L);
-            StoreFromFloat(d, r2, dst + i + 2 * L);
-            StoreFromFloat(d, r3, dst + i + 3 * L);
+            StoreMain<kStream>(d, r0, dst + i + 0 * L);
+            StoreMain<kStream>(d, r1, dst + i + 1 * L);
+            StoreMain<kStream>(d, r2, dst + i + 2 * L);
+            StoreMain<kStream>(d, r3, dst + i + 3 * L);
         }
     }
-    for (; i + L <= n; i += L) StoreFromFloat(d, SIMD_SYNET_ROW_PATTERN_STEP(d, i), dst + i);
-    const DF1 d1;
+    for (; i + L <= n; i += L) StoreMain<kStream>(d, SIMD_SYNET_ROW_PATTERN_STEP(d, i), dst + i);
     for (; i < n; ++i) StoreFromFloat(d1, SIMD_SYNET_ROW_PATTERN_STEP(d1, i), dst + i);
 #undef SIMD_SYNET_ROW_PATTERN_STEP
 }
 
 // NCHW: channel c is a contiguous plane of S elements.
-template <class Op, class TS, class TD>
+template <class Op, class TS, class TD, bool kStream = false>
 HWY_INLINE void PerChannelNchw(const Op& op, size_t C, size_t S, const ChannelArgs<TS, TD>& a) {
     for (size_t c = 0; c < C; ++c) {
         const float v0 = Op::kParams > 0 ? a.params[0][c] : 0.0f;
         const float v1 = Op::kParams > 1 ? a.params[1][c] : 0.0f;
         const float v2 = Op::kParams > 2 ? a.params[2][c] : 0.0f;
-        RowBroadcast(op, S, a.src0 + c * S, Op::kInputs > 1 ? a.src1 + c * S : nullptr,
+        RowBroadcast<Op, TS, TD, kStream>(op, S, a.src0 + c * S, Op::kInputs > 1 ? a.src1 + c * S : nullptr,
                      a.dst + c * S, v0, v1, v2);
     }
 }
@@ -193,7 +241,7 @@ inline size_t Gcd(size_t a, size_t b) {
 // Pixel-interleaved: S pixels of C channels; pixel s of input k starts at srcK + s*srcStride,
 // of the output at dst + s*dstStride. Covers NHWC (strides C) and one block of a blocked
 // layout (C = block, strides = block).
-template <class Op, class TS, class TD>
+template <class Op, class TS, class TD, bool kStream = false>
 HWY_INLINE void PerChannelInterleaved(const Op& op, size_t C, size_t S, size_t srcStride,
                                       size_t dstStride, const ChannelArgs<TS, TD>& a) {
     const DF d;
@@ -213,26 +261,26 @@ HWY_INLINE void PerChannelInterleaved(const Op& op, size_t C, size_t S, size_t s
         const size_t n = S * C;
         for (size_t i = 0; i < n; i += period) {
             const size_t m = n - i < period ? n - i : period;
-            RowPattern(op, m, a.src0 + i, Op::kInputs > 1 ? a.src1 + i : nullptr, a.dst + i, pat);
+            RowPattern<Op, TS, TD, kStream>(op, m, a.src0 + i, Op::kInputs > 1 ? a.src1 + i : nullptr, a.dst + i, pat);
         }
         return;
     }
     for (size_t s = 0; s < S; ++s)
-        RowPattern(op, C, a.src0 + s * srcStride,
+        RowPattern<Op, TS, TD, kStream>(op, C, a.src0 + s * srcStride,
                    Op::kInputs > 1 ? a.src1 + s * srcStride : nullptr, a.dst + s * dstStride,
                    a.params);
 }
 
 // Any image layout: block == 1 with nhwc false is NCHW, with nhwc true NHWC; block > 1 is the
 // blocked layout with that many channels per block (CA = channels rounded up to the block).
-template <class Op, class TS, class TD>
-HWY_INLINE void PerChannel(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
-                           const ChannelArgs<TS, TD>& a) {
+template <class Op, class TS, class TD, bool kStream>
+HWY_INLINE void PerChannelImpl(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
+                               const ChannelArgs<TS, TD>& a) {
     if (block == 1) {
         if (nhwc)
-            PerChannelInterleaved(op, C, S, C, C, a);
+            PerChannelInterleaved<Op, TS, TD, kStream>(op, C, S, C, C, a);
         else
-            PerChannelNchw(op, C, S, a);
+            PerChannelNchw<Op, TS, TD, kStream>(op, C, S, a);
         return;
     }
     const size_t blocks = (C + block - 1) / block;
@@ -243,7 +291,19 @@ HWY_INLINE void PerChannel(const Op& op, size_t C, size_t S, size_t block, bool 
         blockArgs.src1 = Op::kInputs > 1 ? a.src1 + offset : nullptr;
         blockArgs.dst = a.dst + offset;
         for (int k = 0; k < Op::kParams; ++k) blockArgs.params[k] = a.params[k] + b * block;
-        PerChannelInterleaved(op, block, S, block, block, blockArgs);
+        PerChannelInterleaved<Op, TS, TD, kStream>(op, block, S, block, block, blockArgs);
+    }
+}
+
+template <class Op, class TS, class TD>
+HWY_INLINE void PerChannel(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
+                           const ChannelArgs<TS, TD>& a) {
+    const size_t aligned = (C + block - 1) / block * block;
+    if (WorthStreaming<TD>(aligned * S)) {
+        PerChannelImpl<Op, TS, TD, true>(op, C, S, block, nhwc, a);
+        hwy::FlushStream();
+    } else {
+        PerChannelImpl<Op, TS, TD, false>(op, C, S, block, nhwc, a);
     }
 }
 

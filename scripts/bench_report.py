@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Turns the JSON output of the bench programs into the readable report of scripts/bench.sh.
+
+Conventions (bench/BenchUtil.h): a benchmark labelled "vs <name>" is compared with benchmark
+<name> (its copy baseline moving the same bytes); "overhead vs <name>" reports the extra time
+relative to <name>; a counter "elements_per_ns" is a throughput in elements per nanosecond.
+"""
+import glob
+import json
+import os
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    rows = {}
+    for b in data.get("benchmarks", []):
+        if b.get("aggregate_name", "median") != "median":
+            continue
+        name = b.get("run_name", b["name"])
+        rows[name] = b
+    return data.get("context", {}), rows
+
+
+def gbps(b):
+    return b.get("bytes_per_second", 0.0) / 1e9
+
+
+def time_ns(b):
+    scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
+    return b["real_time"] * scale
+
+
+def main(folder):
+    files = sorted(glob.glob(os.path.join(folder, "*_bench.json")))
+    everything, context = {}, {}
+    for path in files:
+        context, rows = load(path)
+        everything.update(rows)
+    if context:
+        print(f"host: {context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs at "
+              f"{context.get('mhz_per_cpu', '?')} MHz, caches: " +
+              ", ".join(f"L{c['level']} {c['size'] // 1024} KiB" for c in context.get("caches", [])
+                        if c.get("type") != "Instruction"))
+    print()
+    header = f"{'benchmark':58} {'time':>10} {'GB/s':>8} {'base GB/s':>10} {'% of base':>9}"
+    print(header)
+    print("-" * len(header))
+    for name, b in everything.items():
+        if name.startswith("Copy/") or name.startswith("MulAddLoop/"):
+            continue
+        label = b.get("label", "")
+        t = time_ns(b)
+        tstr = f"{t / 1e3:.2f} us" if t >= 1e3 else f"{t:.1f} ns"
+        if label.startswith("overhead vs "):
+            base = everything.get(label[len("overhead vs "):])
+            extra = (t / time_ns(base) - 1.0) * 100 if base else float("nan")
+            print(f"{name:58} {tstr:>10} {gbps(b):8.1f} {'':>10} {'':>9}  validation overhead "
+                  f"{extra:+.1f}% (bar <= 2%)")
+            continue
+        base = everything.get(label[3:]) if label.startswith("vs ") else None
+        line = f"{name:58} {tstr:>10} {gbps(b):8.1f}"
+        if base:
+            line += f" {gbps(base):10.1f} {100.0 * gbps(b) / gbps(base):8.1f}%"
+        if "elements_per_ns" in b:
+            line += f"  {b['elements_per_ns']:.2f} elements/ns"
+        print(line)
+
+    isa_files = sorted(glob.glob(os.path.join(folder, "isa-*.json")))
+    table = {}
+    for path in isa_files:
+        isa = os.path.basename(path)[4:-5]
+        try:
+            _, rows = load(path)
+        except (json.JSONDecodeError, OSError):
+            continue
+        for name, b in rows.items():
+            if "elements_per_ns" in b:
+                table.setdefault(name, {})[isa] = b["elements_per_ns"]
+    if table:
+        isas = [i for i in ("scalar", "sse4", "avx2", "avx512")
+                if any(i in v for v in table.values())]
+        print()
+        print("elements/ns per target (SIMD_SYNET_MAX_ISA); bar on avx2: >= 2 for sigmoid, "
+              "tanh, elu, softplus over L1-resident data")
+        print(f"{'benchmark':58} " + " ".join(f"{i:>8}" for i in isas))
+        for name, v in table.items():
+            print(f"{name:58} " + " ".join(
+                f"{v[i]:8.2f}" if i in v else f"{'-':>8}" for i in isas))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "build-bench/results")
