@@ -68,69 +68,110 @@ struct MinOp {
     }
 };
 
-// The inputs of one call. kCount > 0 fixes the number of inputs at compile time (so the fold
-// unrolls completely and the pointers stay in registers); kCount == 0 reads it at run time.
+// The inputs of one call, copied into locals so that the compiler keeps pointers and weights
+// in registers (a store to dst could otherwise alias weight[] and force reloads every step).
+// kCount > 0 fixes the number of inputs at compile time, so the fold unrolls completely;
+// kCount == 0 hoists the first two and reads the others from src[]/weight[] at run time.
 template <size_t kCount>
 struct EltwiseInputs {
-    const float* const* src;
-    const float* weight;  // NULL unless the operation is weighted
+    static constexpr size_t kHoisted = kCount > 0 ? kCount : 2;
+    const float* src[kHoisted];
+    float weight[kHoisted];
+    const float* const* more;  // kCount == 0: all inputs
+    const float* moreWeight;   // kCount == 0: all weights (NULL unless weighted)
     size_t count;
-    size_t Count() const { return kCount > 0 ? kCount : count; }
+
+    EltwiseInputs(const float* const* s, const float* w, size_t n)
+        : more(s), moreWeight(w), count(n) {
+        for (size_t k = 0; k < kHoisted; ++k) {
+            src[k] = s[k];
+            weight[k] = w ? w[k] : 0.0f;
+        }
+    }
 };
 
 // One vector of the result at element i: all inputs are folded in registers, so dst is
 // written once and read never (in place with dst == src[k] is therefore safe for every k).
 template <class Op, size_t kCount, class D>
 HWY_INLINE hn::Vec<D> FoldVector(D d, const Op& op, const EltwiseInputs<kCount>& in, size_t i) {
-    const float w0 = Op::kWeighted ? in.weight[0] : 0.0f;
-    const float w1 = Op::kWeighted ? in.weight[1] : 0.0f;
-    hn::Vec<D> acc = op.First(d, hn::LoadU(d, in.src[0] + i), hn::LoadU(d, in.src[1] + i), w0, w1);
-    const size_t count = in.Count();
-    for (size_t k = 2; k < count; ++k)
-        acc = op.Next(d, acc, hn::LoadU(d, in.src[k] + i), Op::kWeighted ? in.weight[k] : 0.0f);
+    constexpr size_t kHoisted = EltwiseInputs<kCount>::kHoisted;
+    hn::Vec<D> acc = op.First(d, hn::LoadU(d, in.src[0] + i), hn::LoadU(d, in.src[1] + i),
+                              in.weight[0], in.weight[1]);
+    for (size_t k = 2; k < kHoisted; ++k)
+        acc = op.Next(d, acc, hn::LoadU(d, in.src[k] + i), in.weight[k]);
+    if (kCount == 0)
+        for (size_t k = 2; k < in.count; ++k)
+            acc = op.Next(d, acc, hn::LoadU(d, in.more[k] + i),
+                          Op::kWeighted ? in.moreWeight[k] : 0.0f);
     return acc;
 }
 
 // Four vectors at once, inputs in the outer loop: four independent dependency chains and one
 // pass over the pointer array per four vectors.
-template <class Op, size_t kCount, class D>
+template <bool kStream, class Op, size_t kCount, class D>
 HWY_INLINE void FoldBlock4(D d, const Op& op, const EltwiseInputs<kCount>& in, size_t i,
                            float* dst) {
+    constexpr size_t kHoisted = EltwiseInputs<kCount>::kHoisted;
     const size_t L = hn::Lanes(d);
-    const float w0 = Op::kWeighted ? in.weight[0] : 0.0f;
-    const float w1 = Op::kWeighted ? in.weight[1] : 0.0f;
+    const float w0 = in.weight[0], w1 = in.weight[1];
     const float* s0 = in.src[0] + i;
     const float* s1 = in.src[1] + i;
     auto a0 = op.First(d, hn::LoadU(d, s0 + 0 * L), hn::LoadU(d, s1 + 0 * L), w0, w1);
     auto a1 = op.First(d, hn::LoadU(d, s0 + 1 * L), hn::LoadU(d, s1 + 1 * L), w0, w1);
     auto a2 = op.First(d, hn::LoadU(d, s0 + 2 * L), hn::LoadU(d, s1 + 2 * L), w0, w1);
     auto a3 = op.First(d, hn::LoadU(d, s0 + 3 * L), hn::LoadU(d, s1 + 3 * L), w0, w1);
-    const size_t count = in.Count();
-    for (size_t k = 2; k < count; ++k) {
+    for (size_t k = 2; k < kHoisted; ++k) {
         const float* s = in.src[k] + i;
-        const float w = Op::kWeighted ? in.weight[k] : 0.0f;
+        const float w = in.weight[k];
         a0 = op.Next(d, a0, hn::LoadU(d, s + 0 * L), w);
         a1 = op.Next(d, a1, hn::LoadU(d, s + 1 * L), w);
         a2 = op.Next(d, a2, hn::LoadU(d, s + 2 * L), w);
         a3 = op.Next(d, a3, hn::LoadU(d, s + 3 * L), w);
     }
-    hn::StoreU(a0, d, dst + i + 0 * L);
-    hn::StoreU(a1, d, dst + i + 1 * L);
-    hn::StoreU(a2, d, dst + i + 2 * L);
-    hn::StoreU(a3, d, dst + i + 3 * L);
+    if (kCount == 0) {
+        for (size_t k = 2; k < in.count; ++k) {
+            const float* s = in.more[k] + i;
+            const float w = Op::kWeighted ? in.moreWeight[k] : 0.0f;
+            a0 = op.Next(d, a0, hn::LoadU(d, s + 0 * L), w);
+            a1 = op.Next(d, a1, hn::LoadU(d, s + 1 * L), w);
+            a2 = op.Next(d, a2, hn::LoadU(d, s + 2 * L), w);
+            a3 = op.Next(d, a3, hn::LoadU(d, s + 3 * L), w);
+        }
+    }
+    StoreMain<kStream>(d, a0, dst + i + 0 * L);
+    StoreMain<kStream>(d, a1, dst + i + 1 * L);
+    StoreMain<kStream>(d, a2, dst + i + 2 * L);
+    StoreMain<kStream>(d, a3, dst + i + 3 * L);
 }
 
+template <bool kStream, class Op, size_t kCount>
+HWY_INLINE void EltwiseLoopImpl(const Op& op, const EltwiseInputs<kCount>& in, size_t size,
+                                float* dst) {
+    const DF d;
+    const DF1 d1;
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    for (const size_t head = HeadForAlignment<kStream>(dst, size); i < head; ++i)
+        hn::StoreU(FoldVector(d1, op, in, i), d1, dst + i);
+    if (size - i >= 4 * L)
+        for (; i <= size - 4 * L; i += 4 * L) FoldBlock4<kStream>(d, op, in, i, dst);
+    for (; i + L <= size; i += L) StoreMain<kStream>(d, FoldVector(d, op, in, i), dst + i);
+    for (; i < size; ++i) hn::StoreU(FoldVector(d1, op, in, i), d1, dst + i);
+}
+
+// Non-temporal stores when the call streams more bytes (all inputs and the output) than the
+// last-level cache holds: the start of dst is then evicted before the call ends, so keeping
+// it cached gains nothing, while streaming saves the read-for-ownership of every dst line.
 template <class Op, size_t kCount>
 HWY_INLINE void EltwiseLoop(const Op& op, const EltwiseInputs<kCount>& in, size_t size,
                             float* dst) {
-    const DF d;
-    const size_t L = hn::Lanes(d);
-    size_t i = 0;
-    if (size >= 4 * L)
-        for (; i <= size - 4 * L; i += 4 * L) FoldBlock4(d, op, in, i, dst);
-    for (; i + L <= size; i += L) hn::StoreU(FoldVector(d, op, in, i), d, dst + i);
-    const DF1 d1;
-    for (; i < size; ++i) hn::StoreU(FoldVector(d1, op, in, i), d1, dst + i);
+    const size_t arrays = in.count + 1;
+    if (size > StreamingThresholdBytes() / sizeof(float) / arrays) {
+        EltwiseLoopImpl<true>(op, in, size, dst);
+        hwy::FlushStream();
+    } else {
+        EltwiseLoopImpl<false>(op, in, size, dst);
+    }
 }
 
 template <class Op>
