@@ -13,10 +13,13 @@ struct Sizes {
 };
 
 // Eltwise with k inputs touches k + 1 arrays of n floats; the names give that working set
-// for 2 inputs (16 KiB: L1-resident, 256 KiB: L2-resident) or the array length (4M, beyond
-// the last-level cache with 3 or more arrays of 16 MiB).
-const Sizes kSumSizes[] = {
-    {"16KiB", 16 * 1024 / 12 / 16 * 16}, {"256KiB", 256 * 1024 / 12 / 16 * 16}, {"4M", 4u << 20}};
+// for 2 inputs (16 KiB: L1-resident, 256 KiB: L2-resident, 8 MiB: L3-resident, the size of a
+// ResNet-50 residual add) or the array length (4M: 16 MiB arrays, 48 MiB or more in all,
+// beyond the last-level cache).
+const Sizes kSumSizes[] = {{"16KiB", 16 * 1024 / 12 / 16 * 16},
+                           {"256KiB", 256 * 1024 / 12 / 16 * 16},
+                           {"8MiB", 8 * 1024 * 1024 / 12 / 16 * 16},
+                           {"4M", 4u << 20}};
 const Sizes kLarge = {"4M", 4u << 20};
 
 const char* TypeName(SimdSynetEltwiseOperationType type) {
