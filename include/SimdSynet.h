@@ -275,6 +275,36 @@ SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, s
 /* Element-wise layers over several tensors: eltwise, shuffle.                                */
 /* ---------------------------------------------------------------------------------------- */
 
+/**
+ * Eltwise layer: combines `count` arrays of `size` floats element by element into dst.
+ * For every j < size the inputs are folded left to right starting from the first pair:
+ *  - Product: d = src[0][j]*src[1][j], then d = d*src[i][j];
+ *  - Sum:     d = src[0][j]*weight[0] + src[1][j]*weight[1], then d = d + src[i][j]*weight[i]
+ *             (the multiply feeding each add may be fused);
+ *  - Max:     d = max(src[0][j], src[1][j]), then d = max(d, src[i][j]);
+ *  - Min:     likewise with min;
+ * and dst[j] = d. count must be at least 2 and every src[i] non-NULL; weight holds `count`
+ * values and is read (and required) only for Sum. dst may be src[0] or src[1] (in place);
+ * otherwise it must not overlap the inputs. count < 2 or an unknown type is an error.
+ */
+SIMD_API void SimdSynetEltwiseLayerForward(float const* const* src, const float* weight,
+                                           size_t count, size_t size,
+                                           SimdSynetEltwiseOperationType type, float* dst);
+
+/**
+ * ShuffleNet-v2 channel shuffle followed by a split. The channels of src0 (srcC0 of them) and
+ * src1 (srcC1) are taken as one tensor of T = srcC0 + srcC1 channels; its even channels 0, 2,
+ * 4, ... become the dstC = T/2 channels of dst0 and its odd channels 1, 3, 5, ... those of
+ * dst1. All four tensors have `spatial` pixels in `format`, which must be Nchw or Nhwc (in
+ * Nhwc the pixel strides are srcC0, srcC1 and dstC). srcC0 and srcC1 must be even and dstC
+ * must equal (srcC0 + srcC1)/2; anything else is an error. An input with no channels may be
+ * NULL. The outputs must not overlap the inputs or each other.
+ */
+SIMD_API void SimdSynetShuffleLayerForward(const float* src0, size_t srcC0, const float* src1,
+                                           size_t srcC1, size_t spatial, float* dst0,
+                                           float* dst1, size_t dstC,
+                                           SimdTensorFormatType format);
+
 /* @@ELTWISE@@ */
 
 /* ---------------------------------------------------------------------------------------- */
