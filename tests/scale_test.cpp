@@ -56,8 +56,11 @@ struct Data {
 // Runs check(format, channels, spatial, data) over every layout, tail channel count and size.
 template <class Check>
 void ForEachCase(Check check) {
+    // Tail counts, plus periods of 2, 3 and 4 vectors in NHWC (24, 32, 48, 64 channels).
+    std::vector<size_t> counts = test::TailChannels();
+    counts.insert(counts.end(), {24, 32, 48, 64});
     for (SimdTensorFormatType format : test::ImageFormats())
-        for (size_t channels : test::TailChannels())
+        for (size_t channels : counts)
             for (size_t spatial : kSpatial) {
                 Data data(format, channels, spatial,
                           uint32_t(channels * 131 + spatial * 7 + format));

@@ -5,6 +5,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
+#include "scale/ScaleLoops-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -41,16 +42,16 @@ struct ScaleOnlyOp {
 void AddBias(const float* bias, size_t channels, size_t spatial, size_t block, bool nhwc,
              float* dst) {
     ChannelArgs<float, float> args{dst, nullptr, {bias, nullptr, nullptr}, dst};
-    PerChannel(AddBiasOp{}, channels, spatial, block, nhwc, args);
+    ScalePerChannel(AddBiasOp{}, channels, spatial, block, nhwc, args);
 }
 
 void ScaleLayer(const float* src, const float* scale, const float* bias, size_t channels,
                 size_t spatial, size_t block, bool nhwc, float* dst) {
     ChannelArgs<float, float> args{src, nullptr, {scale, bias, nullptr}, dst};
     if (bias)
-        PerChannel(ScaleBiasOp{}, channels, spatial, block, nhwc, args);
+        ScalePerChannel(ScaleBiasOp{}, channels, spatial, block, nhwc, args);
     else
-        PerChannel(ScaleOnlyOp{}, channels, spatial, block, nhwc, args);
+        ScalePerChannel(ScaleOnlyOp{}, channels, spatial, block, nhwc, args);
 }
 
 }  // namespace HWY_NAMESPACE
