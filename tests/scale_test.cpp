@@ -11,7 +11,8 @@ namespace {
 
 using test::Guarded;
 
-const size_t kSpatial[] = {1, 5, 16, 49};
+// 200 pixels give NCHW planes several groups of the main loop even with AVX-512.
+const size_t kSpatial[] = {1, 5, 16, 49, 200};
 
 std::string Case(SimdTensorFormatType format, size_t channels, size_t spatial) {
     return "format=" + std::to_string(int(format)) + " channels=" + std::to_string(channels) +
@@ -56,9 +57,10 @@ struct Data {
 // Runs check(format, channels, spatial, data) over every layout, tail channel count and size.
 template <class Check>
 void ForEachCase(Check check) {
-    // Tail counts, plus periods of 2, 3 and 4 vectors in NHWC (24, 32, 48, 64 channels).
+    // Tail counts, plus NHWC periods of 2, 3 and 4 vectors (24, 32, 48, 64 channels) and a
+    // long period made of whole groups of 4 vectors (128).
     std::vector<size_t> counts = test::TailChannels();
-    counts.insert(counts.end(), {24, 32, 48, 64});
+    counts.insert(counts.end(), {24, 32, 48, 64, 128});
     for (SimdTensorFormatType format : test::ImageFormats())
         for (size_t channels : counts)
             for (size_t spatial : kSpatial) {
