@@ -229,7 +229,7 @@ TEST_P(Scale, FusedLayer9) {
         for (size_t C0 : counts0)
             for (size_t C1 : counts1) {
                 if (C0 + C1 == 0) continue;
-                for (size_t S : {size_t(1), size_t(7), size_t(49)}) {
+                for (size_t S : {size_t(1), size_t(7), size_t(49), size_t(200)}) {
                     const std::string name =
                         Case(format, C0, S) + " channels1=" + std::to_string(C1);
                     const size_t CT = C0 + C1, CA = ref::Aligned(format, CT);

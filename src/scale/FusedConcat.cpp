@@ -43,20 +43,22 @@ void Fused4(const float* src, const float* bias0, float scale1, float bias1, siz
     if (block == 1 && !nhwc) {
         // Plane c feeds planes c and C + c.
         for (size_t c = 0; c < C; ++c)
-            DualRow<true>(op, S, src + c * S, dst + c * S, dst + (C + c) * S,
-                          BroadcastParams{{bias0[c], 0.0f}});
+            DualBroadcastRow<true>(op, S, src + c * S, dst + c * S, dst + (C + c) * S, bias0[c],
+                                   0.0f);
     } else if (block == 1) {
         // Pixel s: C inputs, then 2*C outputs (first kind, then second kind).
         for (size_t s = 0; s < S; ++s)
-            DualRow<true>(op, C, src + s * C, dst + s * 2 * C, dst + s * 2 * C + C,
-                          PatternParams{{bias0, nullptr}});
+            DualPatternRow<true>(op, C, src + s * C, dst + s * 2 * C, dst + s * 2 * C + C, bias0,
+                                 nullptr);
     } else {
         // C is a multiple of the block: block b feeds output blocks b and C/block + b.
         const size_t blocks = C / block, blockSize = S * block;
+        const size_t R = PatternVectors(block);
+        const bool direct = PatternIsDirect(block);
         for (size_t b = 0; b < blocks; ++b) {
             const float* params[2] = {bias0 + b * block, nullptr};
-            DualPeriodicRun<true>(op, block, S, src + b * blockSize, dst + b * blockSize,
-                                  dst + (blocks + b) * blockSize, params);
+            DualBlockRun<true>(op, block, S, R, direct, src + b * blockSize, dst + b * blockSize,
+                               dst + (blocks + b) * blockSize, params);
         }
     }
 }
@@ -69,37 +71,39 @@ void Fused9Layout(const float* src0, const float* src1, const float* scale, cons
     if (block == 1 && !nhwc) {
         // The planes of src0, then those of src1; output plane c uses parameter c.
         for (size_t c = 0; c < C0; ++c)
-            DualRow<kSecond>(op, S, src0 + c * S, dst0 + c * S, SecondAt<kSecond>(dst1, c * S),
-                             BroadcastParams{{scale[c], bias[c]}});
+            DualBroadcastRow<kSecond>(op, S, src0 + c * S, dst0 + c * S,
+                                      SecondAt<kSecond>(dst1, c * S), scale[c], bias[c]);
         for (size_t c = 0; c < C1; ++c)
-            DualRow<kSecond>(op, S, src1 + c * S, dst0 + (C0 + c) * S,
-                             SecondAt<kSecond>(dst1, (C0 + c) * S),
-                             BroadcastParams{{scale[C0 + c], bias[C0 + c]}});
+            DualBroadcastRow<kSecond>(op, S, src1 + c * S, dst0 + (C0 + c) * S,
+                                      SecondAt<kSecond>(dst1, (C0 + c) * S), scale[C0 + c],
+                                      bias[C0 + c]);
     } else if (block == 1) {
         // Output pixel s: C0 values of src0's pixel s, then C1 values of src1's pixel s.
         const size_t CT = C0 + C1;
         for (size_t s = 0; s < S; ++s) {
-            DualRow<kSecond>(op, C0, src0 + s * C0, dst0 + s * CT, SecondAt<kSecond>(dst1, s * CT),
-                             PatternParams{{scale, bias}});
-            DualRow<kSecond>(op, C1, src1 + s * C1, dst0 + s * CT + C0,
-                             SecondAt<kSecond>(dst1, s * CT + C0),
-                             PatternParams{{scale + C0, bias + C0}});
+            DualPatternRow<kSecond>(op, C0, src0 + s * C0, dst0 + s * CT,
+                                    SecondAt<kSecond>(dst1, s * CT), scale, bias);
+            DualPatternRow<kSecond>(op, C1, src1 + s * C1, dst0 + s * CT + C0,
+                                    SecondAt<kSecond>(dst1, s * CT + C0), scale + C0, bias + C0);
         }
     } else {
         // C0 is a multiple of the block: the blocks of src0, then every block of src1 (its
         // padded lanes land on the output's padded lanes).
         const size_t blocks0 = C0 / block, blocks1 = (C1 + block - 1) / block;
         const size_t blockSize = S * block;
+        const size_t R = PatternVectors(block);
+        const bool direct = PatternIsDirect(block);
         for (size_t b = 0; b < blocks0; ++b) {
             const float* params[2] = {scale + b * block, bias + b * block};
-            DualPeriodicRun<kSecond>(op, block, S, src0 + b * blockSize, dst0 + b * blockSize,
-                                     SecondAt<kSecond>(dst1, b * blockSize), params);
+            DualBlockRun<kSecond>(op, block, S, R, direct, src0 + b * blockSize,
+                                  dst0 + b * blockSize, SecondAt<kSecond>(dst1, b * blockSize),
+                                  params);
         }
         for (size_t b = 0; b < blocks1; ++b) {
             const size_t o = (blocks0 + b) * blockSize;
             const float* params[2] = {scale + C0 + b * block, bias + C0 + b * block};
-            DualPeriodicRun<kSecond>(op, block, S, src1 + b * blockSize, dst0 + o,
-                                     SecondAt<kSecond>(dst1, o), params);
+            DualBlockRun<kSecond>(op, block, S, R, direct, src1 + b * blockSize, dst0 + o,
+                                  SecondAt<kSecond>(dst1, o), params);
         }
     }
 }
