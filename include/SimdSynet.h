@@ -355,7 +355,8 @@ SIMD_API void SimdSynetFusedLayerForward8(const float* src0, const float* src1, 
  * channels1 in src1 and CT in the outputs. Blocked formats are accepted only when channels0
  * is a multiple of the block: the outputs are blocked tensors of CT channels made of the
  * blocks of src0 followed by all blocks of src1 (padded lanes included); scale and bias have
- * SimdAlign(CT, block) entries indexed by the output channel. Outputs must not overlap inputs.
+ * SimdAlign(CT, block) entries indexed by the output channel. An input with no channels is
+ * not read and may be NULL. Outputs must not overlap inputs.
  */
 SIMD_API void SimdSynetFusedLayerForward9(const float* src0, const float* src1,
                                           const float* scale, const float* bias,
