@@ -2,8 +2,8 @@
 // (SimdSynetFusedLayerForward4 and 9). They complement ScaleLoops-inl.h, whose drivers write
 // one output: here the two results of an element go to separate arrays (two halves of one
 // tensor, or a tensor and a copy), and the input and output pixel strides may differ.
-// The same techniques are used: software-pipelined groups of 4 vectors, parameters held in
-// registers for NCHW planes and blocked runs.
+// The same techniques are used: groups of 4 vectors (software-pipelined where kLoadAhead),
+// parameters held in registers for NCHW planes and blocked runs.
 //
 // An Op declares
 //     static constexpr int kParams;  // 1 or 2 per-channel parameter arrays
@@ -42,48 +42,61 @@ HWY_INLINE void DualStore(D d, V first, V second, float* dst0, float* dst1, size
     if (kSecond) hn::StoreU(second, d, dst1 + i);
 }
 
-// Pipelined main loop over groups of 4 vectors (3 when R == 3); vector v of a group uses the
-// pattern vectors PickVec<v % R>(pKa, pKb, pKc, pKd). Returns the elements done.
+// Main loop over groups of 4 vectors (3 when R == 3), loading ahead when kLoadAhead; vector v
+// of a group uses the pattern vectors PickVec<v % R>(pKa, pKb, pKc, pKd). Returns the
+// elements done.
 template <bool kSecond, size_t R, class Op, class V>
-HWY_INLINE size_t DualPipelinedLoop(const Op& op, size_t n, const float* src, float* dst0,
-                                    float* dst1, V p0a, V p0b, V p0c, V p0d, V p1a, V p1b, V p1c,
-                                    V p1d) {
+HWY_INLINE size_t DualGroupLoop(const Op& op, size_t n, const float* src, float* dst0, float* dst1,
+                                V p0a, V p0b, V p0c, V p0d, V p1a, V p1b, V p1c, V p1d) {
     const DF d;
     const size_t L = hn::Lanes(d);
     constexpr size_t kVectors = R == 3 ? 3 : 4;
     const size_t G = kVectors * L;
     if (n < G) return 0;
-    V a0 = hn::LoadU(d, src + 0 * L), a1 = hn::LoadU(d, src + 1 * L),
-      a2 = hn::LoadU(d, src + 2 * L), a3 = kVectors == 4 ? hn::LoadU(d, src + 3 * L) : a0;
+#define SIMD_SYNET_LOAD_GROUP(I_)          \
+    a0 = hn::LoadU(d, src + (I_) + 0 * L); \
+    a1 = hn::LoadU(d, src + (I_) + 1 * L); \
+    a2 = hn::LoadU(d, src + (I_) + 2 * L); \
+    if constexpr (kVectors == 4) a3 = hn::LoadU(d, src + (I_) + 3 * L);
+    V a0, a1, a2, a3 = hn::Zero(d);
     V f0, f1, f2, f3 = hn::Zero(d), s0, s1, s2, s3 = hn::Zero(d);
+    if constexpr (kLoadAhead) {
+        SIMD_SYNET_LOAD_GROUP(0)
+    }
 #define SIMD_SYNET_OP(V_)                                                                         \
     op(d, a##V_, PickVec<V_ % R>(p0a, p0b, p0c, p0d), PickVec<V_ % R>(p1a, p1b, p1c, p1d), f##V_, \
        s##V_)
     size_t i = 0;
-    for (; i + 2 * G <= n; i += G) {
+    for (; i + (kLoadAhead ? 2 * G : G) <= n; i += G) {
+        if constexpr (!kLoadAhead) {
+            SIMD_SYNET_LOAD_GROUP(i)
+        }
         SIMD_SYNET_OP(0);
         SIMD_SYNET_OP(1);
         SIMD_SYNET_OP(2);
         if constexpr (kVectors == 4) SIMD_SYNET_OP(3);
-        a0 = hn::LoadU(d, src + i + G + 0 * L);
-        a1 = hn::LoadU(d, src + i + G + 1 * L);
-        a2 = hn::LoadU(d, src + i + G + 2 * L);
-        if constexpr (kVectors == 4) a3 = hn::LoadU(d, src + i + G + 3 * L);
+        if constexpr (kLoadAhead) {
+            SIMD_SYNET_LOAD_GROUP(i + G)
+        }
         DualStore<kSecond>(d, f0, s0, dst0, dst1, i + 0 * L);
         DualStore<kSecond>(d, f1, s1, dst0, dst1, i + 1 * L);
         DualStore<kSecond>(d, f2, s2, dst0, dst1, i + 2 * L);
         if constexpr (kVectors == 4) DualStore<kSecond>(d, f3, s3, dst0, dst1, i + 3 * L);
     }
-    SIMD_SYNET_OP(0);
-    SIMD_SYNET_OP(1);
-    SIMD_SYNET_OP(2);
-    if constexpr (kVectors == 4) SIMD_SYNET_OP(3);
-    DualStore<kSecond>(d, f0, s0, dst0, dst1, i + 0 * L);
-    DualStore<kSecond>(d, f1, s1, dst0, dst1, i + 1 * L);
-    DualStore<kSecond>(d, f2, s2, dst0, dst1, i + 2 * L);
-    if constexpr (kVectors == 4) DualStore<kSecond>(d, f3, s3, dst0, dst1, i + 3 * L);
+    if constexpr (kLoadAhead) {
+        SIMD_SYNET_OP(0);
+        SIMD_SYNET_OP(1);
+        SIMD_SYNET_OP(2);
+        if constexpr (kVectors == 4) SIMD_SYNET_OP(3);
+        DualStore<kSecond>(d, f0, s0, dst0, dst1, i + 0 * L);
+        DualStore<kSecond>(d, f1, s1, dst0, dst1, i + 1 * L);
+        DualStore<kSecond>(d, f2, s2, dst0, dst1, i + 2 * L);
+        if constexpr (kVectors == 4) DualStore<kSecond>(d, f3, s3, dst0, dst1, i + 3 * L);
+        i += G;
+    }
 #undef SIMD_SYNET_OP
-    return i + G;
+#undef SIMD_SYNET_LOAD_GROUP
+    return i;
 }
 
 // Elements [i, n) one vector, then one lane, at a time; element j uses pat[k][j - i].
@@ -114,8 +127,7 @@ HWY_INLINE void DualBroadcastRow(const Op& op, size_t n, const float* src, float
                                  float v0, float v1) {
     const DF d;
     const auto q0 = hn::Set(d, v0), q1 = hn::Set(d, v1);
-    size_t i =
-        DualPipelinedLoop<kSecond, 1>(op, n, src, dst0, dst1, q0, q0, q0, q0, q1, q1, q1, q1);
+    size_t i = DualGroupLoop<kSecond, 1>(op, n, src, dst0, dst1, q0, q0, q0, q0, q1, q1, q1, q1);
     if (i == n) return;
     // Tail: at most 4 vectors of the same values.
     constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
@@ -175,7 +187,7 @@ HWY_INLINE void DualPatternRun(const Op& op, size_t C, size_t n, const float* sr
          ? (direct ? DirectPattern(d, params[(K_) < Op::kParams ? (K_) : 0], C, V_) \
                    : hn::Load(d, buffer[K_] + (V_)*L))                              \
          : hn::Zero(d))
-    size_t i = DualPipelinedLoop<kSecond, R>(
+    size_t i = DualGroupLoop<kSecond, R>(
         op, n, src, dst0, dst1, SIMD_SYNET_PATTERN(0, 0), SIMD_SYNET_PATTERN(0, 1),
         SIMD_SYNET_PATTERN(0, 2), SIMD_SYNET_PATTERN(0, 3), SIMD_SYNET_PATTERN(1, 0),
         SIMD_SYNET_PATTERN(1, 1), SIMD_SYNET_PATTERN(1, 2), SIMD_SYNET_PATTERN(1, 3));
