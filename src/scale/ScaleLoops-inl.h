@@ -1,15 +1,17 @@
-// Per-channel loop driver of the scale family: core PerChannel with a faster path for
-// pixel-interleaved runs (NHWC, and every block of a blocked layout).
+// Per-channel loop driver of the scale family: ScalePerChannel has the contract of core
+// PerChannel (same Op interface and ChannelArgs) with faster traversals.
 //
-// In a contiguous interleaved run of C channels the parameters repeat with a period of C
-// elements, i.e. of R = lcm(C, L)/L = C/gcd(C, L) vectors. When R <= 4 (every blocked layout
-// on SIMD targets, NHWC with C = 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 on AVX-512, ...) the R
-// parameter vectors of each array are built once and kept in registers for the whole run: the
-// loop then does one load and one store per vector, like a plain stream. Core's
-// PerChannelInterleaved instead refills a pattern buffer of ~256 elements per call and loads
-// the parameters from it for every vector, which costs 2-10x in L1/L2-resident cases.
-// Long periods that are whole groups of 4 vectors run as one loop that loads the parameters
-// next to the data; the remaining (odd) periods go to core PerChannelInterleaved.
+// In a contiguous interleaved run of C channels (NHWC, or one block of a blocked layout) the
+// parameters repeat with a period of C elements, i.e. of R = lcm(C, L)/L = C/gcd(C, L)
+// vectors. When R <= 4 (every blocked layout on SIMD targets, NHWC with C = 1, 2, 3, 4, 6, 8,
+// 12, 16, 24, 32, 48, 64 on AVX-512, ...) the R parameter vectors of each array are built once
+// and kept in registers for the whole run: the loop then does one load and one store per
+// vector, like a plain stream. Core's PerChannelInterleaved instead refills a pattern buffer
+// of ~256 elements per call and loads the parameters from it for every vector, which cost
+// 2-10x in L1/L2-resident cases. Long periods that are whole groups of 4 vectors run as one
+// loop that loads the parameters next to the data; the remaining (odd) periods go to core
+// PerChannelInterleaved. NCHW planes use the same main loop with broadcast parameters.
+// All main loops process groups of 4 vectors and, with 512-bit vectors, load one group ahead.
 //
 // Per-target include guard: this header is re-included once per Highway target.
 #if defined(SIMD_SYNET_SCALE_SCALE_LOOPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
