@@ -269,6 +269,100 @@ SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, s
 /* Per-channel layers: bias, scale, fused layers.                                             */
 /* ---------------------------------------------------------------------------------------- */
 
+/**
+ * Adds a per-channel bias in place: dst += bias[c] for every element of channel c.
+ * The tensor has `channels` channels of `spatial` pixels in `format` (Nchw, Nhwc, Nchw4c,
+ * Nchw8c or Nchw16c). With a blocked format, dst holds SimdAlign(channels, block) channels,
+ * bias has as many entries, and padded lanes are updated like the others.
+ */
+SIMD_API void SimdSynetAddBias(const float* bias, size_t channels, size_t spatial, float* dst,
+                               SimdTensorFormatType format);
+
+/**
+ * Per-channel affine layer: dst = src*scale[c] + bias[c]. bias may be NULL, in which case the
+ * result is the plain product src*scale[c] (no addition of zero). Layouts and array sizes as
+ * for SimdSynetAddBias. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetScaleLayerForward(const float* src, const float* scale, const float* bias,
+                                         size_t channels, size_t spatial, float* dst,
+                                         SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 0: with x = src + bias[c], dst = (x - |x|)*scale[c] + max(0, x), i.e. a
+ * ReLU whose negative side is multiplied by 2*scale[c]. Layouts and array sizes as for
+ * SimdSynetAddBias. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetFusedLayerForward0(const float* src, const float* bias, const float* scale,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 1: with x = src + bias0[c],
+ * dst = max(0, -x)*scale1[c] + bias1[c] + max(0, x). Layouts and array sizes as for
+ * SimdSynetAddBias. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetFusedLayerForward1(const float* src, const float* bias0,
+                                          const float* scale1, const float* bias1,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 2: with x = src*scale[c] + bias[c], dst = max(0, x) + min(0, x)*slope[0]
+ * (a scale layer followed by a leaky ReLU with one slope). Layouts and array sizes as for
+ * SimdSynetAddBias. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetFusedLayerForward2(const float* src, const float* scale, const float* bias,
+                                          size_t channels, size_t spatial, const float* slope,
+                                          float* dst, SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 3: a bias followed by a per-channel leaky ReLU. Whatever the names,
+ * the second argument is the bias B added first and the third the negative-side slope S:
+ * with x = src + B[c], dst = max(0, x) + min(0, x)*S[c]. Layouts and array sizes as for
+ * SimdSynetAddBias. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetFusedLayerForward3(const float* src, const float* scale, const float* bias,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 4: with x = src + bias0[c], writes a tensor of 2*channels channels whose
+ * channel c is max(0, x) and whose channel channels + c is max(0, x*scale1[0] + bias1[0])
+ * (scale1 and bias1 point to one value each). In Nchw the first `channels` planes come first;
+ * in Nhwc each pixel holds the `channels` values of the first kind, then those of the second.
+ * Blocked formats are accepted only when channels is a multiple of the block; the output then
+ * has channels/block blocks of the first kind followed by as many of the second.
+ * dst must not overlap src.
+ */
+SIMD_API void SimdSynetFusedLayerForward4(const float* src, const float* bias0,
+                                          const float* scale1, const float* bias1,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 8: dst = src0 + src1*src2[c], where src0 and src1 are tensors and src2
+ * a per-channel array. Layouts and array sizes as for SimdSynetAddBias. dst may be src0.
+ */
+SIMD_API void SimdSynetFusedLayerForward8(const float* src0, const float* src1, const float* src2,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 9: concatenates src0 (channels0 channels) and src1 (channels1 channels)
+ * along the channels into a tensor of CT = channels0 + channels1 channels. dst0 receives
+ * max(0, v*scale[c] + bias[c]) for every value v of output channel c; dst1, when not NULL,
+ * receives the plain concatenation. In Nhwc the pixel strides are channels0 in src0,
+ * channels1 in src1 and CT in the outputs. Blocked formats are accepted only when channels0
+ * is a multiple of the block: the outputs are blocked tensors of CT channels made of the
+ * blocks of src0 followed by all blocks of src1 (padded lanes included); scale and bias have
+ * SimdAlign(CT, block) entries indexed by the output channel. An input with no channels is
+ * not read and may be NULL. Outputs must not overlap inputs.
+ */
+SIMD_API void SimdSynetFusedLayerForward9(const float* src0, const float* src1,
+                                          const float* scale, const float* bias,
+                                          size_t channels0, size_t channels1, size_t spatial,
+                                          float* dst0, float* dst1, SimdTensorFormatType format);
+
 /* @@SCALE@@ */
 
 /* ---------------------------------------------------------------------------------------- */
