@@ -5,6 +5,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
+#include "core/PerChannel-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {

@@ -1,5 +1,5 @@
 // Loop drivers of the per-channel layers that write two outputs per input element
-// (SimdSynetFusedLayerForward4 and 9). They complement ScaleLoops-inl.h, whose drivers write
+// (SimdSynetFusedLayerForward4 and 9). They complement core/PerChannel-inl.h, whose drivers write
 // one output: here the two results of an element go to separate arrays (two halves of one
 // tensor, or a tensor and a copy), and the input and output pixel strides may differ.
 // The same techniques are used: groups of 4 vectors (software-pipelined where kLoadAhead),
@@ -24,7 +24,7 @@
 
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
-#include "scale/ScaleLoops-inl.h"
+#include "core/PerChannel-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {

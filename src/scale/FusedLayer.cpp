@@ -6,7 +6,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
-#include "scale/ScaleLoops-inl.h"
+#include "core/PerChannel-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -73,31 +73,31 @@ struct Fused8Op {
 void Fused0(const float* src, const float* bias, const float* scale, size_t channels,
             size_t spatial, size_t block, bool nhwc, float* dst) {
     ChannelArgs<float, float> args{src, nullptr, {bias, scale, nullptr}, dst};
-    ScalePerChannel(Fused0Op{}, channels, spatial, block, nhwc, args);
+    PerChannel(Fused0Op{}, channels, spatial, block, nhwc, args);
 }
 
 void Fused1(const float* src, const float* bias0, const float* scale1, const float* bias1,
             size_t channels, size_t spatial, size_t block, bool nhwc, float* dst) {
     ChannelArgs<float, float> args{src, nullptr, {bias0, scale1, bias1}, dst};
-    ScalePerChannel(Fused1Op{}, channels, spatial, block, nhwc, args);
+    PerChannel(Fused1Op{}, channels, spatial, block, nhwc, args);
 }
 
 void Fused2(const float* src, const float* scale, const float* bias, float slope, size_t channels,
             size_t spatial, size_t block, bool nhwc, float* dst) {
     ChannelArgs<float, float> args{src, nullptr, {scale, bias, nullptr}, dst};
-    ScalePerChannel(Fused2Op{slope}, channels, spatial, block, nhwc, args);
+    PerChannel(Fused2Op{slope}, channels, spatial, block, nhwc, args);
 }
 
 void Fused3(const float* src, const float* bias, const float* slope, size_t channels,
             size_t spatial, size_t block, bool nhwc, float* dst) {
     ChannelArgs<float, float> args{src, nullptr, {bias, slope, nullptr}, dst};
-    ScalePerChannel(Fused3Op{}, channels, spatial, block, nhwc, args);
+    PerChannel(Fused3Op{}, channels, spatial, block, nhwc, args);
 }
 
 void Fused8(const float* src0, const float* src1, const float* scale, size_t channels,
             size_t spatial, size_t block, bool nhwc, float* dst) {
     ChannelArgs<float, float> args{src0, src1, {scale, nullptr, nullptr}, dst};
-    ScalePerChannel(Fused8Op{}, channels, spatial, block, nhwc, args);
+    PerChannel(Fused8Op{}, channels, spatial, block, nhwc, args);
 }
 
 }  // namespace HWY_NAMESPACE

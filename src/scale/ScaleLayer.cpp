@@ -5,7 +5,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
-#include "scale/ScaleLoops-inl.h"
+#include "core/PerChannel-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -42,16 +42,16 @@ struct ScaleOnlyOp {
 void AddBias(const float* bias, size_t channels, size_t spatial, size_t block, bool nhwc,
              float* dst) {
     ChannelArgs<float, float> args{dst, nullptr, {bias, nullptr, nullptr}, dst};
-    ScalePerChannel(AddBiasOp{}, channels, spatial, block, nhwc, args);
+    PerChannel(AddBiasOp{}, channels, spatial, block, nhwc, args);
 }
 
 void ScaleLayer(const float* src, const float* scale, const float* bias, size_t channels,
                 size_t spatial, size_t block, bool nhwc, float* dst) {
     ChannelArgs<float, float> args{src, nullptr, {scale, bias, nullptr}, dst};
     if (bias)
-        ScalePerChannel(ScaleBiasOp{}, channels, spatial, block, nhwc, args);
+        PerChannel(ScaleBiasOp{}, channels, spatial, block, nhwc, args);
     else
-        ScalePerChannel(ScaleOnlyOp{}, channels, spatial, block, nhwc, args);
+        PerChannel(ScaleOnlyOp{}, channels, spatial, block, nhwc, args);
 }
 
 }  // namespace HWY_NAMESPACE

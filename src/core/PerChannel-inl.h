@@ -1,5 +1,9 @@
-// Per-channel loop driver of the scale family: ScalePerChannel has the contract of core
-// PerChannel (same Op interface and ChannelArgs) with faster traversals.
+// The per-channel loop driver: PerChannel applies an Op (interface in core/Loops-inl.h) over
+// a tensor in NCHW, NHWC or a blocked layout.
+//
+// Outputs larger than the last-level cache go through the simple row driver of Loops-inl.h
+// with non-temporal stores (DRAM-bound, so nothing below matters there). Everything else takes
+// the traversals below, tuned for cache-resident data:
 //
 // In a contiguous interleaved run of C channels (NHWC, or one block of a blocked layout) the
 // parameters repeat with a period of C elements, i.e. of R = lcm(C, L)/L = C/gcd(C, L)
@@ -14,11 +18,11 @@
 // All main loops process groups of 4 vectors and, with 512-bit vectors, load one group ahead.
 //
 // Per-target include guard: this header is re-included once per Highway target.
-#if defined(SIMD_SYNET_SCALE_SCALE_LOOPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
-#ifdef SIMD_SYNET_SCALE_SCALE_LOOPS_INL_H_
-#undef SIMD_SYNET_SCALE_SCALE_LOOPS_INL_H_
+#if defined(SIMD_SYNET_CORE_PER_CHANNEL_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SIMD_SYNET_CORE_PER_CHANNEL_INL_H_
+#undef SIMD_SYNET_CORE_PER_CHANNEL_INL_H_
 #else
-#define SIMD_SYNET_SCALE_SCALE_LOOPS_INL_H_
+#define SIMD_SYNET_CORE_PER_CHANNEL_INL_H_
 #endif
 
 #include <cstddef>
@@ -328,9 +332,9 @@ HWY_INLINE void InterleavedRun(const Op& op, size_t C, size_t S, size_t R, bool 
     }
 }
 
-// Same contract as core PerChannel (block 1: NCHW or NHWC; block > 1: blocked layout).
+// Cache-resident traversal (block 1: NCHW or NHWC; block > 1: blocked layout).
 template <class Op, class TS, class TD>
-HWY_INLINE void ScalePerChannel(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
+HWY_INLINE void PerChannelCached(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
                                 const ChannelArgs<TS, TD>& a) {
     if (block == 1) {
         if (nhwc)
@@ -354,8 +358,23 @@ HWY_INLINE void ScalePerChannel(const Op& op, size_t C, size_t S, size_t block, 
     }
 }
 
+// dst = op(src0[, src1], params) over C channels of S pixels: block == 1 with nhwc false is
+// NCHW, with nhwc true NHWC; block > 1 is the blocked layout with that many channels per block
+// (the padded lanes of the last block are computed too).
+template <class Op, class TS, class TD>
+HWY_INLINE void PerChannel(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
+                           const ChannelArgs<TS, TD>& a) {
+    const size_t aligned = (C + block - 1) / block * block;
+    if (WorthStreaming<TD>(aligned * S)) {
+        PerChannelRows<Op, TS, TD, true>(op, C, S, block, nhwc, a);
+        hwy::FlushStream();
+    } else {
+        PerChannelCached(op, C, S, block, nhwc, a);
+    }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace simd
 HWY_AFTER_NAMESPACE();
 
-#endif  // SIMD_SYNET_SCALE_SCALE_LOOPS_INL_H_
+#endif  // SIMD_SYNET_CORE_PER_CHANNEL_INL_H_
