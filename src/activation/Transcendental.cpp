@@ -4,76 +4,94 @@
 #define HWY_TARGET_INCLUDE "activation/Transcendental.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "core/Loops-inl.h"
-#include "core/Math-inl.h"
+#include "activation/GroupLoop-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
+// The kernels are group functors for GroupUnaryLoop: each step is applied to K independent
+// vectors before the next step (see core/Math-inl.h).
+
 // x >= 0 ? x : alpha*(e^x - 1). expm1 keeps small negative x accurate (e^x - 1 would lose
 // the low bits to cancellation); below -40 it is -1 in FP32 anyway.
 struct EluOp {
     float alpha;
-    template <class D, class V>
-    HWY_INLINE V operator()(D d, V x) const {
-        const V negative = MaxKeepNaN(d, MinKeepNaN(d, x, 0.0f), -kExpM1Bound);
-        const V e = hn::Mul(hn::Set(d, alpha), ExpM1Clamped(d, negative));
-        return hn::IfThenElse(hn::Ge(x, hn::Zero(d)), x, e);
+    template <size_t K, class D, class V>
+    HWY_INLINE void operator()(D d, V (&v)[K]) const {
+        V e[K];
+        SIMD_SYNET_EACH(k, K)
+        e[k] = MaxKeepNaN(d, MinKeepNaN(d, v[k], 0.0f), -math::kExpM1Bound);
+        ExpM1Clamped(d, e);
+        SIMD_SYNET_EACH(k, K)
+        v[k] = hn::IfThenElse(hn::Ge(v[k], hn::Zero(d)), v[k], hn::Mul(hn::Set(d, alpha), e[k]));
     }
 };
 
 // 1/(1 + e^(-x*slope)): Exp saturates to 0 and +inf, so large |x| gives 1 and 0, never NaN.
 struct SigmoidOp {
     float negSlope;  // -slope: -(x*slope) == x*(-slope) exactly
-    template <class D, class V>
-    HWY_INLINE V operator()(D d, V x) const {
-        const V e = Exp(d, hn::Mul(x, hn::Set(d, negSlope)));
-        return hn::Div(hn::Set(d, 1.0f), hn::Add(e, hn::Set(d, 1.0f)));
+    template <size_t K, class D, class V>
+    HWY_INLINE void operator()(D d, V (&v)[K]) const {
+        SIMD_SYNET_EACH(k, K) v[k] = hn::Mul(v[k], hn::Set(d, negSlope));
+        Exp(d, v);
+        SIMD_SYNET_EACH(k, K)
+        v[k] = hn::Div(hn::Set(d, 1.0f), hn::Add(v[k], hn::Set(d, 1.0f)));
     }
 };
 
 // x > threshold ? x : log(1 + e^(beta*x))/beta, evaluated as
 //     max(y, 0)/beta + log1p(e^-|y|)/beta with y = beta*x,
 // where max(y, 0)/beta is x when y > 0 and 0 otherwise: nothing overflows, even when beta*x
-// does (the e^-|y| term then vanishes) and the logarithm's argument stays in [1, 2].
+// does (e^-|y| then vanishes), and log1p only sees arguments in [0, 1]. The factor 1/beta is
+// folded into the coefficients of log1p(t)/t.
 struct SoftplusOp {
-    float beta, invBeta, threshold;
-    template <class D, class V>
-    HWY_INLINE V operator()(D d, V x) const {
-        const V y = hn::Mul(x, hn::Set(d, beta));
-        const V negAbsY = hn::Or(y, hn::SignBit(d));
-        const V e = ExpClamped(d, MaxKeepNaN(d, negAbsY, kExpLo));
-        const V linear = hn::IfThenElseZero(hn::Gt(y, hn::Zero(d)), x);
-        const V soft = hn::MulAdd(Log1pUnit(d, e), hn::Set(d, invBeta), linear);
-        return hn::IfThenElse(hn::Gt(x, hn::Set(d, threshold)), x, soft);
+    float beta, threshold;
+    float log1pOverT[math::kLog1pUnitCount];  // coefficients of log1p(t)/(t*beta)
+    template <size_t K, class D, class V>
+    HWY_INLINE void operator()(D d, V (&v)[K]) const {
+        V y[K], t[K], p[K];
+        SIMD_SYNET_EACH(k, K) y[k] = hn::Mul(v[k], hn::Set(d, beta));
+        SIMD_SYNET_EACH(k, K)
+        t[k] = MaxKeepNaN(d, hn::Or(y[k], hn::SignBit(d)), math::kExpLo);  // -|y|
+        ExpClamped(d, t);
+        Log1pUnitOverT(d, t, log1pOverT, p);
+        SIMD_SYNET_EACH(k, K) {
+            const V linear = hn::IfThenElseZero(hn::Gt(y[k], hn::Zero(d)), v[k]);
+            const V soft = hn::MulAdd(t[k], p[k], linear);
+            v[k] = hn::IfThenElse(hn::Gt(v[k], hn::Set(d, threshold)), v[k], soft);
+        }
     }
 };
 
 struct TanhOp {
     float slope;
-    template <class D, class V>
-    HWY_INLINE V operator()(D d, V x) const {
-        return Tanh(d, hn::Mul(x, hn::Set(d, slope)));
+    template <size_t K, class D, class V>
+    HWY_INLINE void operator()(D d, V (&v)[K]) const {
+        SIMD_SYNET_EACH(k, K) v[k] = hn::Mul(v[k], hn::Set(d, slope));
+        Tanh(d, v);
     }
 };
 
 void Elu32f(const float* src, size_t size, float alpha, float* dst) {
-    UnaryLoop(src, size, dst, EluOp{alpha});
+    GroupUnaryLoop(src, size, dst, EluOp{alpha});
 }
 
 void Sigmoid32f(const float* src, size_t size, float slope, float* dst) {
-    UnaryLoop(src, size, dst, SigmoidOp{-slope});
+    GroupUnaryLoop(src, size, dst, SigmoidOp{-slope});
 }
 
 void Softplus32f(const float* src, size_t size, float beta, float threshold, float* dst) {
-    // 1/beta overflows only for |beta| < 2^-128; dividing is not worth a second kernel there,
-    // the result of such a beta is beyond FP32 anyway (log 2 / beta).
-    UnaryLoop(src, size, dst, SoftplusOp{beta, float(1.0 / double(beta)), threshold});
+    SoftplusOp op;
+    op.beta = beta;
+    op.threshold = threshold;
+    // 1/beta overflows only for |beta| < 2^-128, where log(2)/beta is beyond FP32 anyway.
+    ScaledLog1pUnit(float(1.0 / double(beta)), op.log1pOverT);
+    GroupUnaryLoop(src, size, dst, op);
 }
 
 void Tanh32f(const float* src, size_t size, float slope, float* dst) {
-    UnaryLoop(src, size, dst, TanhOp{slope});
+    GroupUnaryLoop(src, size, dst, TanhOp{slope});
 }
 
 }  // namespace HWY_NAMESPACE

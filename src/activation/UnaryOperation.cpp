@@ -6,8 +6,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "SimdSynet.h"
-#include "core/Loops-inl.h"
-#include "core/Math-inl.h"
+#include "activation/GroupLoop-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -19,16 +18,23 @@ struct AbsOp {
         return hn::Abs(x);  // clears the sign bit: -0 -> +0, exact
     }
 };
+// Transcendental operations as group functors for GroupUnaryLoop (see core/Math-inl.h).
 struct ExpOp {
-    template <class D, class V>
-    HWY_INLINE V operator()(D d, V x) const {
-        return Exp(d, x);
+    template <size_t K, class D, class V>
+    HWY_INLINE void operator()(D d, V (&v)[K]) const {
+        Exp(d, v);
     }
 };
 struct LogOp {
-    template <class D, class V>
-    HWY_INLINE V operator()(D d, V x) const {
-        return Log(d, x);
+    template <size_t K, class D, class V>
+    HWY_INLINE void operator()(D d, V (&v)[K]) const {
+        Log(d, v);
+    }
+};
+struct TanhOp {
+    template <size_t K, class D, class V>
+    HWY_INLINE void operator()(D d, V (&v)[K]) const {
+        Tanh(d, v);
     }
 };
 struct NegOp {
@@ -50,13 +56,6 @@ struct SqrtOp {
         return hn::Sqrt(x);
     }
 };
-struct TanhOp {
-    template <class D, class V>
-    HWY_INLINE V operator()(D d, V x) const {
-        return Tanh(d, x);
-    }
-};
-
 // The output does not depend on the input, so nothing is read.
 void FillZero(size_t size, float* dst) {
     const DF d;
@@ -82,9 +81,9 @@ void UnaryOperation32f(const float* src, size_t size, int type, float* dst) {
         case SimdSynetUnaryOperation32fAbs:
             return UnaryLoop(src, size, dst, AbsOp{});
         case SimdSynetUnaryOperation32fExp:
-            return UnaryLoop(src, size, dst, ExpOp{});
+            return GroupUnaryLoop(src, size, dst, ExpOp{});
         case SimdSynetUnaryOperation32fLog:
-            return UnaryLoop(src, size, dst, LogOp{});
+            return GroupUnaryLoop(src, size, dst, LogOp{});
         case SimdSynetUnaryOperation32fNeg:
             return UnaryLoop(src, size, dst, NegOp{});
         case SimdSynetUnaryOperation32fRsqrt:
@@ -92,7 +91,7 @@ void UnaryOperation32f(const float* src, size_t size, int type, float* dst) {
         case SimdSynetUnaryOperation32fSqrt:
             return UnaryLoop(src, size, dst, SqrtOp{});
         case SimdSynetUnaryOperation32fTanh:
-            return UnaryLoop(src, size, dst, TanhOp{});
+            return GroupUnaryLoop(src, size, dst, TanhOp{});
         default:
             return FillZero(size, dst);  // SimdSynetUnaryOperation32fZero
     }
