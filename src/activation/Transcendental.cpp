@@ -10,6 +10,9 @@ HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
+// Functors have internal linkage: other families may name their own functors alike.
+namespace {
+
 // The kernels are group functors for GroupUnaryLoop: each step is applied to K independent
 // vectors before the next step (see core/Math-inl.h).
 
@@ -72,6 +75,8 @@ struct TanhOp {
         Tanh(d, v);
     }
 };
+
+}  // namespace
 
 void Elu32f(const float* src, size_t size, float alpha, float* dst) {
     GroupUnaryLoop(src, size, dst, EluOp{alpha});

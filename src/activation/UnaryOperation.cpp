@@ -12,6 +12,9 @@ HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
+// Functors have internal linkage: other families may name their own functors alike.
+namespace {
+
 struct AbsOp {
     template <class D, class V>
     HWY_INLINE V operator()(D, V x) const {
@@ -56,6 +59,8 @@ struct SqrtOp {
         return hn::Sqrt(x);
     }
 };
+}  // namespace
+
 // The output does not depend on the input, so nothing is read.
 void FillZero(size_t size, float* dst) {
     const DF d;
