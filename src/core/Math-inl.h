@@ -9,9 +9,10 @@
 // Groups of vectors: every function transforms K independent vectors in place, operation by
 // operation (v[0..K) step 1, then v[0..K) step 2, ...). Each vector is one long dependency chain
 // (softplus: ~20 multiply-adds of 4 cycles each), and the out-of-order window of current x86
-// cores holds only about four such chains when they come one after the other in program order;
-// GCC does not interleave them itself on x86. Written in lockstep, K = 8 chains run side by side
-// and the kernels get close to the multiply-add throughput (softplus on AVX2: 1.9 -> 2.4
+// cores appears to hold only a few such chains when they come one after another in program order;
+// GCC does not interleave them itself on x86. Written in lockstep, K chains run side by side
+// (activation/GroupLoop-inl.h uses K = 8, or 4 with 512-bit vectors) and the kernels get much
+// closer to the multiply-add throughput (softplus on AVX2 on Zen4: about 1.8 -> 2.4
 // elements/ns). K = 1 gives the plain single-vector function (tails).
 //
 // Scheme of the exponentials: n = round(x / ln 2) by adding a "magic" 1.5 * 2^23 (the FP32 adder
