@@ -263,6 +263,44 @@ SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, s
                                          size_t spatial, float* dst,
                                          SimdTensorFormatType format);
 
+/**
+ * Exponential linear unit: dst[i] = x >= 0 ? x : alpha[0]*(exp(x) - 1) with x = src[i].
+ * alpha points to one value. src and dst may be the same array. Transcendental accuracy
+ * (relative error about 1e-6); NaN gives NaN, -inf gives -alpha[0].
+ */
+SIMD_API void SimdSynetElu32f(const float* src, size_t size, const float* alpha, float* dst);
+
+/**
+ * Logistic sigmoid: dst[i] = 1/(1 + exp(-src[i]*slope[0])). slope points to one value.
+ * src and dst may be the same array. Large |x| gives exactly 0 or 1, never NaN.
+ */
+SIMD_API void SimdSynetSigmoid32f(const float* src, size_t size, const float* slope, float* dst);
+
+/**
+ * Softplus with a linear region: dst[i] = x > threshold[0] ? x : log(1 + exp(x*beta[0]))/beta[0]
+ * with x = src[i]; the threshold is compared with x itself, not with x*beta[0]. The result is
+ * computed without overflow for any x. beta[0] == 0 is an error. src and dst may be the same
+ * array.
+ */
+SIMD_API void SimdSynetSoftplus32f(const float* src, size_t size, const float* beta,
+                                   const float* threshold, float* dst);
+
+/**
+ * Hyperbolic tangent of a scaled input: dst[i] = tanh(src[i]*slope[0]). slope points to one
+ * value. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetTanh32f(const float* src, size_t size, const float* slope, float* dst);
+
+/**
+ * Element-wise unary operation on an array of size floats: Abs (sign cleared), Exp, Log
+ * (0 gives -inf, negative values NaN), Neg, Rsqrt (1/sqrt(x)), Sqrt, Tanh, or Zero (+0 for every
+ * element). Abs, Neg, Sqrt and Zero are exact; the others have a relative error of about 1e-6.
+ * src and dst may be the same array. An unknown type is an error and leaves dst untouched.
+ */
+SIMD_API void SimdSynetUnaryOperation32fLayerForward(const float* src, size_t size,
+                                                     SimdSynetUnaryOperation32fType type,
+                                                     float* dst);
+
 /* @@ACTIVATION@@ */
 
 /* ---------------------------------------------------------------------------------------- */

@@ -34,8 +34,8 @@ struct HswishOp {
     template <class D, class V>
     HWY_INLINE V operator()(D d, V x) const {
         const V sh = hn::Set(d, shift);
-        return hn::Mul(hn::Mul(hn::Max(hn::Add(hn::Min(x, sh), sh), hn::Zero(d)), hn::Set(d, scale)),
-                       x);
+        return hn::Mul(
+            hn::Mul(hn::Max(hn::Add(hn::Min(x, sh), sh), hn::Zero(d)), hn::Set(d, scale)), x);
     }
 };
 
@@ -60,8 +60,8 @@ void Hswish32f(const float* src, size_t size, float shift, float scale, float* d
     UnaryLoop(src, size, dst, HswishOp{shift, scale});
 }
 
-void Prelu32f(const float* src, const float* slope, size_t channels, size_t spatial,
-              size_t block, bool nhwc, float* dst) {
+void Prelu32f(const float* src, const float* slope, size_t channels, size_t spatial, size_t block,
+              bool nhwc, float* dst) {
     ChannelArgs<float, float> args{src, nullptr, {slope, nullptr, nullptr}, dst};
     PerChannel(PreluOp{}, channels, spatial, block, nhwc, args);
 }
@@ -115,8 +115,7 @@ SIMD_API void SimdSynetHswish32f(const float* src, size_t size, const float* shi
 }
 
 SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, size_t channels,
-                                         size_t spatial, float* dst,
-                                         SimdTensorFormatType format) {
+                                         size_t spatial, float* dst, SimdTensorFormatType format) {
     simd::ClearLastError();
     simd::PerChannelShape shape{};
     if (!simd::ValidatePerChannel("SimdSynetPreluLayerForward", channels, spatial, format, 1,
@@ -125,7 +124,7 @@ SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, s
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !slope || !dst,
                  "SimdSynetPreluLayerForward: src, slope and dst must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::Prelu32f)(src, slope, channels, spatial, shape.block,
-                                         format == SimdTensorFormatNhwc, dst);
+    HWY_DYNAMIC_DISPATCH(simd::Prelu32f)
+    (src, slope, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
 }
 #endif  // HWY_ONCE
