@@ -364,7 +364,7 @@ HWY_INLINE void PerChannelCached(const Op& op, size_t C, size_t S, size_t block,
 template <class Op, class TS, class TD>
 HWY_INLINE void PerChannel(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
                            const ChannelArgs<TS, TD>& a) {
-    const size_t aligned = (C + block - 1) / block * block;
+    const size_t aligned = (C + block - 1) & ~(block - 1);  // block is a power of two
     if (WorthStreaming<TD>(aligned * S)) {
         PerChannelRows<Op, TS, TD, true>(op, C, S, block, nhwc, a);
         hwy::FlushStream();
