@@ -104,6 +104,7 @@ void Tanh32f(const float* src, size_t size, float slope, float* dst) {
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Format.h"
@@ -121,7 +122,7 @@ SIMD_API void SimdSynetElu32f(const float* src, size_t size, const float* alpha,
     SIMD_FAIL_IF(!src || !alpha || !dst, "SimdSynetElu32f: src, alpha and dst must not be NULL");
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetElu32f: size * sizeof(float) overflows size_t");
-    HWY_DYNAMIC_DISPATCH(simd::Elu32f)(src, size, *alpha, dst);
+    SIMD_DISPATCH(simd::Elu32f)(src, size, *alpha, dst);
 }
 
 SIMD_API void SimdSynetSigmoid32f(const float* src, size_t size, const float* slope, float* dst) {
@@ -131,7 +132,7 @@ SIMD_API void SimdSynetSigmoid32f(const float* src, size_t size, const float* sl
                  "SimdSynetSigmoid32f: src, slope and dst must not be NULL");
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetSigmoid32f: size * sizeof(float) overflows size_t");
-    HWY_DYNAMIC_DISPATCH(simd::Sigmoid32f)(src, size, *slope, dst);
+    SIMD_DISPATCH(simd::Sigmoid32f)(src, size, *slope, dst);
 }
 
 SIMD_API void SimdSynetSoftplus32f(const float* src, size_t size, const float* beta,
@@ -143,7 +144,7 @@ SIMD_API void SimdSynetSoftplus32f(const float* src, size_t size, const float* b
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetSoftplus32f: size * sizeof(float) overflows size_t");
     SIMD_FAIL_IF(*beta == 0.0f, "SimdSynetSoftplus32f: beta must not be 0");
-    HWY_DYNAMIC_DISPATCH(simd::Softplus32f)(src, size, *beta, *threshold, dst);
+    SIMD_DISPATCH(simd::Softplus32f)(src, size, *beta, *threshold, dst);
 }
 
 SIMD_API void SimdSynetTanh32f(const float* src, size_t size, const float* slope, float* dst) {
@@ -152,6 +153,6 @@ SIMD_API void SimdSynetTanh32f(const float* src, size_t size, const float* slope
     SIMD_FAIL_IF(!src || !slope || !dst, "SimdSynetTanh32f: src, slope and dst must not be NULL");
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetTanh32f: size * sizeof(float) overflows size_t");
-    HWY_DYNAMIC_DISPATCH(simd::Tanh32f)(src, size, *slope, dst);
+    SIMD_DISPATCH(simd::Tanh32f)(src, size, *slope, dst);
 }
 #endif  // HWY_ONCE

@@ -107,6 +107,7 @@ void UnaryOperation32f(const float* src, size_t size, int type, float* dst) {
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "core/Error.h"
 #include "core/Format.h"
 
@@ -126,6 +127,6 @@ SIMD_API void SimdSynetUnaryOperation32fLayerForward(const float* src, size_t si
     SIMD_FAIL_IF(
         unsigned(type) > unsigned(SimdSynetUnaryOperation32fZero),
         "SimdSynetUnaryOperation32fLayerForward: type is not a SimdSynetUnaryOperation32fType");
-    HWY_DYNAMIC_DISPATCH(simd::UnaryOperation32f)(src, size, int(type), dst);
+    SIMD_DISPATCH(simd::UnaryOperation32f)(src, size, int(type), dst);
 }
 #endif  // HWY_ONCE

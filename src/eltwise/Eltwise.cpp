@@ -320,6 +320,7 @@ void ShuffleForward(const float* src0, size_t srcC0, const float* src1, size_t s
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "core/Error.h"
 #include "core/Format.h"
 
@@ -347,7 +348,7 @@ SIMD_API void SimdSynetEltwiseLayerForward(float const* const* src, const float*
     }
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetEltwiseLayerForward: size * sizeof(float) overflows size_t");
-    HWY_DYNAMIC_DISPATCH(simd::EltwiseForward)(src, weight, count, size, type, dst);
+    SIMD_DISPATCH(simd::EltwiseForward)(src, weight, count, size, type, dst);
 }
 
 SIMD_API void SimdSynetShuffleLayerForward(const float* src0, size_t srcC0, const float* src1,
@@ -367,7 +368,7 @@ SIMD_API void SimdSynetShuffleLayerForward(const float* src0, size_t srcC0, cons
     // An input with no channels is never read and may be NULL.
     SIMD_FAIL_IF((!src0 && srcC0 != 0) || (!src1 && srcC1 != 0) || !dst0 || !dst1,
                  "SimdSynetShuffleLayerForward: src0, src1, dst0 and dst1 must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::ShuffleForward)
+    SIMD_DISPATCH(simd::ShuffleForward)
     (src0, srcC0, src1, srcC1, spatial, dst0, dst1, dstC, format == SimdTensorFormatNhwc);
 }
 #endif  // HWY_ONCE

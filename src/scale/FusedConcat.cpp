@@ -124,6 +124,7 @@ void Fused9(const float* src0, const float* src1, const float* scale, const floa
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Format.h"
@@ -149,7 +150,7 @@ SIMD_API void SimdSynetFusedLayerForward4(const float* src, const float* bias0, 
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !bias0 || !scale1 || !bias1 || !dst,
                  "SimdSynetFusedLayerForward4: src, bias0, scale1, bias1 and dst must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::Fused4)
+    SIMD_DISPATCH(simd::Fused4)
     (src, bias0, *scale1, *bias1, channels, spatial, shape.block, format == SimdTensorFormatNhwc,
      dst);
 }
@@ -173,7 +174,7 @@ SIMD_API void SimdSynetFusedLayerForward9(const float* src0, const float* src1, 
     // An input with no channels is never read; dst1 is optional.
     SIMD_FAIL_IF((!src0 && channels0 != 0) || (!src1 && channels1 != 0) || !scale || !bias || !dst0,
                  "SimdSynetFusedLayerForward9: src0, src1, scale, bias and dst0 must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::Fused9)
+    SIMD_DISPATCH(simd::Fused9)
     (src0, src1, scale, bias, channels0, channels1, spatial, shape.block,
      format == SimdTensorFormatNhwc, dst0, dst1);
 }

@@ -105,6 +105,7 @@ void Fused8(const float* src0, const float* src1, const float* scale, size_t cha
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Validate.h"
@@ -128,7 +129,7 @@ SIMD_API void SimdSynetFusedLayerForward0(const float* src, const float* bias, c
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !bias || !scale || !dst,
                  "SimdSynetFusedLayerForward0: src, bias, scale and dst must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::Fused0)
+    SIMD_DISPATCH(simd::Fused0)
     (src, bias, scale, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
 }
 
@@ -143,7 +144,7 @@ SIMD_API void SimdSynetFusedLayerForward1(const float* src, const float* bias0, 
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !bias0 || !scale1 || !bias1 || !dst,
                  "SimdSynetFusedLayerForward1: src, bias0, scale1, bias1 and dst must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::Fused1)
+    SIMD_DISPATCH(simd::Fused1)
     (src, bias0, scale1, bias1, channels, spatial, shape.block, format == SimdTensorFormatNhwc,
      dst);
 }
@@ -159,7 +160,7 @@ SIMD_API void SimdSynetFusedLayerForward2(const float* src, const float* scale, 
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !scale || !bias || !slope || !dst,
                  "SimdSynetFusedLayerForward2: src, scale, bias, slope and dst must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::Fused2)
+    SIMD_DISPATCH(simd::Fused2)
     (src, scale, bias, *slope, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
 }
 
@@ -175,7 +176,7 @@ SIMD_API void SimdSynetFusedLayerForward3(const float* src, const float* scale, 
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !scale || !bias || !dst,
                  "SimdSynetFusedLayerForward3: src, scale, bias and dst must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::Fused3)
+    SIMD_DISPATCH(simd::Fused3)
     (src, scale, bias, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
 }
 
@@ -190,7 +191,7 @@ SIMD_API void SimdSynetFusedLayerForward8(const float* src0, const float* src1, 
     if (shape.empty) return;
     SIMD_FAIL_IF(!src0 || !src1 || !src2 || !dst,
                  "SimdSynetFusedLayerForward8: src0, src1, src2 and dst must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::Fused8)
+    SIMD_DISPATCH(simd::Fused8)
     (src0, src1, src2, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
 }
 #endif  // HWY_ONCE

@@ -59,6 +59,7 @@ void ScaleLayer(const float* src, const float* scale, const float* bias, size_t 
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Validate.h"
@@ -75,7 +76,7 @@ SIMD_API void SimdSynetAddBias(const float* bias, size_t channels, size_t spatia
     if (!simd::ValidatePerChannel("SimdSynetAddBias", channels, spatial, format, 1, &shape)) return;
     if (shape.empty) return;
     SIMD_FAIL_IF(!bias || !dst, "SimdSynetAddBias: bias and dst must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::AddBias)
+    SIMD_DISPATCH(simd::AddBias)
     (bias, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
 }
 
@@ -90,7 +91,7 @@ SIMD_API void SimdSynetScaleLayerForward(const float* src, const float* scale, c
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !scale || !dst,
                  "SimdSynetScaleLayerForward: src, scale and dst must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::ScaleLayer)
+    SIMD_DISPATCH(simd::ScaleLayer)
     (src, scale, bias, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
 }
 #endif  // HWY_ONCE
