@@ -263,17 +263,179 @@ SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, s
                                          size_t spatial, float* dst,
                                          SimdTensorFormatType format);
 
+/**
+ * Exponential linear unit: dst[i] = x >= 0 ? x : alpha[0]*(exp(x) - 1) with x = src[i].
+ * alpha points to one value. src and dst may be the same array. Transcendental accuracy
+ * (relative error about 1e-6); NaN gives NaN, -inf gives -alpha[0].
+ */
+SIMD_API void SimdSynetElu32f(const float* src, size_t size, const float* alpha, float* dst);
+
+/**
+ * Logistic sigmoid: dst[i] = 1/(1 + exp(-src[i]*slope[0])). slope points to one value.
+ * src and dst may be the same array. Large |x| gives exactly 0 or 1, never NaN.
+ */
+SIMD_API void SimdSynetSigmoid32f(const float* src, size_t size, const float* slope, float* dst);
+
+/**
+ * Softplus with a linear region: dst[i] = x > threshold[0] ? x : log(1 + exp(x*beta[0]))/beta[0]
+ * with x = src[i]; the threshold is compared with x itself, not with x*beta[0]. The result is
+ * computed without overflow for any x. beta[0] == 0 is an error. src and dst may be the same
+ * array.
+ */
+SIMD_API void SimdSynetSoftplus32f(const float* src, size_t size, const float* beta,
+                                   const float* threshold, float* dst);
+
+/**
+ * Hyperbolic tangent of a scaled input: dst[i] = tanh(src[i]*slope[0]). slope points to one
+ * value. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetTanh32f(const float* src, size_t size, const float* slope, float* dst);
+
+/**
+ * Element-wise unary operation on an array of size floats: Abs (sign cleared), Exp, Log
+ * (0 gives -inf, negative values NaN), Neg, Rsqrt (1/sqrt(x)), Sqrt, Tanh, or Zero (+0 for every
+ * element). Abs, Neg, Sqrt and Zero are exact; the others have a relative error of about 1e-6.
+ * src and dst may be the same array. An unknown type is an error and leaves dst untouched.
+ */
+SIMD_API void SimdSynetUnaryOperation32fLayerForward(const float* src, size_t size,
+                                                     SimdSynetUnaryOperation32fType type,
+                                                     float* dst);
+
 /* @@ACTIVATION@@ */
 
 /* ---------------------------------------------------------------------------------------- */
 /* Per-channel layers: bias, scale, fused layers.                                             */
 /* ---------------------------------------------------------------------------------------- */
 
+/**
+ * Adds a per-channel bias in place: dst += bias[c] for every element of channel c.
+ * The tensor has `channels` channels of `spatial` pixels in `format` (Nchw, Nhwc, Nchw4c,
+ * Nchw8c or Nchw16c). With a blocked format, dst holds SimdAlign(channels, block) channels,
+ * bias has as many entries, and padded lanes are updated like the others.
+ */
+SIMD_API void SimdSynetAddBias(const float* bias, size_t channels, size_t spatial, float* dst,
+                               SimdTensorFormatType format);
+
+/**
+ * Per-channel affine layer: dst = src*scale[c] + bias[c]. bias may be NULL, in which case the
+ * result is the plain product src*scale[c] (no addition of zero). Layouts and array sizes as
+ * for SimdSynetAddBias. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetScaleLayerForward(const float* src, const float* scale, const float* bias,
+                                         size_t channels, size_t spatial, float* dst,
+                                         SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 0: with x = src + bias[c], dst = (x - |x|)*scale[c] + max(0, x), i.e. a
+ * ReLU whose negative side is multiplied by 2*scale[c]. Layouts and array sizes as for
+ * SimdSynetAddBias. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetFusedLayerForward0(const float* src, const float* bias, const float* scale,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 1: with x = src + bias0[c],
+ * dst = max(0, -x)*scale1[c] + bias1[c] + max(0, x). Layouts and array sizes as for
+ * SimdSynetAddBias. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetFusedLayerForward1(const float* src, const float* bias0,
+                                          const float* scale1, const float* bias1,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 2: with x = src*scale[c] + bias[c], dst = max(0, x) + min(0, x)*slope[0]
+ * (a scale layer followed by a leaky ReLU with one slope). Layouts and array sizes as for
+ * SimdSynetAddBias. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetFusedLayerForward2(const float* src, const float* scale, const float* bias,
+                                          size_t channels, size_t spatial, const float* slope,
+                                          float* dst, SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 3: a bias followed by a per-channel leaky ReLU. Whatever the names,
+ * the second argument is the bias B added first and the third the negative-side slope S:
+ * with x = src + B[c], dst = max(0, x) + min(0, x)*S[c]. Layouts and array sizes as for
+ * SimdSynetAddBias. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetFusedLayerForward3(const float* src, const float* scale, const float* bias,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 4: with x = src + bias0[c], writes a tensor of 2*channels channels whose
+ * channel c is max(0, x) and whose channel channels + c is max(0, x*scale1[0] + bias1[0])
+ * (scale1 and bias1 point to one value each). In Nchw the first `channels` planes come first;
+ * in Nhwc each pixel holds the `channels` values of the first kind, then those of the second.
+ * Blocked formats are accepted only when channels is a multiple of the block; the output then
+ * has channels/block blocks of the first kind followed by as many of the second.
+ * dst must not overlap src.
+ */
+SIMD_API void SimdSynetFusedLayerForward4(const float* src, const float* bias0,
+                                          const float* scale1, const float* bias1,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 8: dst = src0 + src1*src2[c], where src0 and src1 are tensors and src2
+ * a per-channel array. Layouts and array sizes as for SimdSynetAddBias. dst may be src0.
+ */
+SIMD_API void SimdSynetFusedLayerForward8(const float* src0, const float* src1, const float* src2,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format);
+
+/**
+ * Fused layer of type 9: concatenates src0 (channels0 channels) and src1 (channels1 channels)
+ * along the channels into a tensor of CT = channels0 + channels1 channels. dst0 receives
+ * max(0, v*scale[c] + bias[c]) for every value v of output channel c; dst1, when not NULL,
+ * receives the plain concatenation. In Nhwc the pixel strides are channels0 in src0,
+ * channels1 in src1 and CT in the outputs. Blocked formats are accepted only when channels0
+ * is a multiple of the block: the outputs are blocked tensors of CT channels made of the
+ * blocks of src0 followed by all blocks of src1 (padded lanes included); scale and bias have
+ * SimdAlign(CT, block) entries indexed by the output channel. An input with no channels is
+ * not read and may be NULL. Outputs must not overlap inputs.
+ */
+SIMD_API void SimdSynetFusedLayerForward9(const float* src0, const float* src1,
+                                          const float* scale, const float* bias,
+                                          size_t channels0, size_t channels1, size_t spatial,
+                                          float* dst0, float* dst1, SimdTensorFormatType format);
+
 /* @@SCALE@@ */
 
 /* ---------------------------------------------------------------------------------------- */
 /* Element-wise layers over several tensors: eltwise, shuffle.                                */
 /* ---------------------------------------------------------------------------------------- */
+
+/**
+ * Eltwise layer: combines `count` arrays of `size` floats element by element into dst.
+ * For every j < size the inputs are folded left to right starting from the first pair:
+ *  - Product: d = src[0][j]*src[1][j], then d = d*src[i][j];
+ *  - Sum:     d = src[0][j]*weight[0] + src[1][j]*weight[1], then d = d + src[i][j]*weight[i]
+ *             (the multiply feeding each add may be fused);
+ *  - Max:     d = max(src[0][j], src[1][j]), then d = max(d, src[i][j]);
+ *  - Min:     likewise with min;
+ * and dst[j] = d. count must be at least 2 and every src[i] non-NULL; weight holds `count`
+ * values and is read (and required) only for Sum. dst may be src[0] or src[1] (in place);
+ * otherwise it must not overlap the inputs. count < 2 or an unknown type is an error.
+ */
+SIMD_API void SimdSynetEltwiseLayerForward(float const* const* src, const float* weight,
+                                           size_t count, size_t size,
+                                           SimdSynetEltwiseOperationType type, float* dst);
+
+/**
+ * ShuffleNet-v2 channel shuffle followed by a split. The channels of src0 (srcC0 of them) and
+ * src1 (srcC1) are taken as one tensor of T = srcC0 + srcC1 channels; its even channels 0, 2,
+ * 4, ... become the dstC = T/2 channels of dst0 and its odd channels 1, 3, 5, ... those of
+ * dst1. All four tensors have `spatial` pixels in `format`, which must be Nchw or Nhwc (in
+ * Nhwc the pixel strides are srcC0, srcC1 and dstC). srcC0 and srcC1 must be even and dstC
+ * must equal (srcC0 + srcC1)/2; anything else is an error. An input with no channels may be
+ * NULL. The outputs must not overlap the inputs or each other.
+ */
+SIMD_API void SimdSynetShuffleLayerForward(const float* src0, size_t srcC0, const float* src1,
+                                           size_t srcC1, size_t spatial, float* dst0,
+                                           float* dst1, size_t dstC,
+                                           SimdTensorFormatType format);
 
 /* @@ELTWISE@@ */
 

@@ -5,6 +5,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
+#include "core/PerChannel-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -33,8 +34,8 @@ struct HswishOp {
     template <class D, class V>
     HWY_INLINE V operator()(D d, V x) const {
         const V sh = hn::Set(d, shift);
-        return hn::Mul(hn::Mul(hn::Max(hn::Add(hn::Min(x, sh), sh), hn::Zero(d)), hn::Set(d, scale)),
-                       x);
+        return hn::Mul(
+            hn::Mul(hn::Max(hn::Add(hn::Min(x, sh), sh), hn::Zero(d)), hn::Set(d, scale)), x);
     }
 };
 
@@ -59,8 +60,8 @@ void Hswish32f(const float* src, size_t size, float shift, float scale, float* d
     UnaryLoop(src, size, dst, HswishOp{shift, scale});
 }
 
-void Prelu32f(const float* src, const float* slope, size_t channels, size_t spatial,
-              size_t block, bool nhwc, float* dst) {
+void Prelu32f(const float* src, const float* slope, size_t channels, size_t spatial, size_t block,
+              bool nhwc, float* dst) {
     ChannelArgs<float, float> args{src, nullptr, {slope, nullptr, nullptr}, dst};
     PerChannel(PreluOp{}, channels, spatial, block, nhwc, args);
 }
@@ -70,6 +71,7 @@ void Prelu32f(const float* src, const float* slope, size_t channels, size_t spat
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Validate.h"
@@ -87,7 +89,7 @@ SIMD_API void SimdSynetRelu32f(const float* src, size_t size, const float* slope
     SIMD_FAIL_IF(!src || !slope || !dst, "SimdSynetRelu32f: src, slope and dst must not be NULL");
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetRelu32f: size * sizeof(float) overflows size_t");
-    HWY_DYNAMIC_DISPATCH(simd::Relu32f)(src, size, *slope, dst);
+    SIMD_DISPATCH(simd::Relu32f)(src, size, *slope, dst);
 }
 
 SIMD_API void SimdSynetRestrictRange32f(const float* src, size_t size, const float* lower,
@@ -99,7 +101,7 @@ SIMD_API void SimdSynetRestrictRange32f(const float* src, size_t size, const flo
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetRestrictRange32f: size * sizeof(float) overflows size_t");
     SIMD_FAIL_IF(!(*lower <= *upper), "SimdSynetRestrictRange32f: lower must not exceed upper");
-    HWY_DYNAMIC_DISPATCH(simd::RestrictRange32f)(src, size, *lower, *upper, dst);
+    SIMD_DISPATCH(simd::RestrictRange32f)(src, size, *lower, *upper, dst);
 }
 
 SIMD_API void SimdSynetHswish32f(const float* src, size_t size, const float* shift,
@@ -110,12 +112,11 @@ SIMD_API void SimdSynetHswish32f(const float* src, size_t size, const float* shi
                  "SimdSynetHswish32f: src, shift, scale and dst must not be NULL");
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetHswish32f: size * sizeof(float) overflows size_t");
-    HWY_DYNAMIC_DISPATCH(simd::Hswish32f)(src, size, *shift, *scale, dst);
+    SIMD_DISPATCH(simd::Hswish32f)(src, size, *shift, *scale, dst);
 }
 
 SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, size_t channels,
-                                         size_t spatial, float* dst,
-                                         SimdTensorFormatType format) {
+                                         size_t spatial, float* dst, SimdTensorFormatType format) {
     simd::ClearLastError();
     simd::PerChannelShape shape{};
     if (!simd::ValidatePerChannel("SimdSynetPreluLayerForward", channels, spatial, format, 1,
@@ -124,7 +125,7 @@ SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, s
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !slope || !dst,
                  "SimdSynetPreluLayerForward: src, slope and dst must not be NULL");
-    HWY_DYNAMIC_DISPATCH(simd::Prelu32f)(src, slope, channels, spatial, shape.block,
-                                         format == SimdTensorFormatNhwc, dst);
+    SIMD_DISPATCH(simd::Prelu32f)
+    (src, slope, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
 }
 #endif  // HWY_ONCE

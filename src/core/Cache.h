@@ -8,8 +8,8 @@ namespace simd {
 // Output size in bytes from which non-temporal stores pay off: larger than the last-level
 // cache (measured: ~1.5x faster from DRAM, but slower for outputs that would have stayed in
 // L3). Read once: the environment variable SIMD_SYNET_STREAMING_THRESHOLD (bytes) when set
-// (the test suite sets it to 1 to run every streaming path), else the last-level cache size
-// from the OS, else 32 MiB.
+// (the test suite sets it to 1 to run every streaming path), else the size of the last-level
+// cache (sysfs, then sysconf), else 32 MiB.
 size_t StreamingThresholdBytes();
 
 }  // namespace simd

@@ -4,8 +4,10 @@
 namespace simd {
 
 // The last-error slot of the calling thread. Initial-exec TLS keeps access to one instruction,
-// so that resetting it on every successful call costs nothing measurable.
-extern thread_local const char* g_lastError __attribute__((tls_model("initial-exec")));
+// so that resetting it on every successful call costs nothing measurable. GCC's __thread, not
+// C++ thread_local: a thread_local with external linkage goes through a TLS-init wrapper that
+// GCC 12's UBSan instrumentation miscompiles (every store aborts as a null dereference).
+extern __thread const char* g_lastError __attribute__((tls_model("initial-exec")));
 
 // Every public entry point starts with this: a call that succeeds leaves no message behind.
 inline void ClearLastError() { g_lastError = nullptr; }

@@ -45,7 +45,7 @@ inline bool CheckedAdd(size_t a, size_t b, size_t* result) {
 // `count` rounded up to a multiple of `block` (a power of two), overflow-checked.
 inline bool CheckedAlign(size_t count, size_t block, size_t* result) {
     if (count > SIZE_MAX - (block - 1)) return false;
-    *result = (count + block - 1) / block * block;
+    *result = (count + block - 1) & ~(block - 1);
     return true;
 }
 

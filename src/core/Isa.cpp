@@ -36,6 +36,7 @@ size_t IsaAlignment() {
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 
@@ -46,11 +47,11 @@ HWY_EXPORT(IsaAlignment);
 
 SIMD_API const char* SimdSynetIsa(void) {
     simd::ClearLastError();
-    return HWY_DYNAMIC_DISPATCH(simd::IsaName)();
+    return SIMD_DISPATCH(simd::IsaName)();
 }
 
 SIMD_API size_t SimdAlignment(void) {
     simd::ClearLastError();
-    return HWY_DYNAMIC_DISPATCH(simd::IsaAlignment)();
+    return SIMD_DISPATCH(simd::IsaAlignment)();
 }
 #endif  // HWY_ONCE

@@ -119,7 +119,8 @@ HWY_INLINE void UnaryLoop(const float* src, size_t n, float* dst, const Op& op) 
 }
 
 // ----------------------------------------------------------------------------------------------
-// Per-channel: dst = op(d, x0, x1, p0, p1, p2) where x0/x1 come from one or two input tensors
+// Per-channel row primitives (the driver is PerChannel in core/PerChannel-inl.h):
+// dst = op(d, x0, x1, p0, p1, p2) where x0/x1 come from one or two input tensors
 // of the same layout and p0..p2 are the values of up to three per-channel parameter arrays at
 // the element's channel. An Op declares
 //     static constexpr int kInputs;   // 1 or 2
@@ -271,10 +272,11 @@ HWY_INLINE void PerChannelInterleaved(const Op& op, size_t C, size_t S, size_t s
                    a.params);
 }
 
-// Any image layout: block == 1 with nhwc false is NCHW, with nhwc true NHWC; block > 1 is the
-// blocked layout with that many channels per block (CA = channels rounded up to the block).
+// The row driver over any image layout (see PerChannel in core/PerChannel-inl.h, which uses it
+// for outputs streamed past the caches): one RowBroadcast per NCHW plane, one pattern run per
+// NHWC tensor or per block of a blocked layout.
 template <class Op, class TS, class TD, bool kStream>
-HWY_INLINE void PerChannelImpl(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
+HWY_INLINE void PerChannelRows(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
                                const ChannelArgs<TS, TD>& a) {
     if (block == 1) {
         if (nhwc)
@@ -292,18 +294,6 @@ HWY_INLINE void PerChannelImpl(const Op& op, size_t C, size_t S, size_t block, b
         blockArgs.dst = a.dst + offset;
         for (int k = 0; k < Op::kParams; ++k) blockArgs.params[k] = a.params[k] + b * block;
         PerChannelInterleaved<Op, TS, TD, kStream>(op, block, S, block, block, blockArgs);
-    }
-}
-
-template <class Op, class TS, class TD>
-HWY_INLINE void PerChannel(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
-                           const ChannelArgs<TS, TD>& a) {
-    const size_t aligned = (C + block - 1) / block * block;
-    if (WorthStreaming<TD>(aligned * S)) {
-        PerChannelImpl<Op, TS, TD, true>(op, C, S, block, nhwc, a);
-        hwy::FlushStream();
-    } else {
-        PerChannelImpl<Op, TS, TD, false>(op, C, S, block, nhwc, a);
     }
 }
 

@@ -14,7 +14,7 @@
 
 namespace simd {
 
-thread_local const char* g_lastError = nullptr;
+__thread const char* g_lastError = nullptr;
 
 namespace {
 thread_local char g_formattedError[256];

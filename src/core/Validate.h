@@ -3,6 +3,8 @@
 
 #include <cstddef>
 
+#include "hwy/base.h"  // HWY_LIKELY
+
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Format.h"
@@ -25,12 +27,18 @@ inline bool ValidatePerChannel(const char* function, size_t channels, size_t spa
     if (shape->block == 0)
         return SetLastErrorF("%s: format %d is not Nchw, Nhwc, Nchw4c, Nchw8c or Nchw16c",
                              function, static_cast<int>(format));
+    shape->empty = channels == 0 || spatial == 0;
+    // Common case in one branch: with both below 2^26 nothing can overflow
+    // ((2^26 + 15) * 2 * 2^26 * 4 < 2^64 for factor <= 2).
+    if (HWY_LIKELY(((channels | spatial) >> 26) == 0 && factor <= 2)) {
+        shape->aligned = (channels + shape->block - 1) & ~(shape->block - 1);
+        return true;
+    }
     size_t planes;
     if (!CheckedAlign(channels, shape->block, &shape->aligned) ||
         !CheckedMul(shape->aligned, factor, &planes) ||
         !FitsInMemory(planes, spatial, sizeof(float)))
         return SetLastErrorF("%s: channels * spatial is too large for memory", function);
-    shape->empty = channels == 0 || spatial == 0;
     return true;
 }
 

@@ -27,4 +27,55 @@ inline double Hswish(float x, float shift, float scale) {
     return std::max(std::min(double(x), double(shift)) + shift, 0.0) * scale * x;
 }
 
+// ---- Transcendental activations (TRANS): evaluated in double from the formulas of §3 and
+// §4.10. The FP32 result must be within 1e-5*|ref| + 1e-6 of these.
+
+// x >= 0 ? x : alpha*(exp(x) - 1); exp(x) - 1 via std::expm1 so that the reference itself does
+// not lose digits to cancellation near 0.
+inline double Elu(float x, float alpha) {
+    return x >= 0.0f ? double(x) : double(alpha) * std::expm1(double(x));
+}
+
+// 1/(1 + exp(-x*slope)).
+inline double Sigmoid(float x, float slope) {
+    return 1.0 / (1.0 + std::exp(-double(x) * double(slope)));
+}
+
+// x > threshold ? x : log(1 + exp(x*beta))/beta. Beyond y = 700 the double exp overflows, so
+// there the identical log(1 + e^y) = y + log(1 + e^-y) is used.
+inline double Softplus(float x, float beta, float threshold) {
+    if (x > threshold) return x;
+    const double y = double(x) * double(beta);
+    const double soft = y > 700.0 ? y + std::log1p(std::exp(-y)) : std::log1p(std::exp(y));
+    return soft / double(beta);
+}
+
+// tanh(x*slope).
+inline double Tanh(float x, float slope) {
+    return std::tanh(double(x) * double(slope));
+}
+
+// SimdSynetUnaryOperation32fLayerForward. Abs, Neg, Sqrt and Zero are EXACT (FP32 results),
+// the others double.
+inline double UnaryOperation(float x, int type) {
+    switch (type) {
+        case 0:
+            return std::fabs(x);
+        case 1:
+            return std::exp(double(x));
+        case 2:
+            return std::log(double(x));
+        case 3:
+            return -x;
+        case 4:
+            return 1.0 / std::sqrt(double(x));
+        case 5:
+            return std::sqrt(x);
+        case 6:
+            return std::tanh(double(x));
+        default:
+            return 0.0;
+    }
+}
+
 }  // namespace ref

@@ -1,0 +1,380 @@
+// The per-channel loop driver: PerChannel applies an Op (interface in core/Loops-inl.h) over
+// a tensor in NCHW, NHWC or a blocked layout.
+//
+// Outputs larger than the last-level cache go through the simple row driver of Loops-inl.h
+// with non-temporal stores (DRAM-bound, so nothing below matters there). Everything else takes
+// the traversals below, tuned for cache-resident data:
+//
+// In a contiguous interleaved run of C channels (NHWC, or one block of a blocked layout) the
+// parameters repeat with a period of C elements, i.e. of R = lcm(C, L)/L = C/gcd(C, L)
+// vectors. When R <= 4 (every blocked layout on SIMD targets, NHWC with C = 1, 2, 3, 4, 6, 8,
+// 12, 16, 24, 32, 48, 64 on AVX-512, ...) the R parameter vectors of each array are built once
+// and kept in registers for the whole run: the loop then does one load and one store per
+// vector, like a plain stream. Core's PerChannelInterleaved instead refills a pattern buffer
+// of ~256 elements per call and loads the parameters from it for every vector, which cost
+// 2-10x in L1/L2-resident cases. Long periods that are whole groups of 4 vectors run as one
+// loop that loads the parameters next to the data; the remaining (odd) periods go to core
+// PerChannelInterleaved. NCHW planes use the same main loop with broadcast parameters.
+// All main loops process groups of 4 vectors and, with 512-bit vectors, load one group ahead.
+//
+// Per-target include guard: this header is re-included once per Highway target.
+#if defined(SIMD_SYNET_CORE_PER_CHANNEL_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SIMD_SYNET_CORE_PER_CHANNEL_INL_H_
+#undef SIMD_SYNET_CORE_PER_CHANNEL_INL_H_
+#else
+#define SIMD_SYNET_CORE_PER_CHANNEL_INL_H_
+#endif
+
+#include <cstddef>
+
+#include "hwy/highway.h"
+#include "core/Loops-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+
+// Longest pattern kept in registers, in vectors.
+constexpr size_t kMaxRegisterPattern = 4;
+
+// Whether the main loops load the inputs of the next group of vectors before storing the
+// results of the current one (software pipelining). Measured on Zen4 with L1-resident data:
+// with 512-bit vectors it is ~10% faster than load-compute-store per group (and in L2 less
+// sensitive to 4 KiB aliasing between src and dst); with 256-bit vectors it is ~10% slower.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+constexpr bool kLoadAhead = true;
+#else
+constexpr bool kLoadAhead = false;
+#endif
+
+// The I-th of four values chosen at compile time (vectors cannot live in arrays on every
+// target: SVE vectors are sizeless).
+template <size_t I, class V>
+HWY_INLINE V PickVec(V a, V b, V c, V e) {
+    if constexpr (I == 0) return a;
+    if constexpr (I == 1) return b;
+    if constexpr (I == 2) return c;
+    return e;
+}
+
+// Whether DirectPattern can build the parameter pattern of a run of C channels from vector
+// loads: C a multiple of L, or C dividing L with at most 4 repetitions (every blocked layout on
+// SIMD targets, NHWC with C = 1 or a multiple of L). Other periods go through a buffer.
+inline bool PatternIsDirect(size_t C) {
+    const size_t L = hn::Lanes(DF());
+    if (C % L == 0 || C == 1) return true;
+#if HWY_TARGET != HWY_SCALAR
+    return 2 * C == L || 4 * C == L;
+#else
+    return false;
+#endif
+}
+
+// Vector r of the pattern of p for a run of C channels (lane j is p[(r*L + j) % C]), built
+// without reading past p[C - 1] (the parameter array of the last block ends there).
+// Requires PatternIsDirect(C).
+template <class D>
+HWY_INLINE hn::Vec<D> DirectPattern(D d, const float* p, size_t C, size_t r) {
+    const size_t L = hn::Lanes(d);
+    if (C % L == 0) return hn::LoadU(d, p + r * L);
+    if (C == 1) return hn::Set(d, p[0]);
+#if HWY_TARGET != HWY_SCALAR
+    const hn::Half<D> dh;
+    if (2 * C == L) {
+        const auto h = hn::LoadU(dh, p);
+        return hn::Combine(d, h, h);
+    }
+    const hn::Half<decltype(dh)> dq;
+    const auto q = hn::LoadU(dq, p);
+    const auto h = hn::Combine(dh, q, q);
+    return hn::Combine(d, h, h);
+#else
+    return hn::LoadU(d, p);
+#endif
+}
+
+// The main loop of a run: groups of kVectors = 4 vectors (3 when R == 3, so that a group
+// is a whole number of pattern periods); vector v of a group uses the pattern vectors
+// PickVec<v % R>(pKa, pKb, pKc, pKd) of parameter array K. Returns the number of elements
+// done, a multiple of the group size; the caller finishes the tail.
+//
+// With kLoadAhead the inputs of group g + 1 are loaded before the results of group g are
+// stored. In place stays safe either way: every element is loaded before it is stored.
+template <size_t R, class Op, class TS, class TD, class V>
+HWY_INLINE size_t GroupLoop(const Op& op, size_t n, const TS* s0, const TS* s1, TD* dst, V p0a,
+                            V p0b, V p0c, V p0d, V p1a, V p1b, V p1c, V p1d, V p2a, V p2b, V p2c,
+                            V p2d) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    constexpr size_t kVectors = R == 3 ? 3 : 4;
+    const size_t G = kVectors * L;
+    if (n < G) return 0;
+        // Inputs of the current group: a* from src0, b* from src1 (zero when absent).
+#define SIMD_SYNET_LOAD(V_, I_)                     \
+    a##V_ = LoadInput<Op>(d, s0, (I_) + V_ * L, 0); \
+    b##V_ = LoadInput<Op>(d, s1, (I_) + V_ * L, 1);
+#define SIMD_SYNET_LOAD_GROUP(I_)  \
+    SIMD_SYNET_LOAD(0, I_)         \
+    SIMD_SYNET_LOAD(1, I_)         \
+    SIMD_SYNET_LOAD(2, I_)         \
+    if constexpr (kVectors == 4) { \
+        SIMD_SYNET_LOAD(3, I_)     \
+    }
+    V a0, a1, a2, a3 = hn::Zero(d), b0, b1, b2, b3 = hn::Zero(d);
+    if constexpr (kLoadAhead) {
+        SIMD_SYNET_LOAD_GROUP(0)
+    }
+#define SIMD_SYNET_OP(V_)                                                                         \
+    op(d, a##V_, b##V_, PickVec<V_ % R>(p0a, p0b, p0c, p0d), PickVec<V_ % R>(p1a, p1b, p1c, p1d), \
+       PickVec<V_ % R>(p2a, p2b, p2c, p2d))
+    size_t i = 0;
+    for (; i + (kLoadAhead ? 2 * G : G) <= n; i += G) {
+        if constexpr (!kLoadAhead) {
+            SIMD_SYNET_LOAD_GROUP(i)
+        }
+        const V r0 = SIMD_SYNET_OP(0);
+        const V r1 = SIMD_SYNET_OP(1);
+        const V r2 = SIMD_SYNET_OP(2);
+        const V r3 = kVectors == 4 ? SIMD_SYNET_OP(3) : hn::Zero(d);
+        if constexpr (kLoadAhead) {
+            SIMD_SYNET_LOAD_GROUP(i + G)
+        }
+        StoreFromFloat(d, r0, dst + i + 0 * L);
+        StoreFromFloat(d, r1, dst + i + 1 * L);
+        StoreFromFloat(d, r2, dst + i + 2 * L);
+        if constexpr (kVectors == 4) StoreFromFloat(d, r3, dst + i + 3 * L);
+    }
+    if constexpr (kLoadAhead) {
+        StoreFromFloat(d, SIMD_SYNET_OP(0), dst + i + 0 * L);
+        StoreFromFloat(d, SIMD_SYNET_OP(1), dst + i + 1 * L);
+        StoreFromFloat(d, SIMD_SYNET_OP(2), dst + i + 2 * L);
+        if constexpr (kVectors == 4) StoreFromFloat(d, SIMD_SYNET_OP(3), dst + i + 3 * L);
+        i += G;
+    }
+#undef SIMD_SYNET_OP
+#undef SIMD_SYNET_LOAD_GROUP
+#undef SIMD_SYNET_LOAD
+    return i;
+}
+
+// n elements of a contiguous run whose element j uses params[k][j % C], where the parameter
+// pattern is R = C/gcd(C, L) vectors long; `direct` is PatternIsDirect(C).
+template <size_t R, class Op, class TS, class TD>
+HWY_INLINE void RegisterPatternRun(const Op& op, size_t C, size_t n, const TS* s0, const TS* s1,
+                                   TD* dst, const float* const* params, bool direct) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    // Whole periods per group of the main loop: 4 vectors, or 3 when the period is 3.
+    constexpr size_t kVectors = R == 3 ? 3 : 4;
+    // The pattern over one group (kVectors vectors, a whole number of periods): built element
+    // by element for the periods that DirectPattern cannot produce, and spilled here for the
+    // tail.
+    constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
+    HWY_ALIGN float buffer[3][kVectors * kMaxLanes];
+    if (!direct)
+        for (int k = 0; k < Op::kParams; ++k)
+            for (size_t j = 0, c = 0; j < kVectors * L; ++j, c = (c + 1 == C ? 0 : c + 1))
+                buffer[k][j] = params[k][c];
+#define SIMD_SYNET_PATTERN(K_, V_)                                                  \
+    ((K_) < Op::kParams && (V_) < R                                                 \
+         ? (direct ? DirectPattern(d, params[(K_) < Op::kParams ? (K_) : 0], C, V_) \
+                   : hn::Load(d, buffer[K_] + (V_)*L))                              \
+         : hn::Zero(d))
+    size_t i =
+        GroupLoop<R>(op, n, s0, s1, dst, SIMD_SYNET_PATTERN(0, 0), SIMD_SYNET_PATTERN(0, 1),
+                     SIMD_SYNET_PATTERN(0, 2), SIMD_SYNET_PATTERN(0, 3), SIMD_SYNET_PATTERN(1, 0),
+                     SIMD_SYNET_PATTERN(1, 1), SIMD_SYNET_PATTERN(1, 2), SIMD_SYNET_PATTERN(1, 3),
+                     SIMD_SYNET_PATTERN(2, 0), SIMD_SYNET_PATTERN(2, 1), SIMD_SYNET_PATTERN(2, 2),
+                     SIMD_SYNET_PATTERN(2, 3));
+#undef SIMD_SYNET_PATTERN
+    if (i == n) return;
+    // Tail (less than one group). i is a multiple of the period here, so element i + j uses
+    // buffer[k][j] (j < kVectors*L).
+    if (direct) {
+        for (int k = 0; k < Op::kParams; ++k)
+            for (size_t v = 0; v < kVectors; ++v)
+                hn::Store(DirectPattern(d, params[k], C, v % R), d, buffer[k] + v * L);
+    }
+    const float* const pattern[3] = {buffer[0], buffer[1], buffer[2]};
+    size_t j = 0;
+    for (; i + L <= n; i += L, j += L)
+        StoreFromFloat(d,
+                       op(d, LoadInput<Op>(d, s0, i, 0), LoadInput<Op>(d, s1, i, 1),
+                          LoadParam<Op>(d, pattern, j, 0), LoadParam<Op>(d, pattern, j, 1),
+                          LoadParam<Op>(d, pattern, j, 2)),
+                       dst + i);
+    const DF1 d1;
+    for (; i < n; ++i, ++j)
+        StoreFromFloat(d1,
+                       op(d1, LoadInput<Op>(d1, s0, i, 0), LoadInput<Op>(d1, s1, i, 1),
+                          LoadParam<Op>(d1, pattern, j, 0), LoadParam<Op>(d1, pattern, j, 1),
+                          LoadParam<Op>(d1, pattern, j, 2)),
+                       dst + i);
+}
+
+// A contiguous run of n elements, n a multiple of C, whose element j uses params[k][j % C],
+// for a long period: C a multiple of the group of 4 vectors (NHWC with 64, 128, 256 ...
+// channels on AVX-512). Structured like GroupLoop, with the parameters loaded next to each
+// vector from the arrays themselves; one loop over the whole run instead of one per pixel.
+// (n is a multiple of C, hence of the group: there is no tail.)
+template <class Op, class TS, class TD>
+HWY_INLINE void LongPeriodRun(const Op& op, size_t C, size_t n, const TS* s0, const TS* s1, TD* dst,
+                              const float* const* params) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    const size_t G = 4 * L;
+    using V = hn::Vec<DF>;
+#define SIMD_SYNET_LOAD(V_, I_)                     \
+    a##V_ = LoadInput<Op>(d, s0, (I_) + V_ * L, 0); \
+    b##V_ = LoadInput<Op>(d, s1, (I_) + V_ * L, 1);
+#define SIMD_SYNET_OP(V_)                                        \
+    op(d, a##V_, b##V_, LoadParam<Op>(d, params, j + V_ * L, 0), \
+       LoadParam<Op>(d, params, j + V_ * L, 1), LoadParam<Op>(d, params, j + V_ * L, 2))
+#define SIMD_SYNET_LOAD_GROUP(I_) \
+    SIMD_SYNET_LOAD(0, I_)        \
+    SIMD_SYNET_LOAD(1, I_)        \
+    SIMD_SYNET_LOAD(2, I_)        \
+    SIMD_SYNET_LOAD(3, I_)
+    V a0, a1, a2, a3, b0, b1, b2, b3;
+    if constexpr (kLoadAhead) {
+        SIMD_SYNET_LOAD_GROUP(0)
+    }
+    size_t i = 0, j = 0;  // j = i % C
+    for (; i + (kLoadAhead ? 2 * G : G) <= n; i += G) {
+        if constexpr (!kLoadAhead) {
+            SIMD_SYNET_LOAD_GROUP(i)
+        }
+        const V r0 = SIMD_SYNET_OP(0);
+        const V r1 = SIMD_SYNET_OP(1);
+        const V r2 = SIMD_SYNET_OP(2);
+        const V r3 = SIMD_SYNET_OP(3);
+        if constexpr (kLoadAhead) {
+            SIMD_SYNET_LOAD_GROUP(i + G)
+        }
+        StoreFromFloat(d, r0, dst + i + 0 * L);
+        StoreFromFloat(d, r1, dst + i + 1 * L);
+        StoreFromFloat(d, r2, dst + i + 2 * L);
+        StoreFromFloat(d, r3, dst + i + 3 * L);
+        j += G;
+        if (j == C) j = 0;
+    }
+    if constexpr (kLoadAhead) {
+        StoreFromFloat(d, SIMD_SYNET_OP(0), dst + i + 0 * L);
+        StoreFromFloat(d, SIMD_SYNET_OP(1), dst + i + 1 * L);
+        StoreFromFloat(d, SIMD_SYNET_OP(2), dst + i + 2 * L);
+        StoreFromFloat(d, SIMD_SYNET_OP(3), dst + i + 3 * L);
+    }
+#undef SIMD_SYNET_OP
+#undef SIMD_SYNET_LOAD_GROUP
+#undef SIMD_SYNET_LOAD
+}
+
+// n consecutive elements that all use the parameter values v0, v1, v2 (an NCHW plane).
+template <class Op, class TS, class TD>
+HWY_INLINE void BroadcastRow(const Op& op, size_t n, const TS* s0, const TS* s1, TD* dst, float v0,
+                             float v1, float v2) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    const auto q0 = hn::Set(d, v0), q1 = hn::Set(d, v1), q2 = hn::Set(d, v2);
+    size_t i = GroupLoop<1>(op, n, s0, s1, dst, q0, q0, q0, q0, q1, q1, q1, q1, q2, q2, q2, q2);
+    for (; i + L <= n; i += L)
+        StoreFromFloat(d, op(d, LoadInput<Op>(d, s0, i, 0), LoadInput<Op>(d, s1, i, 1), q0, q1, q2),
+                       dst + i);
+    const DF1 d1;
+    for (; i < n; ++i)
+        StoreFromFloat(d1,
+                       op(d1, LoadInput<Op>(d1, s0, i, 0), LoadInput<Op>(d1, s1, i, 1),
+                          hn::Set(d1, v0), hn::Set(d1, v1), hn::Set(d1, v2)),
+                       dst + i);
+}
+
+// NCHW: channel c is a contiguous plane of S elements.
+template <class Op, class TS, class TD>
+HWY_INLINE void NchwPlanes(const Op& op, size_t C, size_t S, const ChannelArgs<TS, TD>& a) {
+    for (size_t c = 0; c < C; ++c) {
+        const float v0 = Op::kParams > 0 ? a.params[0][c] : 0.0f;
+        const float v1 = Op::kParams > 1 ? a.params[1][c] : 0.0f;
+        const float v2 = Op::kParams > 2 ? a.params[2][c] : 0.0f;
+        BroadcastRow(op, S, a.src0 + c * S, Op::kInputs > 1 ? a.src1 + c * S : nullptr,
+                     a.dst + c * S, v0, v1, v2);
+    }
+}
+
+// Vectors per parameter period of a run of C interleaved channels: C/gcd(C, L), computed
+// with shifts for the usual power-of-two counts (a division costs as much as a few vectors).
+inline size_t PatternVectors(size_t C) {
+    const size_t L = hn::Lanes(DF());
+    if ((C & (C - 1)) == 0) return C > L ? C >> __builtin_ctzll(L) : 1;
+    return C / Gcd(C, L);
+}
+
+// S contiguous pixels of C channels (NHWC, or one block with C = block); R and direct are
+// PatternVectors(C) and PatternIsDirect(C), computed once per call by the caller.
+template <class Op, class TS, class TD>
+HWY_INLINE void InterleavedRun(const Op& op, size_t C, size_t S, size_t R, bool direct,
+                               const ChannelArgs<TS, TD>& a) {
+    const TS* s0 = a.src0;
+    const TS* s1 = Op::kInputs > 1 ? a.src1 : nullptr;
+    const size_t n = S * C;
+    switch (R) {
+        case 1:
+            return RegisterPatternRun<1>(op, C, n, s0, s1, a.dst, a.params, direct);
+        case 2:
+            return RegisterPatternRun<2>(op, C, n, s0, s1, a.dst, a.params, direct);
+        case 3:
+            return RegisterPatternRun<3>(op, C, n, s0, s1, a.dst, a.params, direct);
+        case 4:
+            return RegisterPatternRun<4>(op, C, n, s0, s1, a.dst, a.params, direct);
+        default:
+            if (C % (4 * hn::Lanes(DF())) == 0)
+                return LongPeriodRun(op, C, n, s0, s1, a.dst, a.params);
+            return PerChannelInterleaved(op, C, S, C, C, a);
+    }
+}
+
+// Cache-resident traversal (block 1: NCHW or NHWC; block > 1: blocked layout).
+template <class Op, class TS, class TD>
+HWY_INLINE void PerChannelCached(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
+                                const ChannelArgs<TS, TD>& a) {
+    if (block == 1) {
+        if (nhwc)
+            InterleavedRun(op, C, S, PatternVectors(C), PatternIsDirect(C), a);
+        else
+            NchwPlanes(op, C, S, a);
+        return;
+    }
+    // block is 4, 8 or 16.
+    const size_t blocks = (C + block - 1) >> __builtin_ctzll(block);
+    const size_t R = PatternVectors(block);
+    const bool direct = PatternIsDirect(block);
+    for (size_t b = 0; b < blocks; ++b) {
+        const size_t offset = b * S * block;
+        ChannelArgs<TS, TD> blockArgs = a;
+        blockArgs.src0 = a.src0 + offset;
+        blockArgs.src1 = Op::kInputs > 1 ? a.src1 + offset : nullptr;
+        blockArgs.dst = a.dst + offset;
+        for (int k = 0; k < Op::kParams; ++k) blockArgs.params[k] = a.params[k] + b * block;
+        InterleavedRun(op, block, S, R, direct, blockArgs);
+    }
+}
+
+// dst = op(src0[, src1], params) over C channels of S pixels: block == 1 with nhwc false is
+// NCHW, with nhwc true NHWC; block > 1 is the blocked layout with that many channels per block
+// (the padded lanes of the last block are computed too).
+template <class Op, class TS, class TD>
+HWY_INLINE void PerChannel(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
+                           const ChannelArgs<TS, TD>& a) {
+    const size_t aligned = (C + block - 1) & ~(block - 1);  // block is a power of two
+    if (WorthStreaming<TD>(aligned * S)) {
+        PerChannelRows<Op, TS, TD, true>(op, C, S, block, nhwc, a);
+        hwy::FlushStream();
+    } else {
+        PerChannelCached(op, C, S, block, nhwc, a);
+    }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // SIMD_SYNET_CORE_PER_CHANNEL_INL_H_

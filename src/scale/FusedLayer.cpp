@@ -1,0 +1,197 @@
+// Fused per-channel layers that map one tensor (or two of the same shape) onto one of the
+// same shape: SimdSynetFusedLayerForward0/1/2/3/8 (SUPPLEMENT.md §4.4). Types 4 and 9 change
+// the channel count and live in FusedConcat.cpp.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "scale/FusedLayer.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "core/Loops-inl.h"
+#include "core/PerChannel-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+
+// x = src + bias; (x - |x|)*scale + max(0, x).
+struct Fused0Op {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 2;
+    template <class D, class V>
+    HWY_INLINE V operator()(D d, V src, V, V bias, V scale, V) const {
+        const V x = hn::Add(src, bias);
+        return hn::MulAdd(hn::Sub(x, hn::Abs(x)), scale, hn::Max(x, hn::Zero(d)));
+    }
+};
+
+// x = src + bias0; (max(0, -x)*scale1 + bias1) + max(0, x).
+struct Fused1Op {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 3;
+    template <class D, class V>
+    HWY_INLINE V operator()(D d, V src, V, V bias0, V scale1, V bias1) const {
+        const V x = hn::Add(src, bias0);
+        const V zero = hn::Zero(d);
+        return hn::Add(hn::MulAdd(hn::Max(hn::Neg(x), zero), scale1, bias1), hn::Max(x, zero));
+    }
+};
+
+// x = src*scale + bias; max(0, x) + min(0, x)*slope with one slope for the whole tensor.
+struct Fused2Op {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 2;
+    float slope;
+    template <class D, class V>
+    HWY_INLINE V operator()(D d, V src, V, V scale, V bias, V) const {
+        const V x = hn::MulAdd(src, scale, bias);
+        const V zero = hn::Zero(d);
+        return hn::MulAdd(hn::Min(x, zero), hn::Set(d, slope), hn::Max(x, zero));
+    }
+};
+
+// x = src + bias; max(0, x) + min(0, x)*slope[c].
+struct Fused3Op {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 2;
+    template <class D, class V>
+    HWY_INLINE V operator()(D d, V src, V, V bias, V slope, V) const {
+        const V x = hn::Add(src, bias);
+        const V zero = hn::Zero(d);
+        return hn::MulAdd(hn::Min(x, zero), slope, hn::Max(x, zero));
+    }
+};
+
+// src0 + src1*scale.
+struct Fused8Op {
+    static constexpr int kInputs = 2;
+    static constexpr int kParams = 1;
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V src0, V src1, V scale, V, V) const {
+        return hn::MulAdd(src1, scale, src0);
+    }
+};
+
+void Fused0(const float* src, const float* bias, const float* scale, size_t channels,
+            size_t spatial, size_t block, bool nhwc, float* dst) {
+    ChannelArgs<float, float> args{src, nullptr, {bias, scale, nullptr}, dst};
+    PerChannel(Fused0Op{}, channels, spatial, block, nhwc, args);
+}
+
+void Fused1(const float* src, const float* bias0, const float* scale1, const float* bias1,
+            size_t channels, size_t spatial, size_t block, bool nhwc, float* dst) {
+    ChannelArgs<float, float> args{src, nullptr, {bias0, scale1, bias1}, dst};
+    PerChannel(Fused1Op{}, channels, spatial, block, nhwc, args);
+}
+
+void Fused2(const float* src, const float* scale, const float* bias, float slope, size_t channels,
+            size_t spatial, size_t block, bool nhwc, float* dst) {
+    ChannelArgs<float, float> args{src, nullptr, {scale, bias, nullptr}, dst};
+    PerChannel(Fused2Op{slope}, channels, spatial, block, nhwc, args);
+}
+
+void Fused3(const float* src, const float* bias, const float* slope, size_t channels,
+            size_t spatial, size_t block, bool nhwc, float* dst) {
+    ChannelArgs<float, float> args{src, nullptr, {bias, slope, nullptr}, dst};
+    PerChannel(Fused3Op{}, channels, spatial, block, nhwc, args);
+}
+
+void Fused8(const float* src0, const float* src1, const float* scale, size_t channels,
+            size_t spatial, size_t block, bool nhwc, float* dst) {
+    ChannelArgs<float, float> args{src0, src1, {scale, nullptr, nullptr}, dst};
+    PerChannel(Fused8Op{}, channels, spatial, block, nhwc, args);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "core/Dispatch.h"
+#include "SimdSynet.h"
+#include "core/Error.h"
+#include "core/Validate.h"
+
+namespace simd {
+HWY_EXPORT(Fused0);
+HWY_EXPORT(Fused1);
+HWY_EXPORT(Fused2);
+HWY_EXPORT(Fused3);
+HWY_EXPORT(Fused8);
+}  // namespace simd
+
+SIMD_API void SimdSynetFusedLayerForward0(const float* src, const float* bias, const float* scale,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format) {
+    simd::ClearLastError();
+    simd::PerChannelShape shape{};
+    if (!simd::ValidatePerChannel("SimdSynetFusedLayerForward0", channels, spatial, format, 1,
+                                  &shape))
+        return;
+    if (shape.empty) return;
+    SIMD_FAIL_IF(!src || !bias || !scale || !dst,
+                 "SimdSynetFusedLayerForward0: src, bias, scale and dst must not be NULL");
+    SIMD_DISPATCH(simd::Fused0)
+    (src, bias, scale, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+}
+
+SIMD_API void SimdSynetFusedLayerForward1(const float* src, const float* bias0, const float* scale1,
+                                          const float* bias1, size_t channels, size_t spatial,
+                                          float* dst, SimdTensorFormatType format) {
+    simd::ClearLastError();
+    simd::PerChannelShape shape{};
+    if (!simd::ValidatePerChannel("SimdSynetFusedLayerForward1", channels, spatial, format, 1,
+                                  &shape))
+        return;
+    if (shape.empty) return;
+    SIMD_FAIL_IF(!src || !bias0 || !scale1 || !bias1 || !dst,
+                 "SimdSynetFusedLayerForward1: src, bias0, scale1, bias1 and dst must not be NULL");
+    SIMD_DISPATCH(simd::Fused1)
+    (src, bias0, scale1, bias1, channels, spatial, shape.block, format == SimdTensorFormatNhwc,
+     dst);
+}
+
+SIMD_API void SimdSynetFusedLayerForward2(const float* src, const float* scale, const float* bias,
+                                          size_t channels, size_t spatial, const float* slope,
+                                          float* dst, SimdTensorFormatType format) {
+    simd::ClearLastError();
+    simd::PerChannelShape shape{};
+    if (!simd::ValidatePerChannel("SimdSynetFusedLayerForward2", channels, spatial, format, 1,
+                                  &shape))
+        return;
+    if (shape.empty) return;
+    SIMD_FAIL_IF(!src || !scale || !bias || !slope || !dst,
+                 "SimdSynetFusedLayerForward2: src, scale, bias, slope and dst must not be NULL");
+    SIMD_DISPATCH(simd::Fused2)
+    (src, scale, bias, *slope, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+}
+
+// SUPPLEMENT.md §16.1: the second argument is the bias, the third the slope.
+SIMD_API void SimdSynetFusedLayerForward3(const float* src, const float* scale, const float* bias,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format) {
+    simd::ClearLastError();
+    simd::PerChannelShape shape{};
+    if (!simd::ValidatePerChannel("SimdSynetFusedLayerForward3", channels, spatial, format, 1,
+                                  &shape))
+        return;
+    if (shape.empty) return;
+    SIMD_FAIL_IF(!src || !scale || !bias || !dst,
+                 "SimdSynetFusedLayerForward3: src, scale, bias and dst must not be NULL");
+    SIMD_DISPATCH(simd::Fused3)
+    (src, scale, bias, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+}
+
+SIMD_API void SimdSynetFusedLayerForward8(const float* src0, const float* src1, const float* src2,
+                                          size_t channels, size_t spatial, float* dst,
+                                          SimdTensorFormatType format) {
+    simd::ClearLastError();
+    simd::PerChannelShape shape{};
+    if (!simd::ValidatePerChannel("SimdSynetFusedLayerForward8", channels, spatial, format, 1,
+                                  &shape))
+        return;
+    if (shape.empty) return;
+    SIMD_FAIL_IF(!src0 || !src1 || !src2 || !dst,
+                 "SimdSynetFusedLayerForward8: src0, src1, src2 and dst must not be NULL");
+    SIMD_DISPATCH(simd::Fused8)
+    (src0, src1, src2, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+}
+#endif  // HWY_ONCE

@@ -1,0 +1,97 @@
+// Per-channel affine layers: SimdSynetAddBias (SUPPLEMENT.md §4.1) and
+// SimdSynetScaleLayerForward (§4.2).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "scale/ScaleLayer.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "core/Loops-inl.h"
+#include "core/PerChannel-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+
+struct AddBiasOp {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 1;
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V x, V, V bias, V, V) const {
+        return hn::Add(x, bias);
+    }
+};
+
+struct ScaleBiasOp {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 2;
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V x, V, V scale, V bias, V) const {
+        return hn::MulAdd(x, scale, bias);
+    }
+};
+
+// Without a bias the result is the product itself: adding +0 would turn -0 into +0.
+struct ScaleOnlyOp {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 1;
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V x, V, V scale, V, V) const {
+        return hn::Mul(x, scale);
+    }
+};
+
+void AddBias(const float* bias, size_t channels, size_t spatial, size_t block, bool nhwc,
+             float* dst) {
+    ChannelArgs<float, float> args{dst, nullptr, {bias, nullptr, nullptr}, dst};
+    PerChannel(AddBiasOp{}, channels, spatial, block, nhwc, args);
+}
+
+void ScaleLayer(const float* src, const float* scale, const float* bias, size_t channels,
+                size_t spatial, size_t block, bool nhwc, float* dst) {
+    ChannelArgs<float, float> args{src, nullptr, {scale, bias, nullptr}, dst};
+    if (bias)
+        PerChannel(ScaleBiasOp{}, channels, spatial, block, nhwc, args);
+    else
+        PerChannel(ScaleOnlyOp{}, channels, spatial, block, nhwc, args);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "core/Dispatch.h"
+#include "SimdSynet.h"
+#include "core/Error.h"
+#include "core/Validate.h"
+
+namespace simd {
+HWY_EXPORT(AddBias);
+HWY_EXPORT(ScaleLayer);
+}  // namespace simd
+
+SIMD_API void SimdSynetAddBias(const float* bias, size_t channels, size_t spatial, float* dst,
+                               SimdTensorFormatType format) {
+    simd::ClearLastError();
+    simd::PerChannelShape shape{};
+    if (!simd::ValidatePerChannel("SimdSynetAddBias", channels, spatial, format, 1, &shape)) return;
+    if (shape.empty) return;
+    SIMD_FAIL_IF(!bias || !dst, "SimdSynetAddBias: bias and dst must not be NULL");
+    SIMD_DISPATCH(simd::AddBias)
+    (bias, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+}
+
+SIMD_API void SimdSynetScaleLayerForward(const float* src, const float* scale, const float* bias,
+                                         size_t channels, size_t spatial, float* dst,
+                                         SimdTensorFormatType format) {
+    simd::ClearLastError();
+    simd::PerChannelShape shape{};
+    if (!simd::ValidatePerChannel("SimdSynetScaleLayerForward", channels, spatial, format, 1,
+                                  &shape))
+        return;
+    if (shape.empty) return;
+    SIMD_FAIL_IF(!src || !scale || !dst,
+                 "SimdSynetScaleLayerForward: src, scale and dst must not be NULL");
+    SIMD_DISPATCH(simd::ScaleLayer)
+    (src, scale, bias, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+}
+#endif  // HWY_ONCE
