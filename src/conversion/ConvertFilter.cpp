@@ -18,10 +18,15 @@ HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
+// Helpers have internal linkage: other families may name theirs alike.
+namespace {
+
 // Row k*I + i of a (k, i)-major layout for the (i, k)-major index m = i*K + k.
 HWY_INLINE size_t KernelMajorRow(size_t m, size_t I, size_t K) {
     return (m % K) * I + m / K;
 }
+
+}  // namespace
 
 // `srcBlock`/`dstBlock` are 1 for Oiyx/Yxio (told apart by the yxio flags) and N for the
 // blocked layouts; the entry point has checked that the pair is supported and not identical.
@@ -73,6 +78,7 @@ void ConvertFilter(size_t O, size_t I, size_t K, const float* src, size_t srcBlo
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Format.h"
@@ -108,7 +114,7 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
         std::memcpy(dst, src, total * sizeof(float));
         return;
     }
-    HWY_DYNAMIC_DISPATCH(simd::ConvertFilter)
+    SIMD_DISPATCH(simd::ConvertFilter)
     (output, input, kernel, src, srcBlock, srcFormat == SimdTensorFormatYxio, dst, dstBlock,
      dstFormat == SimdTensorFormatYxio);
 }

@@ -12,6 +12,9 @@ HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
+// Helpers have internal linkage: other families may name theirs alike.
+namespace {
+
 // One image, NCHW (C planes of S) to NHWC (S pixels of C).
 HWY_INLINE void NchwToNhwc(const float* src, size_t C, size_t S, float* dst) {
     if (C == 1 || S == 1) {
@@ -72,6 +75,8 @@ HWY_INLINE void BlockedToNchw(const float* src, size_t C, size_t S, size_t N, fl
     }
 }
 
+}  // namespace
+
 // `srcBlock`/`dstBlock` are 1 for Nchw/Nhwc (told apart by the nhwc flags) and N for the
 // blocked layouts; the entry point has checked that the pair is supported and not identical.
 void ConvertImage(size_t batch, size_t C, size_t S, const float* src, size_t srcBlock, bool srcNhwc,
@@ -103,6 +108,7 @@ void ConvertImage(size_t batch, size_t C, size_t S, const float* src, size_t src
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Format.h"
@@ -139,7 +145,7 @@ SIMD_API void SimdSynetConvertImage(size_t batch, size_t channels, size_t spatia
         std::memcpy(dst, src, total * sizeof(float));
         return;
     }
-    HWY_DYNAMIC_DISPATCH(simd::ConvertImage)
+    SIMD_DISPATCH(simd::ConvertImage)
     (batch, channels, spatial, src, srcBlock, srcFormat == SimdTensorFormatNhwc, dst, dstBlock,
      dstFormat == SimdTensorFormatNhwc);
 }

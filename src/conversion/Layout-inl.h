@@ -22,6 +22,9 @@ HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
+// Internal linkage: other families may name their helpers alike.
+namespace {
+
 // ----------------------------------------------------------------------------------------------
 // Tiled transpose.
 
@@ -385,6 +388,8 @@ HWY_INLINE void BlockedToInterleaved(const float* src, size_t C, size_t S, size_
     else
         BlockedToInterleavedN<16>(src, C, S, dst);
 }
+
+}  // namespace
 
 }  // namespace HWY_NAMESPACE
 }  // namespace simd

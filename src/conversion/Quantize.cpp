@@ -6,12 +6,15 @@
 
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
-#include "conversion/Dequantize-inl.h"
+#include "core/PerChannel-inl.h"
 #include "conversion/Layout-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
+
+// Helpers have internal linkage: other families may name theirs alike.
+namespace {
 
 // ----------------------------------------------------------------------------------------------
 // FP32 -> UINT8: restrict(round(x*scale + shift), 0, upper), bit-exact.
@@ -263,6 +266,8 @@ HWY_INLINE void RepeatPattern(const float* values, size_t count, size_t total, f
     }
 }
 
+}  // namespace
+
 void Convert32fTo8u(const float* src, size_t batch, size_t channels, size_t spatial, bool nhwc,
                     const float* scale, const float* shift, uint32_t upper, uint8_t* dst) {
     const hn::RebindToUnsigned<DF> du;
@@ -316,6 +321,8 @@ void Convert32fTo8u(const float* src, size_t batch, size_t channels, size_t spat
     }
 }
 
+namespace {
+
 // float(src)*scale + shift; the LIN class allows the fused form.
 struct Convert8uTo32fOp {
     static constexpr int kInputs = 1;
@@ -346,45 +353,11 @@ HWY_INLINE void BatchPerChannel(const Op& op, const TS* src, size_t batch, size_
     }
 }
 
-template <bool kStream>
-HWY_INLINE void Convert8uTo32fImpl(const uint8_t* src, size_t batch, size_t channels,
-                                   size_t spatial, bool nhwc, const float* scale,
-                                   const float* shift, float* dst) {
-    const DF d;
-    const size_t L = hn::Lanes(d);
-    HWY_ALIGN float k[kMaxDequantizePattern], b[kMaxDequantizePattern];
-    if (!nhwc) {  // rows of one channel: a constant pattern of one vector
-        for (size_t i = 0; i < batch; ++i)
-            for (size_t c = 0; c < channels; ++c, src += spatial, dst += spatial) {
-                hn::Store(hn::Set(d, scale[c]), d, k);
-                hn::Store(hn::Set(d, scale[c]), d, k + L);
-                hn::Store(hn::Set(d, shift[c]), d, b);
-                hn::Store(hn::Set(d, shift[c]), d, b + L);
-                DequantizeRow<kStream, 4>(src, spatial, DequantizePattern{k, b, L}, dst);
-            }
-        return;
-    }
-    // NHWC: one stream over all images; the channel pattern lives in registers when its period
-    // is at most 4 vectors, else the general per-channel driver loads it from memory.
-    const size_t period = DequantizePeriod(channels);
-    if (period == 0) {
-        BatchPerChannel(Convert8uTo32fOp{}, src, batch, channels, spatial, true, scale, shift, dst);
-        return;
-    }
-    FillPattern(scale, channels, period, k);
-    FillPattern(shift, channels, period, b);
-    DequantizeRowAnyPeriod<kStream>(src, batch * spatial * channels,
-                                    DequantizePattern{k, b, period}, dst);
-}
+}  // namespace
 
 void Convert8uTo32f(const uint8_t* src, size_t batch, size_t channels, size_t spatial, bool nhwc,
                     const float* scale, const float* shift, float* dst) {
-    if (WorthStreaming<float>(batch * channels * spatial)) {
-        Convert8uTo32fImpl<true>(src, batch, channels, spatial, nhwc, scale, shift, dst);
-        hwy::FlushStream();
-    } else {
-        Convert8uTo32fImpl<false>(src, batch, channels, spatial, nhwc, scale, shift, dst);
-    }
+    BatchPerChannel(Convert8uTo32fOp{}, src, batch, channels, spatial, nhwc, scale, shift, dst);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -392,6 +365,7 @@ void Convert8uTo32f(const uint8_t* src, size_t batch, size_t channels, size_t sp
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Format.h"
@@ -438,7 +412,7 @@ SIMD_API void SimdSynetConvert32fTo8u(const float* src, size_t batch, size_t cha
         return;
     const bool narrowed =
         (compatibility & SimdSynetCompatibility8iMask) == SimdSynetCompatibility8iNarrowed;
-    HWY_DYNAMIC_DISPATCH(simd::Convert32fTo8u)
+    SIMD_DISPATCH(simd::Convert32fTo8u)
     (src, batch, channels, spatial, format == SimdTensorFormatNhwc, scale, shift,
      narrowed ? 180u : 255u, dst);
 }
@@ -454,7 +428,7 @@ SIMD_API void SimdSynetConvert8uTo32f(const uint8_t* src, size_t batch, size_t c
                                 format, scale, shift, dst, &spatial, &empty) ||
         empty)
         return;
-    HWY_DYNAMIC_DISPATCH(simd::Convert8uTo32f)
+    SIMD_DISPATCH(simd::Convert8uTo32f)
     (src, batch, channels, spatial, format == SimdTensorFormatNhwc, scale, shift, dst);
 }
 #endif  // HWY_ONCE

@@ -9,11 +9,25 @@
 #include "SimdSynet.h"
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
-#include "conversion/Dequantize-inl.h"
+#include "core/PerChannel-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
+
+// Helpers have internal linkage: other families may name theirs alike.
+namespace {
+
+// float(v)*k + lower as a per-channel operation (core/PerChannel-inl.h) for the rows that are
+// plain interleaved channels.
+struct NormaliseOp {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 2;
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V x, V, V k, V lower, V) const {
+        return hn::MulAdd(x, k, lower);
+    }
+};
 
 // Where one image row goes: `plane[c] + x` (NCHW, or the single channel) or `pixels + 3*x`
 // (NHWC), with the per-channel factors k[c] = (upper[c] - lower[c])/255 and offsets lower[c].
@@ -236,18 +250,22 @@ template <size_t kBpp, bool kRgb, size_t kChannels, bool kNhwc>
 void SetInputImage(const uint8_t* src, size_t width, size_t height, size_t stride, const float* k,
                    const float* lower, float* dst) {
     // Bgr24 to BGR NHWC and Gray8 to one channel need no reordering of the bytes: each row is
-    // a flat dequantization with a parameter pattern of period 3 or 1.
+    // a per-channel dequantization of kChannels interleaved channels (one run when the rows
+    // are contiguous).
     constexpr bool kFlat =
         (kBpp == 3 && !kRgb && kChannels == 3 && kNhwc) || (kBpp == 1 && kChannels == 1);
     if (kFlat) {
-        HWY_ALIGN float kPattern[kMaxDequantizePattern], lowerPattern[kMaxDequantizePattern];
-        const size_t period = DequantizePeriod(kChannels);
-        FillPattern(k, kChannels, period, kPattern);
-        FillPattern(lower, kChannels, period, lowerPattern);
-        const DequantizePattern pattern{kPattern, lowerPattern, period};
-        for (size_t y = 0; y < height; ++y)
-            DequantizeRowAnyPeriod<false>(src + y * stride, width * kChannels, pattern,
-                                          dst + y * width * kChannels);
+        const size_t rowFloats = width * kChannels;
+        if (stride == rowFloats) {
+            const ChannelArgs<uint8_t, float> args{src, nullptr, {k, lower, nullptr}, dst};
+            PerChannel(NormaliseOp{}, kChannels, width * height, 1, true, args);
+            return;
+        }
+        for (size_t y = 0; y < height; ++y) {
+            const ChannelArgs<uint8_t, float> args{
+                src + y * stride, nullptr, {k, lower, nullptr}, dst + y * rowFloats};
+            PerChannel(NormaliseOp{}, kChannels, width, 1, true, args);
+        }
         return;
     }
     const size_t plane = width * height;
@@ -279,6 +297,8 @@ void SetInputChannels(const uint8_t* src, size_t width, size_t height, size_t st
         SetInputImage<kBpp, kRgb, 3, false>(src, width, height, stride, k, lower, dst);
 }
 
+}  // namespace
+
 void SetInput(const uint8_t* src, size_t width, size_t height, size_t stride, int format,
               const float* k, const float* lower, float* dst, size_t channels, bool nhwc) {
     switch (format) {
@@ -305,6 +325,7 @@ void SetInput(const uint8_t* src, size_t width, size_t height, size_t stride, in
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Format.h"
@@ -360,7 +381,7 @@ SIMD_API void SimdSynetSetInput(const uint8_t* src, size_t width, size_t height,
     // k[c] is computed once, in FP32, exactly as §7.3 writes it.
     float k[3];
     for (size_t c = 0; c < channels; ++c) k[c] = (upper[c] - lower[c]) / 255.0f;
-    HWY_DYNAMIC_DISPATCH(simd::SetInput)
+    SIMD_DISPATCH(simd::SetInput)
     (src, width, height, stride, srcFormat, k, lower, dst, channels,
      dstFormat == SimdTensorFormatNhwc);
 }
