@@ -31,6 +31,16 @@ void CopyMixKernel(const uint8_t* const* inputs, size_t count, size_t readBytesE
                 hn::StoreU(v, d, output + o + u * L);
             }
         }
+    } else if (count == 1 && writeBytes == 4 * readBytesEach) {
+        // 1 read : 4 written (uint8 -> float): the store count dominates; write whole groups of
+        // 4 vectors per loaded vector with the ratio known at compile time.
+        for (size_t i = 0, o = 0; i + L <= readBytesEach; i += L, o += 4 * L) {
+            const auto v = hn::LoadU(d, inputs[0] + i);
+            hn::StoreU(v, d, output + o + 0 * L);
+            hn::StoreU(v, d, output + o + 1 * L);
+            hn::StoreU(v, d, output + o + 2 * L);
+            hn::StoreU(v, d, output + o + 3 * L);
+        }
     } else {
         const size_t ratio = writeBytes / readBytesEach;
         for (size_t i = 0, o = 0; i + L <= readBytesEach; i += L, o += ratio * L) {

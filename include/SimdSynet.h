@@ -301,7 +301,6 @@ SIMD_API void SimdSynetUnaryOperation32fLayerForward(const float* src, size_t si
                                                      SimdSynetUnaryOperation32fType type,
                                                      float* dst);
 
-/* @@ACTIVATION@@ */
 
 /* ---------------------------------------------------------------------------------------- */
 /* Per-channel layers: bias, scale, fused layers.                                             */
@@ -401,7 +400,6 @@ SIMD_API void SimdSynetFusedLayerForward9(const float* src0, const float* src1,
                                           size_t channels0, size_t channels1, size_t spatial,
                                           float* dst0, float* dst1, SimdTensorFormatType format);
 
-/* @@SCALE@@ */
 
 /* ---------------------------------------------------------------------------------------- */
 /* Element-wise layers over several tensors: eltwise, shuffle.                                */
@@ -437,7 +435,6 @@ SIMD_API void SimdSynetShuffleLayerForward(const float* src0, size_t srcC0, cons
                                            float* dst1, size_t dstC,
                                            SimdTensorFormatType format);
 
-/* @@ELTWISE@@ */
 
 /* ---------------------------------------------------------------------------------------- */
 /* Conversions: quantization, image input, tensor and filter layouts.                         */
@@ -506,7 +503,6 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
                                      const float* src, SimdTensorFormatType srcFormat,
                                      float* dst, SimdTensorFormatType dstFormat);
 
-/* @@CONVERSION@@ */
 
 #ifdef __cplusplus
 }
