@@ -1,74 +1,10 @@
-// Benchmarks of the per-channel layers against baselines of the same traffic:
-//  - "Copy/<mix>/<case>" (bench::RegisterWithBaseline): a plain copy of the same bytes;
-//  - "MulAddLoop/<case>": dst[i] = src[i]*a + b over the same bytes, 4x unrolled, dynamically
-//    dispatched like the library. In L1 a load -> FMA -> store stream is slower than a copy on
-//    this core (docs: highway-performance.md), so it is the bar of the L1-resident cases;
-//  - "Stream2to1/<case>" (dst = src0 + src1) and "Stream1to2/<case>" (dst0 = dst1 = src):
-//    vectorised, dispatched streams for the two-input and two-output layers, because
-//    CopyMix's unequal mixes are compiled for the static target (scalar in this build).
-#undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "scale_bench.cpp"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include "hwy/highway.h"
-
-HWY_BEFORE_NAMESPACE();
-namespace bench {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
-
-// The loops assume n is a multiple of 4 vectors (true for every case below).
-void MulAddLoop(const float* src, size_t n, float a, float b, float* dst) {
-    const hn::ScalableTag<float> d;
-    const size_t L = hn::Lanes(d);
-    const auto va = hn::Set(d, a), vb = hn::Set(d, b);
-    for (size_t i = 0; i + 4 * L <= n; i += 4 * L) {
-        const auto r0 = hn::MulAdd(hn::LoadU(d, src + i + 0 * L), va, vb);
-        const auto r1 = hn::MulAdd(hn::LoadU(d, src + i + 1 * L), va, vb);
-        const auto r2 = hn::MulAdd(hn::LoadU(d, src + i + 2 * L), va, vb);
-        const auto r3 = hn::MulAdd(hn::LoadU(d, src + i + 3 * L), va, vb);
-        hn::StoreU(r0, d, dst + i + 0 * L);
-        hn::StoreU(r1, d, dst + i + 1 * L);
-        hn::StoreU(r2, d, dst + i + 2 * L);
-        hn::StoreU(r3, d, dst + i + 3 * L);
-    }
-}
-
-void Stream2to1(const float* src0, const float* src1, size_t n, float* dst) {
-    const hn::ScalableTag<float> d;
-    const size_t L = hn::Lanes(d);
-    for (size_t i = 0; i + 4 * L <= n; i += 4 * L) {
-        for (size_t k = 0; k < 4; ++k)
-            hn::StoreU(hn::Add(hn::LoadU(d, src0 + i + k * L), hn::LoadU(d, src1 + i + k * L)), d,
-                       dst + i + k * L);
-    }
-}
-
-void Stream1to2(const float* src, size_t n, float* dst0, float* dst1) {
-    const hn::ScalableTag<float> d;
-    const size_t L = hn::Lanes(d);
-    for (size_t i = 0; i + 4 * L <= n; i += 4 * L) {
-        for (size_t k = 0; k < 4; ++k) {
-            const auto v = hn::LoadU(d, src + i + k * L);
-            hn::StoreU(v, d, dst0 + i + k * L);
-            hn::StoreU(v, d, dst1 + i + k * L);
-        }
-    }
-}
-
-}  // namespace HWY_NAMESPACE
-}  // namespace bench
-HWY_AFTER_NAMESPACE();
-
-#if HWY_ONCE
+// Benchmarks of the per-channel layers against bench::RegisterWithBaseline's baselines: a copy
+// of the same bytes with the same read/write mix, or for the L1-resident cases a
+// load -> multiply-add -> store loop over the same bytes (in L1 that mix is slower than a copy
+// on current cores, docs: highway-performance.md).
 #include <string>
 
 #include "BenchUtil.h"
-
-namespace bench {
-HWY_EXPORT(MulAddLoop);
-HWY_EXPORT(Stream2to1);
-HWY_EXPORT(Stream1to2);
-}  // namespace bench
 
 namespace {
 
@@ -124,17 +60,6 @@ void RegisterUnary(const std::string& function, const Shape& shape, const Layout
                                 });
 }
 
-void RegisterMulAddLoop(const std::string& caseName, size_t n) {
-    benchmark::RegisterBenchmark(("MulAddLoop/" + caseName).c_str(), [=](benchmark::State& state) {
-        bench::Buffer<float> src(n), dst(n);
-        for (auto _ : state) {
-            HWY_DYNAMIC_DISPATCH(bench::MulAddLoop)(src.data(), n, 1.5f, 0.25f, dst.data());
-            benchmark::ClobberMemory();
-        }
-        bench::SetTraffic(state, 2 * n * sizeof(float));
-    })->Unit(benchmark::kMicrosecond);
-}
-
 void RegisterScale() {
     for (const Shape& shape : {kBig, kL2, kL1})
         for (const Layout& layout : kLayouts) {
@@ -143,7 +68,6 @@ void RegisterScale() {
                              SimdTensorFormatType f) {
                               SimdSynetScaleLayerForward(src, p.a.data(), p.b.data(), C, S, dst, f);
                           });
-            RegisterMulAddLoop(CaseName(shape, layout), Elements(shape));
         }
 }
 
@@ -177,15 +101,6 @@ void RegisterFused() {
                                         }
                                         bench::SetTraffic(state, 3 * bytes);
                                     });
-        benchmark::RegisterBenchmark(("Stream2to1/" + caseName).c_str(), [=](benchmark::State&
-                                                                                 state) {
-            bench::Buffer<float> src0(n), src1(n), dst(n);
-            for (auto _ : state) {
-                HWY_DYNAMIC_DISPATCH(bench::Stream2to1)(src0.data(), src1.data(), n, dst.data());
-                benchmark::ClobberMemory();
-            }
-            bench::SetTraffic(state, 3 * bytes);
-        })->Unit(benchmark::kMicrosecond);
         // One input, two outputs: Fused4 (2*C channels out) and Fused9 with the copy.
         bench::RegisterWithBaseline("Scale/FusedLayerForward4/" + caseName, caseName, 1, bytes,
                                     2 * bytes, [=](benchmark::State& state) {
@@ -201,8 +116,9 @@ void RegisterFused() {
                                         }
                                         bench::SetTraffic(state, 3 * bytes);
                                     });
-        benchmark::RegisterBenchmark(
-            ("Scale/FusedLayerForward9/" + caseName).c_str(),
+        // Two inputs of half the channels each, two outputs of all of them.
+        bench::RegisterWithBaseline(
+            "Scale/FusedLayerForward9/" + caseName, caseName, 2, bytes / 2, 2 * bytes,
             [=](benchmark::State& state) {
                 const size_t half = n / 2;
                 bench::Buffer<float> src0(half), src1(half), dst0(n), dst1(n);
@@ -214,17 +130,7 @@ void RegisterFused() {
                     benchmark::ClobberMemory();
                 }
                 bench::SetTraffic(state, 3 * bytes);
-            })
-            ->Unit(benchmark::kMicrosecond);
-        benchmark::RegisterBenchmark(("Stream1to2/" + caseName).c_str(), [=](benchmark::State&
-                                                                                 state) {
-            bench::Buffer<float> src(n), dst0(n), dst1(n);
-            for (auto _ : state) {
-                HWY_DYNAMIC_DISPATCH(bench::Stream1to2)(src.data(), n, dst0.data(), dst1.data());
-                benchmark::ClobberMemory();
-            }
-            bench::SetTraffic(state, 3 * bytes);
-        })->Unit(benchmark::kMicrosecond);
+            });
     }
 }
 
@@ -235,4 +141,3 @@ const int kRegistered = [] {
 }();
 
 }  // namespace
-#endif  // HWY_ONCE

@@ -23,7 +23,7 @@ done
 if [ -x "$build/bench/activation_bench" ]; then
     for isa in scalar sse4 avx2 avx512; do
         SIMD_SYNET_MAX_ISA=$isa "${pin[@]}" "$build/bench/activation_bench" "${flags[@]}" \
-            --benchmark_filter='elements' >"$out/isa-$isa.json" 2>/dev/null || true
+            --benchmark_filter='Activation/.*16KiB' >"$out/isa-$isa.json" 2>/dev/null || true
     done
 fi
 python3 scripts/bench_report.py "$out"

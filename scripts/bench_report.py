@@ -20,9 +20,10 @@ def load(path):
         aggregate = b.get("aggregate_name", "median")
         if aggregate not in ("median", "min"):
             continue
-        if aggregate == "median" and b.get("run_name", b["name"]) in rows:
+        if aggregate == "median" and b.get("run_name", b["name"]).split("/repeats:")[0] in rows:
             continue
         name = b.get("run_name", b["name"])
+        name = name.split("/repeats:")[0]
         rows[name] = b
     return data.get("context", {}), rows
 
