@@ -120,7 +120,7 @@ TEST_P(Scale, ScaleLayerWithoutBias) {
         std::vector<float> expected(d.size);
         for (size_t c = 0; c < d.aligned; ++c)
             for (size_t s = 0; s < S; ++s) {
-                const size_t o = ref::Offset(format, C, S, c, s);
+                const size_t o = ref::ImageOffset(format, C, S, c, s);
                 expected[o] = d.src[o] * d.p0[c];
             }
         Guarded<float> dst(d.size);

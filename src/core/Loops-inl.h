@@ -272,6 +272,23 @@ HWY_INLINE void PerChannelInterleaved(const Op& op, size_t C, size_t S, size_t s
                    a.params);
 }
 
+// Calls run(args) once per channel block of a blocked layout (C channels in blocks of
+// `block`, S pixels), with the inputs, output and parameter arrays advanced to that block.
+template <class Op, class TS, class TD, class Run>
+HWY_INLINE void ForEachBlock(size_t C, size_t S, size_t block, const ChannelArgs<TS, TD>& a,
+                             const Run& run) {
+    const size_t blocks = (C + block - 1) / block;
+    for (size_t b = 0; b < blocks; ++b) {
+        const size_t offset = b * S * block;
+        ChannelArgs<TS, TD> blockArgs = a;
+        blockArgs.src0 = a.src0 + offset;
+        blockArgs.src1 = Op::kInputs > 1 ? a.src1 + offset : nullptr;
+        blockArgs.dst = a.dst + offset;
+        for (int k = 0; k < Op::kParams; ++k) blockArgs.params[k] = a.params[k] + b * block;
+        run(blockArgs);
+    }
+}
+
 // The row driver over any image layout (see PerChannel in core/PerChannel-inl.h, which uses it
 // for outputs streamed past the caches): one RowBroadcast per NCHW plane, one pattern run per
 // NHWC tensor or per block of a blocked layout.
@@ -285,16 +302,9 @@ HWY_INLINE void PerChannelRows(const Op& op, size_t C, size_t S, size_t block, b
             PerChannelNchw<Op, TS, TD, kStream>(op, C, S, a);
         return;
     }
-    const size_t blocks = (C + block - 1) / block;
-    for (size_t b = 0; b < blocks; ++b) {
-        const size_t offset = b * S * block;
-        ChannelArgs<TS, TD> blockArgs = a;
-        blockArgs.src0 = a.src0 + offset;
-        blockArgs.src1 = Op::kInputs > 1 ? a.src1 + offset : nullptr;
-        blockArgs.dst = a.dst + offset;
-        for (int k = 0; k < Op::kParams; ++k) blockArgs.params[k] = a.params[k] + b * block;
+    ForEachBlock<Op>(C, S, block, a, [&](const ChannelArgs<TS, TD>& blockArgs) {
         PerChannelInterleaved<Op, TS, TD, kStream>(op, block, S, block, block, blockArgs);
-    }
+    });
 }
 
 }  // namespace HWY_NAMESPACE

@@ -344,18 +344,11 @@ HWY_INLINE void PerChannelCached(const Op& op, size_t C, size_t S, size_t block,
         return;
     }
     // block is 4, 8 or 16.
-    const size_t blocks = (C + block - 1) >> __builtin_ctzll(block);
     const size_t R = PatternVectors(block);
     const bool direct = PatternIsDirect(block);
-    for (size_t b = 0; b < blocks; ++b) {
-        const size_t offset = b * S * block;
-        ChannelArgs<TS, TD> blockArgs = a;
-        blockArgs.src0 = a.src0 + offset;
-        blockArgs.src1 = Op::kInputs > 1 ? a.src1 + offset : nullptr;
-        blockArgs.dst = a.dst + offset;
-        for (int k = 0; k < Op::kParams; ++k) blockArgs.params[k] = a.params[k] + b * block;
+    ForEachBlock<Op>(C, S, block, a, [&](const ChannelArgs<TS, TD>& blockArgs) {
         InterleavedRun(op, block, S, R, direct, blockArgs);
-    }
+    });
 }
 
 // dst = op(src0[, src1], params) over C channels of S pixels: block == 1 with nhwc false is

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "SimdSynet.h"
+#include "reference/Layout.h"
 
 namespace ref {
 
@@ -73,20 +74,6 @@ inline double SetInputValue(int v, float lower, float upper, double* magnitude) 
     const double product = double(v) * double(k);
     *magnitude = std::fabs(product) + std::fabs(double(lower));
     return product + double(lower);
-}
-
-// §2.1: offset of element (c, s) of one image in an image layout; block = N for NchwNc.
-inline size_t ImageOffset(SimdTensorFormatType format, size_t C, size_t S, size_t c, size_t s) {
-    switch (format) {
-        case SimdTensorFormatNchw:
-            return c * S + s;
-        case SimdTensorFormatNhwc:
-            return s * C + c;
-        default: {
-            const size_t N = SimdSynetTensorAlignment(format);
-            return ((c / N) * S + s) * N + c % N;
-        }
-    }
 }
 
 // §7.1 reference: batch images; per-image sizes SimdAlign(C, A(format))*S. The caller fills

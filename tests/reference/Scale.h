@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "SimdSynet.h"
+#include "reference/Layout.h"
 
 namespace ref {
 
@@ -46,20 +47,6 @@ inline Lin Min0(Lin a) {
     return {std::min(0.0, a.value), a.magnitude};
 }
 
-// SUPPLEMENT.md §2.1: offset of (channel c, pixel s) in a tensor of C channels, S pixels.
-inline size_t Offset(SimdTensorFormatType format, size_t C, size_t S, size_t c, size_t s) {
-    switch (format) {
-        case SimdTensorFormatNchw:
-            return c * S + s;
-        case SimdTensorFormatNhwc:
-            return s * C + c;
-        default: {
-            const size_t N = SimdSynetTensorAlignment(format);
-            return ((c / N) * S + s) * N + c % N;
-        }
-    }
-}
-
 // Channels the loops run over: C rounded up to the block (rule 2.1-2).
 inline size_t Aligned(SimdTensorFormatType format, size_t C) {
     return SimdAlign(C, SimdSynetTensorAlignment(format));
@@ -73,7 +60,7 @@ std::vector<Lin> PerChannel(const float* src, size_t C, size_t S, SimdTensorForm
     std::vector<Lin> dst(CA * S);
     for (size_t c = 0; c < CA; ++c)
         for (size_t s = 0; s < S; ++s) {
-            const size_t o = Offset(format, C, S, c, s);
+            const size_t o = ImageOffset(format, C, S, c, s);
             dst[o] = f(c, In(src[o]));
         }
     return dst;
@@ -138,7 +125,7 @@ inline std::vector<Lin> Fused8(const float* src0, const float* src1, const float
     std::vector<Lin> dst(CA * S);
     for (size_t c = 0; c < CA; ++c)
         for (size_t s = 0; s < S; ++s) {
-            const size_t o = Offset(format, C, S, c, s);
+            const size_t o = ImageOffset(format, C, S, c, s);
             dst[o] = In(src0[o]) + In(src1[o]) * In(src2[c]);
         }
     return dst;
@@ -151,9 +138,9 @@ inline std::vector<Lin> Fused4(const float* src, const float* bias0, float scale
     std::vector<Lin> dst(2 * CA * S);
     for (size_t c = 0; c < C; ++c)
         for (size_t s = 0; s < S; ++s) {
-            const Lin x = In(src[Offset(format, C, S, c, s)]) + In(bias0[c]);
-            dst[Offset(format, 2 * C, S, c, s)] = Max0(x);
-            dst[Offset(format, 2 * C, S, c + C, s)] = Max0(x * In(scale1) + In(bias1));
+            const Lin x = In(src[ImageOffset(format, C, S, c, s)]) + In(bias0[c]);
+            dst[ImageOffset(format, 2 * C, S, c, s)] = Max0(x);
+            dst[ImageOffset(format, 2 * C, S, c + C, s)] = Max0(x * In(scale1) + In(bias1));
         }
     return dst;
 }
@@ -168,8 +155,8 @@ inline std::vector<Lin> Fused9(const float* src0, const float* src1, const float
     for (size_t c = 0; c < CA; ++c)
         for (size_t s = 0; s < S; ++s) {
             const float v =
-                c < C0 ? src0[Offset(format, C0, S, c, s)] : src1[Offset(format, C1, S, c - C0, s)];
-            const size_t o = Offset(format, CT, S, c, s);
+                c < C0 ? src0[ImageOffset(format, C0, S, c, s)] : src1[ImageOffset(format, C1, S, c - C0, s)];
+            const size_t o = ImageOffset(format, CT, S, c, s);
             dst[o] = Max0(In(v) * In(scale[c]) + In(bias[c]));
             (*copy)[o] = v;
         }
