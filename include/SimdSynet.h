@@ -301,7 +301,6 @@ SIMD_API void SimdSynetUnaryOperation32fLayerForward(const float* src, size_t si
                                                      SimdSynetUnaryOperation32fType type,
                                                      float* dst);
 
-
 /* ---------------------------------------------------------------------------------------- */
 /* Per-channel layers: bias, scale, fused layers.                                             */
 /* ---------------------------------------------------------------------------------------- */
@@ -400,7 +399,6 @@ SIMD_API void SimdSynetFusedLayerForward9(const float* src0, const float* src1,
                                           size_t channels0, size_t channels1, size_t spatial,
                                           float* dst0, float* dst1, SimdTensorFormatType format);
 
-
 /* ---------------------------------------------------------------------------------------- */
 /* Element-wise layers over several tensors: eltwise, shuffle.                                */
 /* ---------------------------------------------------------------------------------------- */
@@ -434,7 +432,6 @@ SIMD_API void SimdSynetShuffleLayerForward(const float* src0, size_t srcC0, cons
                                            size_t srcC1, size_t spatial, float* dst0,
                                            float* dst1, size_t dstC,
                                            SimdTensorFormatType format);
-
 
 /* ---------------------------------------------------------------------------------------- */
 /* Conversions: quantization, image input, tensor and filter layouts.                         */
@@ -502,7 +499,6 @@ SIMD_API void SimdSynetConvertImage(size_t batch, size_t channels, size_t spatia
 SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
                                      const float* src, SimdTensorFormatType srcFormat,
                                      float* dst, SimdTensorFormatType dstFormat);
-
 
 #ifdef __cplusplus
 }
