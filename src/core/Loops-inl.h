@@ -142,6 +142,11 @@ HWY_INLINE hn::Vec<D> LoadInput(D d, const TS* p, size_t i, int which) {
     return hn::Zero(d);
 }
 
+// out[j] = params[j % C] for j < count: a per-channel array spread over a pattern buffer.
+HWY_INLINE void RepeatChannels(const float* params, size_t C, size_t count, float* out) {
+    for (size_t j = 0, c = 0; j < count; ++j, c = (c + 1 == C ? 0 : c + 1)) out[j] = params[c];
+}
+
 // Applies op to n consecutive elements that all use the same per-channel values p0..p2.
 template <class Op, class TS, class TD, bool kStream = false>
 HWY_INLINE void RowBroadcast(const Op& op, size_t n, const TS* s0, const TS* s1, TD* dst,
@@ -256,9 +261,7 @@ HWY_INLINE void PerChannelInterleaved(const Op& op, size_t C, size_t S, size_t s
         const size_t period = lcm * (kMaxPattern / 4 / lcm > 0 ? kMaxPattern / 4 / lcm : 1);
         HWY_ALIGN float buffer[3][kMaxPattern];
         const float* pat[3] = {buffer[0], buffer[1], buffer[2]};
-        for (int k = 0; k < Op::kParams; ++k)
-            for (size_t j = 0, c = 0; j < period; ++j, c = (c + 1 == C ? 0 : c + 1))
-                buffer[k][j] = a.params[k][c];
+        for (int k = 0; k < Op::kParams; ++k) RepeatChannels(a.params[k], C, period, buffer[k]);
         const size_t n = S * C;
         for (size_t i = 0; i < n; i += period) {
             const size_t m = n - i < period ? n - i : period;

@@ -172,9 +172,7 @@ HWY_INLINE void RegisterPatternRun(const Op& op, size_t C, size_t n, const TS* s
     constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
     HWY_ALIGN float buffer[3][kVectors * kMaxLanes];
     if (!direct)
-        for (int k = 0; k < Op::kParams; ++k)
-            for (size_t j = 0, c = 0; j < kVectors * L; ++j, c = (c + 1 == C ? 0 : c + 1))
-                buffer[k][j] = params[k][c];
+        for (int k = 0; k < Op::kParams; ++k) RepeatChannels(params[k], C, kVectors * L, buffer[k]);
 #define SIMD_SYNET_PATTERN(K_, V_)                                                  \
     ((K_) < Op::kParams && (V_) < R                                                 \
          ? (direct ? DirectPattern(d, params[(K_) < Op::kParams ? (K_) : 0], C, V_) \
