@@ -500,6 +500,12 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
                                      const float* src, SimdTensorFormatType srcFormat,
                                      float* dst, SimdTensorFormatType dstFormat);
 
+/* @@POOLING@@ */
+
+/* @@NORMALIZATION@@ */
+
+/* @@SOFTMAX_LRN_INNERPRODUCT@@ */
+
 #ifdef __cplusplus
 }
 #endif
