@@ -106,15 +106,16 @@ void RegisterPair(const std::string& function, Api api, Direct direct) {
     }
 }
 
-// Upper bound of the checks alone: a call rejected by its last check (dst NULL: every other
-// check passed) against the cheapest exported call, with no dispatch and no kernel in either.
-template <class Reject>
-void RegisterRejected(const std::string& function, Reject reject) {
-    const std::string name = "Validation/" + function + "/rejected-at-last-check";
+// The checks alone, against the cheapest exported call, with no dispatch and no kernel in
+// either: `call` passes every check of the accepted path and returns before the kernel (at the
+// zero-size test), or is rejected by the last check where the zero-size test comes first.
+template <class Call>
+void RegisterChecks(const std::string& function, const std::string& how, Call call) {
+    const std::string name = "Validation/" + function + "/" + how;
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-        Buffer<float> src(16), s(16), b(16);
+        Buffer<float> src(16), s(16), b(16), dst(16);
         for (auto _ : state) {
-            reject(src.data(), s.data(), b.data());
+            call(src.data(), s.data(), b.data(), dst.data());
             benchmark::DoNotOptimize(SimdSynetGetLastError());
         }
         state.SetLabel("checks vs Validation/EmptyCall per Validation/" + function +
@@ -133,12 +134,16 @@ void RegisterAll() {
     })
         ->Unit(benchmark::kNanosecond)
         ->Apply(MinimumOfRepetitions);
-    RegisterRejected("Relu32f", [](const float* src, const float* s, const float*) {
-        SimdSynetRelu32f(src, 16, s, nullptr);
-    });
-    RegisterRejected("ScaleLayerForward", [](const float* src, const float* s, const float* b) {
-        SimdSynetScaleLayerForward(src, s, b, 1, 16, nullptr, SimdTensorFormatNchw);
-    });
+    // Relu32f returns on size 0 before its pointer checks: a NULL dst is its last check.
+    RegisterChecks("Relu32f", "rejected-at-last-check",
+                   [](const float* src, const float* s, const float*, float*) {
+                       SimdSynetRelu32f(src, 16, s, nullptr);
+                   });
+    // ScaleLayerForward checks pointers on its fast path and tests for zero sizes last.
+    RegisterChecks("ScaleLayerForward", "all-checks-passed",
+                   [](const float* src, const float* s, const float* b, float* dst) {
+                       SimdSynetScaleLayerForward(src, s, b, 1, 0, dst, SimdTensorFormatNchw);
+                   });
     const float slope = 0.1f;
     RegisterPair(
         "Relu32f",

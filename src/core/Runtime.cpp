@@ -10,6 +10,7 @@
 
 #include "hwy/targets.h"
 #include "SimdSynet.h"
+#include "core/Dispatch.h"
 #include "core/Error.h"
 
 namespace simd {
@@ -44,8 +45,15 @@ int64_t TargetsAbove(const char* level) {
     return 0;  // unknown values are ignored: the best target stays in use
 }
 
+// Until the initializer below has run (an entry point called from another static constructor
+// of a statically linked program), SIMD_DISPATCH reads this never-updated object: its index is
+// 0, the entry Highway puts first in every dispatch table, which chooses the target in
+// Highway's own object and calls through it.
+hwy::ChosenTarget g_notYetChosen;
+
 struct IsaCap {
     IsaCap() {
+        g_chosenTarget = &hwy::GetChosenTarget();
         const char* level = std::getenv("SIMD_SYNET_MAX_ISA");
         if (level == nullptr || *level == '\0') return;
         hwy::DisableTargets(TargetsAbove(level));
@@ -55,8 +63,12 @@ struct IsaCap {
     }
 };
 
-const IsaCap g_isaCap;
+}  // namespace
 
+const hwy::ChosenTarget* g_chosenTarget = &g_notYetChosen;
+
+namespace {
+const IsaCap g_isaCap;
 }  // namespace
 }  // namespace simd
 

@@ -42,4 +42,13 @@ inline bool ValidatePerChannel(const char* function, size_t channels, size_t spa
     return true;
 }
 
+// Branch-only form of ValidatePerChannel for factor 1, for entry points whose accepted path must
+// stay free of calls: true when the layout is an image layout and nothing can overflow in the
+// common case. A false answer is not yet an error: the caller's cold path runs
+// ValidatePerChannel, which decides and writes the message.
+inline bool PerChannelFastCheck(size_t channels, size_t spatial, SimdTensorFormatType format) {
+    return static_cast<unsigned>(format) <= static_cast<unsigned>(SimdTensorFormatNchw16c) &&
+           ((channels | spatial) >> 26) == 0;
+}
+
 }  // namespace simd

@@ -6,6 +6,7 @@
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
 #include "core/PerChannel-inl.h"
+#include "core/Format.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -45,9 +46,13 @@ void AddBias(const float* bias, size_t channels, size_t spatial, size_t block, b
     PerChannel(AddBiasOp{}, channels, spatial, block, nhwc, args);
 }
 
+// Takes the public arguments unchanged, so that the entry point ends in a tail jump here and
+// keeps its own frame empty: that frame was most of the validation cost of a small call.
 void ScaleLayer(const float* src, const float* scale, const float* bias, size_t channels,
-                size_t spatial, size_t block, bool nhwc, float* dst) {
+                size_t spatial, float* dst, SimdTensorFormatType format) {
     ChannelArgs<float, float> args{src, nullptr, {scale, bias, nullptr}, dst};
+    const size_t block = ImageBlock(format);
+    const bool nhwc = format == SimdTensorFormatNhwc;
     if (bias)
         PerChannel(ScaleBiasOp{}, channels, spatial, block, nhwc, args);
     else
@@ -80,10 +85,13 @@ SIMD_API void SimdSynetAddBias(const float* bias, size_t channels, size_t spatia
     (bias, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
 }
 
-SIMD_API void SimdSynetScaleLayerForward(const float* src, const float* scale, const float* bias,
-                                         size_t channels, size_t spatial, float* dst,
-                                         SimdTensorFormatType format) {
-    simd::ClearLastError();
+namespace {
+
+// Cold path of SimdSynetScaleLayerForward: the fast check failed or a pointer is NULL. Decides
+// whether the call is an error (and which) or a no-op on zero sizes.
+HWY_NOINLINE void ScaleLayerForwardRejected(const float* src, const float* scale,
+                                            size_t channels, size_t spatial, float* dst,
+                                            SimdTensorFormatType format) {
     simd::PerChannelShape shape{};
     if (!simd::ValidatePerChannel("SimdSynetScaleLayerForward", channels, spatial, format, 1,
                                   &shape))
@@ -91,7 +99,21 @@ SIMD_API void SimdSynetScaleLayerForward(const float* src, const float* scale, c
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !scale || !dst,
                  "SimdSynetScaleLayerForward: src, scale and dst must not be NULL");
-    SIMD_DISPATCH(simd::ScaleLayer)
-    (src, scale, bias, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+    SIMD_DISPATCH(simd::ScaleLayer)(src, scale, nullptr, channels, spatial, dst, format);
+}
+
+}  // namespace
+
+// The accepted path is branches and one tail jump into the kernel: no call, no frame (the
+// validation bench measures it against a bare exported call).
+SIMD_API void SimdSynetScaleLayerForward(const float* src, const float* scale, const float* bias,
+                                         size_t channels, size_t spatial, float* dst,
+                                         SimdTensorFormatType format) {
+    simd::ClearLastError();
+    if (HWY_UNLIKELY(!simd::PerChannelFastCheck(channels, spatial, format) || !src || !scale ||
+                     !dst))
+        return ScaleLayerForwardRejected(src, scale, channels, spatial, dst, format);
+    if (HWY_UNLIKELY(channels == 0 || spatial == 0)) return;
+    SIMD_DISPATCH(simd::ScaleLayer)(src, scale, bias, channels, spatial, dst, format);
 }
 #endif  // HWY_ONCE
