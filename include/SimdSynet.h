@@ -506,6 +506,8 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
 
 /* @@SOFTMAX_LRN_INNERPRODUCT@@ */
 
+/* @@GEMM@@ */
+
 #ifdef __cplusplus
 }
 #endif
