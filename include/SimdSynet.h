@@ -519,6 +519,8 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
 
 /* @@GEMM@@ */
 
+/* @@WINOGRAD@@ */
+
 #ifdef __cplusplus
 }
 #endif
