@@ -19,11 +19,16 @@ for exe in "$build"/bench/*_bench; do
     name=$(basename "$exe")
     "${pin[@]}" "$exe" "${flags[@]}" >"$out/$name.json"
 done
-# Transcendental activations once per target the CPU has (the library reads the cap at load).
-if [ -x "$build/bench/activation_bench" ]; then
-    for isa in scalar sse4 avx2 avx512; do
-        SIMD_SYNET_MAX_ISA=$isa "${pin[@]}" "$build/bench/activation_bench" "${flags[@]}" \
-            --benchmark_filter='Activation/.*16KiB' >"$out/isa-$isa.json" 2>/dev/null || true
+# Figures whose bars are per target, once per target the CPU has (the library reads the cap
+# at load): transcendental activations, the softmax row, GEMM.
+per_isa=("activation_bench:Activation/.*16KiB" "softmax_bench:Softmax/.*"
+         "gemm_bench:Gemm/(FmaPeak|Gemm32fNN/1024x)")
+for isa in scalar sse4 avx2 avx512; do
+    for entry in "${per_isa[@]}"; do
+        exe="$build/bench/${entry%%:*}"
+        [ -x "$exe" ] || continue
+        SIMD_SYNET_MAX_ISA=$isa "${pin[@]}" "$exe" "${flags[@]}" \
+            --benchmark_filter="${entry#*:}" >"$out/isa-$isa-${entry%%:*}.json" 2>/dev/null || true
     done
-fi
+done
 python3 scripts/bench_report.py "$out"

@@ -79,35 +79,55 @@ def main(folder):
                       f"{100.0 * extra / time_ns(full):+.2f}% of a {time_ns(full):.1f} ns 4 KiB "
                       f"call (bar <= 2%)")
             continue
+        if "GFLOPS" in b:
+            # Compute-bound kernels: GFLOP/s against the FMA peak the bench measured itself.
+            line = f"{name:58} {tstr:>10} {b['GFLOPS']:8.1f} GFLOP/s"
+            peak = b.get("peak_GFLOPS")
+            if "pct_of_peak" in b:
+                line += f" {b['pct_of_peak']:6.1f}% of FMA peak"
+            elif peak:
+                line += f" {100.0 * b['GFLOPS'] / peak:6.1f}% of FMA peak ({peak:.0f})"
+            if label:
+                line += f"  [{label}]"
+            print(line)
+            continue
         base = everything.get(label[3:]) if label.startswith("vs ") else None
         line = f"{name:58} {tstr:>10} {gbps(b):8.1f}"
         if base:
             line += f" {gbps(base):10.1f} {100.0 * gbps(b) / gbps(base):8.1f}%"
         if "elements_per_ns" in b:
             line += f"  {b['elements_per_ns']:.2f} elements/ns"
+        if label and not label.startswith("vs "):
+            line += f"  [{label}]"
         print(line)
 
     isa_files = sorted(glob.glob(os.path.join(folder, "isa-*.json")))
     table = {}
     for path in isa_files:
-        isa = os.path.basename(path)[4:-5]
+        # isa-<target>[-<program>].json
+        isa = os.path.basename(path)[4:-5].split("-")[0]
         try:
             _, rows = load(path)
         except (json.JSONDecodeError, OSError):
             continue
         for name, b in rows.items():
             if "elements_per_ns" in b:
-                table.setdefault(name, {})[isa] = b["elements_per_ns"]
+                cell = f"{b['elements_per_ns']:.2f}"
+            elif "GFLOPS" in b:
+                cell = f"{b['GFLOPS']:.0f} GF/s"
+            else:
+                cell = f"{time_ns(b) / 1e3:.2f} us"
+            table.setdefault(name, {})[isa] = cell
     if table:
         isas = [i for i in ("scalar", "sse4", "avx2", "avx512")
                 if any(i in v for v in table.values())]
         print()
-        print("elements/ns per target (SIMD_SYNET_MAX_ISA); bar on avx2: >= 2 for sigmoid, "
-              "tanh, elu, softplus over L1-resident data")
-        print(f"{'benchmark':58} " + " ".join(f"{i:>8}" for i in isas))
+        print("per target (SIMD_SYNET_MAX_ISA): elements/ns, GFLOP/s or time per call; bars on "
+              "avx2: >= 2 elements/ns for sigmoid, tanh, elu, softplus over L1-resident data, "
+              "<= 1 us for a 1000-element softmax row")
+        print(f"{'benchmark':58} " + " ".join(f"{i:>10}" for i in isas))
         for name, v in table.items():
-            print(f"{name:58} " + " ".join(
-                f"{v[i]:8.2f}" if i in v else f"{'-':>8}" for i in isas))
+            print(f"{name:58} " + " ".join(f"{v.get(i, '-'):>10}" for i in isas))
 
 
 if __name__ == "__main__":
