@@ -1,0 +1,617 @@
+// Pooling (SUPPLEMENT.md §5): SimdSynetPoolingAverage / SimdSynetPoolingForwardAverage,
+// SimdSynetPoolingForwardMax, SimdSynetPoolingMax32f (2D and 3D), SimdSynetPoolingMax16b and
+// SimdSynetPoolingMax8u, in NCHW and NHWC.
+//
+// Traversal: NHWC is vectorised along channels (one output pixel at a time, four channel
+// vectors per step so that the per-tap dependency chains overlap). NCHW is vectorised along the
+// output row: lane i of a vector is output column dx + i, and the input column of tap kx is
+// read with a strided load (stride 1: plain load, 2-4: LoadInterleaved2/3/4, larger FP32
+// strides: gather). Columns whose window is clipped by the left/right border, or whose strided
+// load would run past the end of the input row, go through 1-lane vectors; the last full vector
+// of a row may overlap the previous one (pure outputs, src and dst never alias). An NCHW output
+// row of width 1 whose window spans whole input rows (global pooling) reads the window as one
+// contiguous run.
+//
+// Every kernel visits a window row-major (channel, then y, then x) like the reference, so the
+// average sums are the reference's FP32 sums except for the contiguous global case. The max
+// folds use MaxIgnoringNaN, whose result does not depend on the visiting order.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "pooling/Pooling.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <cfloat>
+#include <cstddef>
+#include <cstdint>
+
+#include "pooling/PoolShape.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The fold of the max pools, acc = max(v, acc) with SUPPLEMENT's max(a, b) = a > b ? a : b:
+// a NaN v compares false and leaves acc unchanged, and acc starts at -FLT_MAX, so it never
+// holds a NaN. The window maximum therefore skips NaNs and is the same whatever order the
+// window is visited in (up to the sign of a zero maximum).
+template <class V>
+HWY_INLINE V MaxIgnoringNaN(V v, V acc) {
+#if HWY_ARCH_X86
+    // MAXPS(a, b) is exactly a > b ? a : b, and the scalar target's Max returns the non-NaN
+    // operand: one instruction instead of a compare and a blend.
+    return hn::Max(v, acc);
+#else
+    return hn::IfThenElse(hn::Gt(v, acc), v, acc);
+#endif
+}
+
+// A pooling operation: storage lane type T, compute lane type C, the initial accumulator, the
+// fold of one tap, and the final store (average pools divide by the window area there).
+struct MaxF32Op {
+    using T = float;
+    using C = float;
+    template <class D>
+    HWY_INLINE hn::Vec<D> Init(D d) const {
+        return hn::Set(d, -FLT_MAX);
+    }
+    template <class D>
+    HWY_INLINE hn::Vec<D> Widen(D, hn::Vec<hn::Rebind<T, D>> v) const {
+        return v;
+    }
+    template <class V>
+    HWY_INLINE V Fold(V acc, V v) const {
+        return MaxIgnoringNaN(v, acc);
+    }
+    template <class D>
+    HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
+        hn::StoreU(acc, d, p);
+    }
+    float Area(size_t, size_t) const { return 1.0f; }
+};
+
+struct AverageF32Op {
+    bool excludePad;
+    float kernelArea;  // kernelY*kernelX
+    using T = float;
+    using C = float;
+    template <class D>
+    HWY_INLINE hn::Vec<D> Init(D d) const {
+        return hn::Zero(d);
+    }
+    template <class D>
+    HWY_INLINE hn::Vec<D> Widen(D, hn::Vec<hn::Rebind<T, D>> v) const {
+        return v;
+    }
+    template <class V>
+    HWY_INLINE V Fold(V acc, V v) const {
+        return hn::Add(acc, v);
+    }
+    template <class D>
+    HWY_INLINE void Store(D d, hn::Vec<D> acc, float area, T* p) const {
+        hn::StoreU(hn::Div(acc, hn::Set(d, area)), d, p);
+    }
+    float Area(size_t rows, size_t cols) const {
+        return excludePad ? float(rows * cols) : kernelArea;
+    }
+};
+
+struct MaxU8Op {
+    using T = uint8_t;
+    using C = uint8_t;
+    template <class D>
+    HWY_INLINE hn::Vec<D> Init(D d) const {
+        return hn::Zero(d);
+    }
+    template <class D>
+    HWY_INLINE hn::Vec<D> Widen(D, hn::Vec<hn::Rebind<T, D>> v) const {
+        return v;
+    }
+    template <class V>
+    HWY_INLINE V Fold(V acc, V v) const {
+        return hn::Max(acc, v);
+    }
+    template <class D>
+    HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
+        hn::StoreU(acc, d, p);
+    }
+    float Area(size_t, size_t) const { return 1.0f; }
+};
+
+// BF16 values are widened to FP32 (exact), folded like MaxF32Op and rounded back with the
+// ABI.md rule (round to nearest even: only -FLT_MAX, the result of an empty window, changes,
+// to 0xFF80).
+struct MaxBf16Op {
+    using T = uint16_t;
+    using C = float;
+    template <class D>
+    HWY_INLINE hn::Vec<D> Init(D d) const {
+        return hn::Set(d, -FLT_MAX);
+    }
+    template <class D>
+    HWY_INLINE hn::Vec<D> Widen(D d, hn::Vec<hn::Rebind<T, D>> v) const {
+        const hn::Rebind<uint32_t, D> du;
+        return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du, v)));
+    }
+    template <class V>
+    HWY_INLINE V Fold(V acc, V v) const {
+        return MaxIgnoringNaN(v, acc);
+    }
+    template <class D>
+    HWY_INLINE void Store(D, hn::Vec<D> acc, float, T* p) const {
+        const hn::Rebind<uint32_t, D> du;
+        const hn::Rebind<int32_t, D> di;
+        const hn::Rebind<uint16_t, D> dh;
+        const auto bits = hn::BitCast(du, acc);
+        const auto odd = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+        const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), odd)));
+        // rounded <= 0xFFFF, so the saturating narrowing keeps it unchanged.
+        hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, rounded)), dh, p);
+    }
+    float Area(size_t, size_t) const { return 1.0f; }
+};
+
+// Elements p[0], p[stride], ..., one per lane. kStride 1-4 are fixed strides (LoadInterleaved
+// reads kStride*N elements from p); 0 means any stride through a gather (FP32 only), which reads
+// exactly the lanes' elements.
+template <int kStride, class DT>
+HWY_INLINE hn::Vec<DT> LoadStrided(DT dt, const hn::TFromD<DT>* p, size_t stride) {
+    if constexpr (kStride == 1) {
+        (void)stride;
+        return hn::LoadU(dt, p);
+    } else if constexpr (kStride == 2) {
+        hn::Vec<DT> v0, v1;
+        hn::LoadInterleaved2(dt, p, v0, v1);
+        return v0;
+    } else if constexpr (kStride == 3) {
+        hn::Vec<DT> v0, v1, v2;
+        hn::LoadInterleaved3(dt, p, v0, v1, v2);
+        return v0;
+    } else if constexpr (kStride == 4) {
+        hn::Vec<DT> v0, v1, v2, v3;
+        hn::LoadInterleaved4(dt, p, v0, v1, v2, v3);
+        return v0;
+    } else {
+        const hn::RebindToSigned<DT> di;
+        return hn::GatherIndex(dt, p, hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(stride))));
+    }
+}
+
+// The input of one NCHW output row: `planes` channel planes `planeStep` apart (several in 3D
+// channel pooling), each contributing `rows` rows `rowStep` apart, starting at `base` (column 0
+// of the first row of the window).
+template <class T>
+struct Rows {
+    const T* base;
+    size_t planes, planeStep, rows, rowStep;
+};
+
+// One axis of an NCHW output row (or of the channel axis of 3D pooling in NHWC).
+struct Axis {
+    size_t src, kernel, stride, pad, dst;
+};
+
+// Output columns from dx on, one vector of Lanes(d) columns at a time, as long as the windows
+// are unclipped and every strided load stays inside the input row; the last vector may overlap
+// the previous one. Returns the first column not written.
+template <int kStride, class D, class Op, class T>
+HWY_INLINE size_t RowVectors(D d, const Op& op, const Rows<T>& in, const Axis& ax, size_t dx,
+                             T* dst) {
+    const size_t N = hn::Lanes(d);
+    if (ax.dst < N) return dx;
+    const size_t reach = kStride == 0 ? (N - 1) * ax.stride + 1 : size_t(kStride) * N;
+    // A vector at column x reads input columns [x*stride - pad, ... + kernel - 1 + reach).
+    const ptrdiff_t limit = ptrdiff_t(ax.src + ax.pad + 1) - ptrdiff_t(ax.kernel + reach);
+    if (limit < 0) return dx;
+    size_t last = size_t(limit) / ax.stride;
+    if (last > ax.dst - N) last = ax.dst - N;
+    if (last < dx) return dx;
+    const hn::Rebind<T, D> dt;
+    const float area = op.Area(in.rows, ax.kernel);
+    const auto one = [&](size_t x) HWY_ATTR {
+        const T* column = in.base + (x * ax.stride - ax.pad);
+        auto acc = op.Init(d);
+        for (size_t p = 0; p < in.planes; ++p) {
+            for (size_t r = 0; r < in.rows; ++r) {
+                const T* row = column + p * in.planeStep + r * in.rowStep;
+                for (size_t k = 0; k < ax.kernel; ++k)
+                    acc = op.Fold(acc, op.Widen(d, LoadStrided<kStride>(dt, row + k, ax.stride)));
+            }
+        }
+        op.Store(d, acc, area, dst + x);
+    };
+    for (; dx <= last; dx += N) one(dx);
+    if (dx < last + N) {
+        one(last);
+        dx = last + N;
+    }
+    return dx;
+}
+
+// Full vectors, then quarter vectors for short rows.
+template <int kStride, class Op, class T>
+HWY_INLINE size_t RowSpans(const Op& op, const Rows<T>& in, const Axis& ax, size_t dx, T* dst) {
+    using C = typename Op::C;
+    dx = RowVectors<kStride>(hn::ScalableTag<C>(), op, in, ax, dx, dst);
+    constexpr size_t kQuarter = HWY_LANES(C) / 4;
+    if constexpr (kQuarter > 1) dx = RowVectors<kStride>(hn::CappedTag<C, kQuarter>(), op, in, ax, dx, dst);
+    return dx;
+}
+
+// One output column with its clipped window, 1-lane vectors.
+template <class Op, class T>
+HWY_INLINE void RowColumn(const Op& op, const Rows<T>& in, const Axis& ax, size_t x, T* dst) {
+    const hn::CappedTag<typename Op::C, 1> d1;
+    const hn::Rebind<T, decltype(d1)> dt1;
+    const PoolRange xr = ClipWindow(x, ax.stride, ax.pad, ax.kernel, ax.src);
+    auto acc = op.Init(d1);
+    for (size_t p = 0; p < in.planes; ++p) {
+        for (size_t r = 0; r < in.rows; ++r) {
+            const T* row = in.base + p * in.planeStep + r * in.rowStep;
+            for (size_t c = xr.begin; c < xr.end; ++c)
+                acc = op.Fold(acc, op.Widen(d1, hn::LoadU(dt1, row + c)));
+        }
+    }
+    op.Store(d1, acc, op.Area(in.rows, xr.end - xr.begin), dst + x);
+}
+
+// A window made of whole rows is one contiguous run of rows*width elements per plane: four
+// accumulators, then the lanes, then the tail, folded with 1-lane vectors.
+template <class Op, class T>
+HWY_INLINE void ContiguousWindow(const Op& op, const Rows<T>& in, size_t count, float area,
+                                 T* dst) {
+    using C = typename Op::C;
+    const hn::ScalableTag<C> d;
+    const hn::Rebind<T, decltype(d)> dt;
+    const hn::CappedTag<C, 1> d1;
+    const hn::Rebind<T, decltype(d1)> dt1;
+    const size_t N = hn::Lanes(d);
+    auto a0 = op.Init(d), a1 = a0, a2 = a0, a3 = a0;
+    auto tail = op.Init(d1);
+    for (size_t p = 0; p < in.planes; ++p) {
+        const T* s = in.base + p * in.planeStep;
+        size_t i = 0;
+        for (; i + 4 * N <= count; i += 4 * N) {
+            a0 = op.Fold(a0, op.Widen(d, hn::LoadU(dt, s + i)));
+            a1 = op.Fold(a1, op.Widen(d, hn::LoadU(dt, s + i + N)));
+            a2 = op.Fold(a2, op.Widen(d, hn::LoadU(dt, s + i + 2 * N)));
+            a3 = op.Fold(a3, op.Widen(d, hn::LoadU(dt, s + i + 3 * N)));
+        }
+        for (; i + N <= count; i += N) a0 = op.Fold(a0, op.Widen(d, hn::LoadU(dt, s + i)));
+        for (; i < count; ++i) tail = op.Fold(tail, op.Widen(d1, hn::LoadU(dt1, s + i)));
+    }
+    a0 = op.Fold(op.Fold(a0, a1), op.Fold(a2, a3));
+    HWY_ALIGN C lanes[HWY_LANES(C)];
+    hn::Store(a0, d, lanes);
+    for (size_t i = 0; i < N; ++i) tail = op.Fold(tail, hn::Set(d1, lanes[i]));
+    op.Store(d1, tail, area, dst);
+}
+
+template <class Op, class T>
+HWY_INLINE void PoolRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst) {
+    if (ax.dst == 1 && in.rowStep == ax.src) {
+        const PoolRange xr = ClipWindow(0, ax.stride, ax.pad, ax.kernel, ax.src);
+        if (xr.begin == 0 && xr.end == ax.src) {
+            ContiguousWindow(op, in, in.rows * ax.src, op.Area(in.rows, ax.src), dst);
+            return;
+        }
+    }
+    size_t left = (ax.pad + ax.stride - 1) / ax.stride;  // first column with an unclipped start
+    if (left > ax.dst) left = ax.dst;
+    for (size_t x = 0; x < left; ++x) RowColumn(op, in, ax, x, dst);
+    size_t dx = left;
+    switch (ax.stride) {
+        case 1: dx = RowSpans<1>(op, in, ax, dx, dst); break;
+        case 2: dx = RowSpans<2>(op, in, ax, dx, dst); break;
+        case 3: dx = RowSpans<3>(op, in, ax, dx, dst); break;
+        case 4: dx = RowSpans<4>(op, in, ax, dx, dst); break;
+        default:
+            // Gathers exist for 32-bit lanes only; BF16/UINT8 rows with strides above 4 use
+            // 1-lane vectors.
+            if constexpr (sizeof(T) == 4) dx = RowSpans<0>(op, in, ax, dx, dst);
+            break;
+    }
+    for (; dx < ax.dst; ++dx) RowColumn(op, in, ax, dx, dst);
+}
+
+template <class Op, class T>
+HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst) {
+    const size_t plane = s.srcH * s.srcW;
+    const Axis ax{s.srcW, s.kernelX, s.strideX, s.padX, s.dstW};
+    for (size_t dc = 0; dc < s.dstC; ++dc) {
+        const PoolRange cr = s.channel3d
+                                 ? ClipWindow(dc, s.strideC, s.padC, s.kernelC, s.srcC)
+                                 : PoolRange{dc, dc + 1};
+        for (size_t dy = 0; dy < s.dstH; ++dy) {
+            const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+            const Rows<T> in{src + cr.begin * plane + yr.begin * s.srcW, cr.end - cr.begin, plane,
+                             yr.end - yr.begin, s.srcW};
+            PoolRow(op, in, ax, dst + (dc * s.dstH + dy) * s.dstW);
+        }
+    }
+}
+
+// All channels of one NHWC output pixel (window rows yr, columns xr): the window is visited
+// once per group of four channel vectors.
+template <class Op, class T>
+HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, PoolRange yr,
+                          PoolRange xr, float area, T* dst) {
+    const hn::ScalableTag<typename Op::C> d;
+    const hn::Rebind<T, decltype(d)> dt;
+    const size_t N = hn::Lanes(d);
+    size_t c = 0;
+    for (; c + 4 * N <= C; c += 4 * N) {
+        auto a0 = op.Init(d), a1 = a0, a2 = a0, a3 = a0;
+        for (size_t y = yr.begin; y < yr.end; ++y) {
+            for (size_t x = xr.begin; x < xr.end; ++x) {
+                const T* p = src + (y * srcW + x) * C + c;
+                a0 = op.Fold(a0, op.Widen(d, hn::LoadU(dt, p)));
+                a1 = op.Fold(a1, op.Widen(d, hn::LoadU(dt, p + N)));
+                a2 = op.Fold(a2, op.Widen(d, hn::LoadU(dt, p + 2 * N)));
+                a3 = op.Fold(a3, op.Widen(d, hn::LoadU(dt, p + 3 * N)));
+            }
+        }
+        op.Store(d, a0, area, dst + c);
+        op.Store(d, a1, area, dst + c + N);
+        op.Store(d, a2, area, dst + c + 2 * N);
+        op.Store(d, a3, area, dst + c + 3 * N);
+    }
+    const auto one = [&](auto dv, size_t at) HWY_ATTR {
+        const hn::Rebind<T, decltype(dv)> dtv;
+        auto acc = op.Init(dv);
+        for (size_t y = yr.begin; y < yr.end; ++y)
+            for (size_t x = xr.begin; x < xr.end; ++x)
+                acc = op.Fold(acc, op.Widen(dv, hn::LoadU(dtv, src + (y * srcW + x) * C + at)));
+        op.Store(dv, acc, area, dst + at);
+    };
+    for (; c + N <= C; c += N) one(d, c);
+    if (c == C) return;
+    if (C >= N) {
+        one(d, C - N);  // overlaps channels already written with the same values
+        return;
+    }
+    const hn::CappedTag<typename Op::C, 1> d1;
+    for (; c < C; ++c) one(d1, c);
+}
+
+// `temp` holds srcC elements (3D pooling only): the spatial maxima of one pixel, then pooled
+// across channels like an NCHW row.
+template <class Op, class T>
+HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst, T* temp) {
+    const Axis channels{s.srcC, s.kernelC, s.strideC, s.padC, s.dstC};
+    for (size_t dy = 0; dy < s.dstH; ++dy) {
+        const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+        for (size_t dx = 0; dx < s.dstW; ++dx) {
+            const PoolRange xr = ClipWindow(dx, s.strideX, s.padX, s.kernelX, s.srcW);
+            const float area = op.Area(yr.end - yr.begin, xr.end - xr.begin);
+            T* out = dst + (dy * s.dstW + dx) * s.dstC;
+            if (!s.channel3d) {
+                NhwcPixel(op, src, s.srcC, s.srcW, yr, xr, area, out);
+            } else {
+                NhwcPixel(op, src, s.srcC, s.srcW, yr, xr, area, temp);
+                PoolRow(op, Rows<T>{temp, 1, 0, 1, s.srcC}, channels, out);
+            }
+        }
+    }
+}
+
+template <class Op, class T>
+HWY_INLINE void Pool(const Op& op, const T* src, const PoolShape& s, T* dst, T* temp) {
+    if (s.nhwc)
+        PoolNhwc(op, src, s, dst, temp);
+    else
+        PoolNchw(op, src, s, dst);
+}
+
+void PoolingAverageKernel(const float* src, const PoolShape& s, float* dst) {
+    Pool(AverageF32Op{s.excludePad, float(s.kernelY * s.kernelX)}, src, s, dst,
+         static_cast<float*>(nullptr));
+}
+
+void PoolingMax32fKernel(const float* src, const PoolShape& s, float* dst, float* temp) {
+    Pool(MaxF32Op{}, src, s, dst, temp);
+}
+
+void PoolingMax16bKernel(const uint16_t* src, const PoolShape& s, uint16_t* dst) {
+    Pool(MaxBf16Op{}, src, s, dst, static_cast<uint16_t*>(nullptr));
+}
+
+void PoolingMax8uKernel(const uint8_t* src, const PoolShape& s, uint8_t* dst) {
+    Pool(MaxU8Op{}, src, s, dst, static_cast<uint8_t*>(nullptr));
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <memory>
+#include <new>
+
+#include "core/Dispatch.h"
+#include "SimdSynet.h"
+#include "core/Error.h"
+#include "core/Format.h"
+
+namespace simd {
+HWY_EXPORT(PoolingAverageKernel);
+HWY_EXPORT(PoolingMax32fKernel);
+HWY_EXPORT(PoolingMax16bKernel);
+HWY_EXPORT(PoolingMax8uKernel);
+
+namespace {
+
+// Coordinates of one axis stay far from overflow: (dst-1)*stride + kernel and pad below 2^62.
+bool AxisFits(size_t dst, size_t stride, size_t kernel, size_t pad) {
+    const size_t kLimit = size_t(1) << 62;
+    size_t reach;
+    return CheckedMul(dst - 1, stride, &reach) && CheckedAdd(reach, kernel, &reach) &&
+           reach < kLimit && pad < kLimit;
+}
+
+// Some window of the axis lies entirely outside the input (the first ends before column 0 or
+// the last starts after the last column); windows are monotonic, so these two are the only
+// candidates.
+bool AxisHasEmptyWindow(size_t src, size_t dst, size_t stride, size_t kernel, size_t pad) {
+    return kernel <= pad || (dst - 1) * stride >= src + pad;
+}
+
+// Checks shared by every pooling entry point. Returns false after recording an error; sets
+// *empty when there is nothing to compute (a zero extent).
+bool ValidatePool(const char* function, const void* src, const void* dst, const PoolShape& s,
+                  size_t elementSize, bool* empty) {
+    if (s.kernelY == 0 || s.kernelX == 0 || s.strideY == 0 || s.strideX == 0 || s.kernelC == 0 ||
+        s.strideC == 0)
+        return SetLastErrorF("%s: kernel and stride sizes must be at least 1", function);
+    *empty = s.srcC == 0 || s.srcH == 0 || s.srcW == 0 || s.dstC == 0 || s.dstH == 0 ||
+             s.dstW == 0;
+    if (*empty) return true;
+    if (!src || !dst) return SetLastErrorF("%s: src and dst must not be NULL", function);
+    size_t srcPlanes, dstPlanes;
+    if (!CheckedMul(s.srcC, s.srcH, &srcPlanes) ||
+        !FitsInMemory(srcPlanes, s.srcW, elementSize) || !CheckedMul(s.dstC, s.dstH, &dstPlanes) ||
+        !FitsInMemory(dstPlanes, s.dstW, elementSize) ||
+        !AxisFits(s.dstH, s.strideY, s.kernelY, s.padY) ||
+        !AxisFits(s.dstW, s.strideX, s.kernelX, s.padX) ||
+        !AxisFits(s.dstC, s.strideC, s.kernelC, s.padC))
+        return SetLastErrorF("%s: tensor or window sizes are too large", function);
+    return true;
+}
+
+bool ParseFormat(const char* function, SimdTensorFormatType format, bool* nhwc) {
+    if (format != SimdTensorFormatNchw && format != SimdTensorFormatNhwc)
+        return SetLastErrorF("%s: format %d is not Nchw or Nhwc", function, static_cast<int>(format));
+    *nhwc = format == SimdTensorFormatNhwc;
+    return true;
+}
+
+PoolShape Shape2D(size_t srcC, size_t srcH, size_t srcW, size_t kernelY, size_t kernelX,
+                  size_t strideY, size_t strideX, size_t padY, size_t padX, size_t dstH,
+                  size_t dstW, bool nhwc) {
+    return PoolShape{srcC,  srcH, srcW, 1,    kernelY, kernelX, 1,    strideY, strideX, 0,
+                     padY, padX, srcC, dstH, dstW,    nhwc,    false, false};
+}
+
+void PoolingAverage(const char* function, const float* src, size_t srcC, size_t srcH,
+                    size_t srcW, size_t kernelY, size_t kernelX, size_t strideY, size_t strideX,
+                    size_t padY, size_t padX, float* dst, size_t dstH, size_t dstW,
+                    SimdBool excludePad, SimdTensorFormatType format) {
+    ClearLastError();
+    bool nhwc = false, empty = false;
+    if (!ParseFormat(function, format, &nhwc)) return;
+    if (excludePad != SimdFalse && excludePad != SimdTrue) {
+        SetLastErrorF("%s: excludePad %d is not SimdFalse or SimdTrue", function,
+                      static_cast<int>(excludePad));
+        return;
+    }
+    PoolShape s = Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX, padY, padX, dstH,
+                          dstW, nhwc);
+    s.excludePad = excludePad == SimdTrue;
+    if (!ValidatePool(function, src, dst, s, sizeof(float), &empty) || empty) return;
+    // An empty window would divide 0 by 0 (SUPPLEMENT.md §15: callers avoid it).
+    if (s.excludePad && (AxisHasEmptyWindow(srcH, dstH, strideY, kernelY, padY) ||
+                         AxisHasEmptyWindow(srcW, dstW, strideX, kernelX, padX))) {
+        SetLastErrorF("%s: with excludePad every window must overlap the input", function);
+        return;
+    }
+    SIMD_DISPATCH(PoolingAverageKernel)(src, s, dst);
+}
+
+void PoolingMax32fRun(const float* src, const PoolShape& s, float* dst) {
+    if (!s.nhwc || !s.channel3d) {
+        SIMD_DISPATCH(PoolingMax32fKernel)(src, s, dst, nullptr);
+        return;
+    }
+    std::unique_ptr<float[]> temp(new (std::nothrow) float[s.srcC]);
+    if (!temp) {
+        SetLastError("SimdSynetPoolingMax32f: out of memory for the channel buffer");
+        return;
+    }
+    SIMD_DISPATCH(PoolingMax32fKernel)(src, s, dst, temp.get());
+}
+
+}  // namespace
+}  // namespace simd
+
+SIMD_API void SimdSynetPoolingForwardAverage(const float* src, size_t srcC, size_t srcH,
+                                             size_t srcW, size_t kernelY, size_t kernelX,
+                                             size_t strideY, size_t strideX, size_t padY,
+                                             size_t padX, float* dst, size_t dstH, size_t dstW,
+                                             SimdBool excludePad, SimdTensorFormatType format) {
+    simd::PoolingAverage("SimdSynetPoolingForwardAverage", src, srcC, srcH, srcW, kernelY,
+                         kernelX, strideY, strideX, padY, padX, dst, dstH, dstW, excludePad,
+                         format);
+}
+
+SIMD_API void SimdSynetPoolingAverage(const float* src, size_t srcC, size_t srcH, size_t srcW,
+                                      size_t kernelY, size_t kernelX, size_t strideY,
+                                      size_t strideX, size_t padY, size_t padX, float* dst,
+                                      size_t dstH, size_t dstW, SimdBool excludePad,
+                                      SimdTensorFormatType format) {
+    simd::PoolingAverage("SimdSynetPoolingAverage", src, srcC, srcH, srcW, kernelY, kernelX,
+                         strideY, strideX, padY, padX, dst, dstH, dstW, excludePad, format);
+}
+
+SIMD_API void SimdSynetPoolingForwardMax(const float* src, size_t srcC, size_t srcH, size_t srcW,
+                                         size_t kernelY, size_t kernelX, size_t strideY,
+                                         size_t strideX, size_t padY, size_t padX, float* dst,
+                                         size_t dstH, size_t dstW, SimdBool trans) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF(trans != SimdFalse && trans != SimdTrue,
+                 "SimdSynetPoolingForwardMax: trans is not SimdFalse or SimdTrue");
+    const simd::PoolShape s = simd::Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX,
+                                            padY, padX, dstH, dstW, trans == SimdTrue);
+    bool empty = false;
+    if (!simd::ValidatePool("SimdSynetPoolingForwardMax", src, dst, s, sizeof(float), &empty) ||
+        empty)
+        return;
+    simd::PoolingMax32fRun(src, s, dst);
+}
+
+SIMD_API void SimdSynetPoolingMax32f(const float* src, size_t srcC, size_t srcH, size_t srcW,
+                                     size_t kernelC, size_t kernelY, size_t kernelX,
+                                     size_t strideC, size_t strideY, size_t strideX, size_t padC,
+                                     size_t padY, size_t padX, float* dst, size_t dstC,
+                                     size_t dstH, size_t dstW, SimdTensorFormatType format) {
+    simd::ClearLastError();
+    bool nhwc = false, empty = false;
+    if (!simd::ParseFormat("SimdSynetPoolingMax32f", format, &nhwc)) return;
+    const bool channel3d = !(kernelC == 1 && strideC == 1 && padC == 0 && srcC == dstC);
+    const simd::PoolShape s{srcC,    srcH,    srcW, kernelC, kernelY, kernelX, strideC,
+                            strideY, strideX, padC, padY,    padX,    dstC,    dstH,
+                            dstW,    nhwc,    channel3d, false};
+    if (!simd::ValidatePool("SimdSynetPoolingMax32f", src, dst, s, sizeof(float), &empty) || empty)
+        return;
+    simd::PoolingMax32fRun(src, s, dst);
+}
+
+SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t srcH, size_t srcW,
+                                     size_t kernelY, size_t kernelX, size_t strideY,
+                                     size_t strideX, size_t padY, size_t padX, uint16_t* dst,
+                                     size_t dstH, size_t dstW, SimdTensorFormatType format) {
+    simd::ClearLastError();
+    bool nhwc = false, empty = false;
+    if (!simd::ParseFormat("SimdSynetPoolingMax16b", format, &nhwc)) return;
+    const simd::PoolShape s = simd::Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX,
+                                            padY, padX, dstH, dstW, nhwc);
+    if (!simd::ValidatePool("SimdSynetPoolingMax16b", src, dst, s, sizeof(uint16_t), &empty) ||
+        empty)
+        return;
+    SIMD_DISPATCH(simd::PoolingMax16bKernel)(src, s, dst);
+}
+
+SIMD_API void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH, size_t srcW,
+                                    size_t kernelY, size_t kernelX, size_t strideY,
+                                    size_t strideX, size_t padY, size_t padX, uint8_t* dst,
+                                    size_t dstH, size_t dstW, SimdTensorFormatType format) {
+    simd::ClearLastError();
+    bool nhwc = false, empty = false;
+    if (!simd::ParseFormat("SimdSynetPoolingMax8u", format, &nhwc)) return;
+    const simd::PoolShape s = simd::Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX,
+                                            padY, padX, dstH, dstW, nhwc);
+    if (!simd::ValidatePool("SimdSynetPoolingMax8u", src, dst, s, sizeof(uint8_t), &empty) ||
+        empty)
+        return;
+    SIMD_DISPATCH(simd::PoolingMax8uKernel)(src, s, dst);
+}
+#endif  // HWY_ONCE
