@@ -33,3 +33,25 @@ inline PoolRange ClipWindow(size_t d, size_t stride, size_t pad, size_t kernel, 
 }
 
 }  // namespace simd
+
+namespace simd {
+
+// Widest vector (in lanes) of any target and lane type: a UINT8 AVX-512 vector.
+constexpr size_t kPoolMaxLanes = 64;
+
+// Elements of the padded row the separable NCHW kernels build for one output row (also used
+// for the channel axis of 3D NHWC pooling): the input row with `pad` initial values before it
+// and enough after it for every column the horizontal pass reads with vectors of up to
+// kPoolMaxLanes lanes. 0 when the windows reach far beyond the input (huge pads, strides or
+// output sizes): the kernels then read each window directly.
+inline size_t PoolRowScratch(size_t src, size_t kernel, size_t stride, size_t pad, size_t dst) {
+    if (stride > kPoolMaxLanes || kernel > (size_t(1) << 20) || pad > (size_t(1) << 20) ||
+        src > (size_t(1) << 40))
+        return 0;
+    const size_t reach = (dst - 1) * stride + kernel;  // below 2^62 (entry point checks)
+    const size_t span = (pad + src > reach ? pad + src : reach) + stride * kPoolMaxLanes +
+                        kPoolMaxLanes;
+    return span > 4 * (src + kernel) + 4096 ? 0 : span;
+}
+
+}  // namespace simd

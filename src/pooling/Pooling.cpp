@@ -49,6 +49,7 @@ HWY_INLINE V MaxIgnoringNaN(V v, V acc) {
 // A pooling operation: storage lane type T, compute lane type C, the initial accumulator, the
 // fold of one tap, and the final store (average pools divide by the window area there).
 struct MaxF32Op {
+    static constexpr bool kAverage = false;
     using T = float;
     using C = float;
     template <class D>
@@ -71,6 +72,7 @@ struct MaxF32Op {
 };
 
 struct AverageF32Op {
+    static constexpr bool kAverage = true;
     bool excludePad;
     float kernelArea;  // kernelY*kernelX
     using T = float;
@@ -91,12 +93,17 @@ struct AverageF32Op {
     HWY_INLINE void Store(D d, hn::Vec<D> acc, float area, T* p) const {
         hn::StoreU(hn::Div(acc, hn::Set(d, area)), d, p);
     }
+    template <class D>
+    HWY_INLINE void StoreDiv(D d, hn::Vec<D> acc, hn::Vec<D> area, T* p) const {
+        hn::StoreU(hn::Div(acc, area), d, p);
+    }
     float Area(size_t rows, size_t cols) const {
         return excludePad ? float(rows * cols) : kernelArea;
     }
 };
 
 struct MaxU8Op {
+    static constexpr bool kAverage = false;
     using T = uint8_t;
     using C = uint8_t;
     template <class D>
@@ -122,6 +129,7 @@ struct MaxU8Op {
 // ABI.md rule (round to nearest even: only -FLT_MAX, the result of an empty window, changes,
 // to 0xFF80).
 struct MaxBf16Op {
+    static constexpr bool kAverage = false;
     using T = uint16_t;
     using C = float;
     template <class D>
@@ -156,7 +164,7 @@ struct MaxBf16Op {
 // exactly the lanes' elements.
 template <int kStride, class DT>
 HWY_INLINE hn::Vec<DT> LoadStrided(DT dt, const hn::TFromD<DT>* p, size_t stride) {
-    if constexpr (kStride == 1) {
+    if constexpr (kStride == 1 || DT::kPrivateN == 1) {
         (void)stride;
         return hn::LoadU(dt, p);
     } else if constexpr (kStride == 2) {
@@ -287,14 +295,139 @@ HWY_INLINE void ContiguousWindow(const Op& op, const Rows<T>& in, size_t count, 
     op.Store(d1, tail, area, dst);
 }
 
+// Separable form of one output row, used whenever the entry point provided scratch: the
+// vertical pass folds the window rows (and channel planes) of every input column into `tmp`,
+// padded with initial values on both sides, so that the horizontal pass reads every window
+// unclipped, with full vectors and no border cases. For the max pools the result equals the
+// row-major fold (the fold does not depend on the order); for averages it re-associates the sum
+// (LIN). `columns[dx]` holds the clipped window width of output column dx (excludePad
+// averages only).
+template <int kStride, class D, class Op>
+HWY_INLINE void HorizontalVector(D d, const Op& op, const typename Op::C* tmp, const Axis& ax,
+                                 size_t rows, const float* columns, size_t dx,
+                                 typename Op::T* dst) {
+    const typename Op::C* p = tmp + dx * ax.stride;
+    auto acc = op.Init(d);
+    if constexpr (kStride == 1) {
+        for (size_t k = 0; k < ax.kernel; ++k) acc = op.Fold(acc, hn::LoadU(d, p + k));
+    } else if constexpr (kStride == 2) {
+        // One deinterleaving load serves two taps: columns k (even) and k + 1 (odd).
+        size_t k = 0;
+        for (; k + 2 <= ax.kernel; k += 2) {
+            hn::Vec<D> v0, v1;
+            hn::LoadInterleaved2(d, p + k, v0, v1);
+            acc = op.Fold(op.Fold(acc, v0), v1);
+        }
+        if (k < ax.kernel) acc = op.Fold(acc, LoadStrided<2>(d, p + k, 2));
+    } else if constexpr (kStride == 3) {
+        size_t k = 0;
+        for (; k + 3 <= ax.kernel; k += 3) {
+            hn::Vec<D> v0, v1, v2;
+            hn::LoadInterleaved3(d, p + k, v0, v1, v2);
+            acc = op.Fold(op.Fold(op.Fold(acc, v0), v1), v2);
+        }
+        for (; k < ax.kernel; ++k) acc = op.Fold(acc, LoadStrided<3>(d, p + k, 3));
+    } else {
+        for (size_t k = 0; k < ax.kernel; ++k)
+            acc = op.Fold(acc, LoadStrided<kStride>(d, p + k, ax.stride));
+    }
+    if constexpr (Op::kAverage) {
+        const auto area = op.excludePad
+                              ? hn::Mul(hn::Set(d, float(rows)), hn::LoadU(d, columns + dx))
+                              : hn::Set(d, op.kernelArea);
+        op.StoreDiv(d, acc, area, dst + dx);
+    } else {
+        op.Store(d, acc, 1.0f, dst + dx);
+    }
+}
+
+// Output columns [0, dst) with vectors of Lanes(d), the last one overlapping if needed.
+// Returns the first column not written (only when dst < Lanes(d)).
+template <int kStride, class D, class Op>
+HWY_INLINE size_t HorizontalSpan(D d, const Op& op, const typename Op::C* tmp, const Axis& ax,
+                                 size_t rows, const float* columns, size_t dx,
+                                 typename Op::T* dst) {
+    const size_t N = hn::Lanes(d);
+    if (ax.dst < N) return dx;
+    for (; dx + N <= ax.dst; dx += N)
+        HorizontalVector<kStride>(d, op, tmp, ax, rows, columns, dx, dst);
+    if (dx < ax.dst) HorizontalVector<kStride>(d, op, tmp, ax, rows, columns, ax.dst - N, dst);
+    return ax.dst;
+}
+
+template <int kStride, class Op>
+HWY_INLINE void HorizontalPass(const Op& op, const typename Op::C* tmp, const Axis& ax,
+                               size_t rows, const float* columns, typename Op::T* dst) {
+    using C = typename Op::C;
+    size_t dx = 0;
+    // Gathers exist for 32-bit lanes only: UINT8 rows with strides above 4 use 1-lane vectors.
+    if constexpr (kStride != 0 || sizeof(C) == 4) {
+        dx = HorizontalSpan<kStride>(hn::ScalableTag<C>(), op, tmp, ax, rows, columns, dx, dst);
+        constexpr size_t kQuarter = HWY_LANES(C) / 4;
+        if constexpr (kQuarter > 1)
+            dx = HorizontalSpan<kStride>(hn::CappedTag<C, kQuarter>(), op, tmp, ax, rows, columns,
+                                         dx, dst);
+    }
+    const hn::CappedTag<C, 1> d1;
+    for (; dx < ax.dst; ++dx) HorizontalVector<kStride>(d1, op, tmp, ax, rows, columns, dx, dst);
+}
+
 template <class Op, class T>
-HWY_INLINE void PoolRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst) {
+HWY_INLINE void SeparableRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst,
+                             typename Op::C* tmp, const float* columns) {
+    using C = typename Op::C;
+    const hn::ScalableTag<C> d;
+    const hn::CappedTag<C, 1> d1;
+    const size_t N = hn::Lanes(d);
+    const auto init = op.Init(d);
+    const size_t reach = (ax.dst - 1) * ax.stride + ax.kernel;
+    const size_t span = (ax.pad + ax.src > reach ? ax.pad + ax.src : reach) + ax.stride * N;
+    // Left padding (the stores may run into the middle part, which is written next).
+    for (size_t i = 0; i < ax.pad; i += N) hn::StoreU(init, d, tmp + i);
+    C* middle = tmp + ax.pad;
+    const auto column = [&](auto dv, size_t x) HWY_ATTR {
+        const hn::Rebind<T, decltype(dv)> dtv;
+        const T* p = in.base + x;
+        auto acc = op.Init(dv);
+        for (size_t c = 0; c < in.planes; ++c)
+            for (size_t r = 0; r < in.rows; ++r)
+                acc = op.Fold(acc, op.Widen(dv, hn::LoadU(dtv, p + c * in.planeStep + r * in.rowStep)));
+        hn::StoreU(acc, dv, middle + x);
+    };
+    size_t x = 0;
+    for (; x + N <= ax.src; x += N) column(d, x);
+    if (x < ax.src) {
+        if (ax.src >= N)
+            column(d, ax.src - N);
+        else
+            for (; x < ax.src; ++x) column(d1, x);
+    }
+    // Right padding up to every element the horizontal pass reads (scratch has N to spare).
+    for (size_t i = ax.pad + ax.src; i < span; i += N) hn::StoreU(init, d, tmp + i);
+    switch (ax.stride) {
+        case 1: HorizontalPass<1>(op, tmp, ax, in.rows, columns, dst); break;
+        case 2: HorizontalPass<2>(op, tmp, ax, in.rows, columns, dst); break;
+        case 3: HorizontalPass<3>(op, tmp, ax, in.rows, columns, dst); break;
+        case 4: HorizontalPass<4>(op, tmp, ax, in.rows, columns, dst); break;
+        default: HorizontalPass<0>(op, tmp, ax, in.rows, columns, dst); break;
+    }
+}
+
+// One output row. `tmp` (may be null: then every window is read directly) is the padded row
+// scratch of PoolRowScratch elements.
+template <class Op, class T>
+HWY_INLINE void PoolRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst,
+                        typename Op::C* tmp, const float* columns) {
     if (ax.dst == 1 && in.rowStep == ax.src) {
         const PoolRange xr = ClipWindow(0, ax.stride, ax.pad, ax.kernel, ax.src);
         if (xr.begin == 0 && xr.end == ax.src) {
             ContiguousWindow(op, in, in.rows * ax.src, op.Area(in.rows, ax.src), dst);
             return;
         }
+    }
+    if (tmp) {
+        SeparableRow(op, in, ax, dst, tmp, columns);
+        return;
     }
     size_t left = (ax.pad + ax.stride - 1) / ax.stride;  // first column with an unclipped start
     if (left > ax.dst) left = ax.dst;
@@ -314,10 +447,20 @@ HWY_INLINE void PoolRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst)
     for (; dx < ax.dst; ++dx) RowColumn(op, in, ax, dx, dst);
 }
 
+// `scratch`: null, or dstW floats (clipped window widths) followed by the padded row.
 template <class Op, class T>
-HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst) {
+HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst, void* scratch) {
     const size_t plane = s.srcH * s.srcW;
     const Axis ax{s.srcW, s.kernelX, s.strideX, s.padX, s.dstW};
+    float* columns = static_cast<float*>(scratch);
+    typename Op::C* tmp = nullptr;
+    if (scratch) {
+        for (size_t dx = 0; dx < s.dstW; ++dx) {
+            const PoolRange xr = ClipWindow(dx, s.strideX, s.padX, s.kernelX, s.srcW);
+            columns[dx] = float(xr.end - xr.begin);
+        }
+        tmp = reinterpret_cast<typename Op::C*>(columns + s.dstW);
+    }
     for (size_t dc = 0; dc < s.dstC; ++dc) {
         const PoolRange cr = s.channel3d
                                  ? ClipWindow(dc, s.strideC, s.padC, s.kernelC, s.srcC)
@@ -326,7 +469,7 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst)
             const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
             const Rows<T> in{src + cr.begin * plane + yr.begin * s.srcW, cr.end - cr.begin, plane,
                              yr.end - yr.begin, s.srcW};
-            PoolRow(op, in, ax, dst + (dc * s.dstH + dy) * s.dstW);
+            PoolRow(op, in, ax, dst + (dc * s.dstH + dy) * s.dstW, tmp, columns);
         }
     }
 }
@@ -374,11 +517,16 @@ HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, Poo
     for (; c < C; ++c) one(d1, c);
 }
 
-// `temp` holds srcC elements (3D pooling only): the spatial maxima of one pixel, then pooled
-// across channels like an NCHW row.
+// 3D pooling (Max32f only) uses `scratch`: srcC floats for the spatial maxima of one pixel,
+// pooled across channels like an NCHW row, then the padded row of that channel axis (if the
+// entry point sized it).
 template <class Op, class T>
-HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst, T* temp) {
+HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst, void* scratch) {
     const Axis channels{s.srcC, s.kernelC, s.strideC, s.padC, s.dstC};
+    T* temp = static_cast<T*>(scratch);
+    typename Op::C* tmp = nullptr;
+    if (s.channel3d && PoolRowScratch(s.srcC, s.kernelC, s.strideC, s.padC, s.dstC) != 0)
+        tmp = reinterpret_cast<typename Op::C*>(temp + s.srcC);
     for (size_t dy = 0; dy < s.dstH; ++dy) {
         const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
         for (size_t dx = 0; dx < s.dstW; ++dx) {
@@ -389,35 +537,34 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
                 NhwcPixel(op, src, s.srcC, s.srcW, yr, xr, area, out);
             } else {
                 NhwcPixel(op, src, s.srcC, s.srcW, yr, xr, area, temp);
-                PoolRow(op, Rows<T>{temp, 1, 0, 1, s.srcC}, channels, out);
+                PoolRow(op, Rows<T>{temp, 1, 0, 1, s.srcC}, channels, out, tmp, nullptr);
             }
         }
     }
 }
 
 template <class Op, class T>
-HWY_INLINE void Pool(const Op& op, const T* src, const PoolShape& s, T* dst, T* temp) {
+HWY_INLINE void Pool(const Op& op, const T* src, const PoolShape& s, T* dst, void* scratch) {
     if (s.nhwc)
-        PoolNhwc(op, src, s, dst, temp);
+        PoolNhwc(op, src, s, dst, scratch);
     else
-        PoolNchw(op, src, s, dst);
+        PoolNchw(op, src, s, dst, scratch);
 }
 
-void PoolingAverageKernel(const float* src, const PoolShape& s, float* dst) {
-    Pool(AverageF32Op{s.excludePad, float(s.kernelY * s.kernelX)}, src, s, dst,
-         static_cast<float*>(nullptr));
+void PoolingAverageKernel(const float* src, const PoolShape& s, float* dst, void* scratch) {
+    Pool(AverageF32Op{s.excludePad, float(s.kernelY * s.kernelX)}, src, s, dst, scratch);
 }
 
-void PoolingMax32fKernel(const float* src, const PoolShape& s, float* dst, float* temp) {
-    Pool(MaxF32Op{}, src, s, dst, temp);
+void PoolingMax32fKernel(const float* src, const PoolShape& s, float* dst, void* scratch) {
+    Pool(MaxF32Op{}, src, s, dst, scratch);
 }
 
-void PoolingMax16bKernel(const uint16_t* src, const PoolShape& s, uint16_t* dst) {
-    Pool(MaxBf16Op{}, src, s, dst, static_cast<uint16_t*>(nullptr));
+void PoolingMax16bKernel(const uint16_t* src, const PoolShape& s, uint16_t* dst, void* scratch) {
+    Pool(MaxBf16Op{}, src, s, dst, scratch);
 }
 
-void PoolingMax8uKernel(const uint8_t* src, const PoolShape& s, uint8_t* dst) {
-    Pool(MaxU8Op{}, src, s, dst, static_cast<uint8_t*>(nullptr));
+void PoolingMax8uKernel(const uint8_t* src, const PoolShape& s, uint8_t* dst, void* scratch) {
+    Pool(MaxU8Op{}, src, s, dst, scratch);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -492,6 +639,36 @@ PoolShape Shape2D(size_t srcC, size_t srcH, size_t srcW, size_t kernelY, size_t 
                      padY, padX, srcC, dstH, dstW,    nhwc,    false, false};
 }
 
+// Scratch memory of one call (see PoolNchw / PoolNhwc): on the stack up to 16 KiB, else on the
+// heap. Without it NCHW kernels read windows directly; 3D NHWC pooling cannot run.
+class Scratch {
+public:
+    // `computeBytes`: size of the kernels' compute lane (4 for FP32/BF16, 1 for UINT8).
+    Scratch(const PoolShape& s, size_t computeBytes) {
+        size_t bytes = 0;
+        if (!s.nhwc) {
+            const size_t span = PoolRowScratch(s.srcW, s.kernelX, s.strideX, s.padX, s.dstW);
+            if (span) bytes = s.dstW * sizeof(float) + span * computeBytes;
+        } else if (s.channel3d) {
+            bytes = s.srcC * sizeof(float) +
+                    PoolRowScratch(s.srcC, s.kernelC, s.strideC, s.padC, s.dstC) * computeBytes;
+        }
+        if (bytes == 0) return;
+        if (bytes <= sizeof(local_)) {
+            data_ = local_;
+        } else {
+            heap_.reset(new (std::nothrow) float[(bytes + sizeof(float) - 1) / sizeof(float)]);
+            data_ = heap_.get();
+        }
+    }
+    void* data() const { return data_; }
+
+private:
+    alignas(64) float local_[4096];
+    std::unique_ptr<float[]> heap_;
+    void* data_ = nullptr;
+};
+
 void PoolingAverage(const char* function, const float* src, size_t srcC, size_t srcH,
                     size_t srcW, size_t kernelY, size_t kernelX, size_t strideY, size_t strideX,
                     size_t padY, size_t padX, float* dst, size_t dstH, size_t dstW,
@@ -514,20 +691,17 @@ void PoolingAverage(const char* function, const float* src, size_t srcC, size_t 
         SetLastErrorF("%s: with excludePad every window must overlap the input", function);
         return;
     }
-    SIMD_DISPATCH(PoolingAverageKernel)(src, s, dst);
+    const Scratch scratch(s, sizeof(float));
+    SIMD_DISPATCH(PoolingAverageKernel)(src, s, dst, scratch.data());
 }
 
 void PoolingMax32fRun(const float* src, const PoolShape& s, float* dst) {
-    if (!s.nhwc || !s.channel3d) {
-        SIMD_DISPATCH(PoolingMax32fKernel)(src, s, dst, nullptr);
-        return;
-    }
-    std::unique_ptr<float[]> temp(new (std::nothrow) float[s.srcC]);
-    if (!temp) {
+    const Scratch scratch(s, sizeof(float));
+    if (s.nhwc && s.channel3d && !scratch.data()) {
         SetLastError("SimdSynetPoolingMax32f: out of memory for the channel buffer");
         return;
     }
-    SIMD_DISPATCH(PoolingMax32fKernel)(src, s, dst, temp.get());
+    SIMD_DISPATCH(PoolingMax32fKernel)(src, s, dst, scratch.data());
 }
 
 }  // namespace
@@ -597,7 +771,8 @@ SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t sr
     if (!simd::ValidatePool("SimdSynetPoolingMax16b", src, dst, s, sizeof(uint16_t), &empty) ||
         empty)
         return;
-    SIMD_DISPATCH(simd::PoolingMax16bKernel)(src, s, dst);
+    const simd::Scratch scratch(s, sizeof(float));
+    SIMD_DISPATCH(simd::PoolingMax16bKernel)(src, s, dst, scratch.data());
 }
 
 SIMD_API void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH, size_t srcW,
@@ -612,6 +787,7 @@ SIMD_API void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH
     if (!simd::ValidatePool("SimdSynetPoolingMax8u", src, dst, s, sizeof(uint8_t), &empty) ||
         empty)
         return;
-    SIMD_DISPATCH(simd::PoolingMax8uKernel)(src, s, dst);
+    const simd::Scratch scratch(s, sizeof(uint8_t));
+    SIMD_DISPATCH(simd::PoolingMax8uKernel)(src, s, dst, scratch.data());
 }
 #endif  // HWY_ONCE
