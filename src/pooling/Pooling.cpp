@@ -302,11 +302,9 @@ HWY_INLINE void ContiguousWindow(const Op& op, const Rows<T>& in, size_t count, 
 // row-major fold (the fold does not depend on the order); for averages it re-associates the sum
 // (LIN). `columns[dx]` holds the clipped window width of output column dx (excludePad
 // averages only).
+// The horizontal taps of one vector of output columns starting at tmp + dx*stride.
 template <int kStride, class D, class Op>
-HWY_INLINE void HorizontalVector(D d, const Op& op, const typename Op::C* tmp, const Axis& ax,
-                                 size_t rows, const float* columns, size_t dx,
-                                 typename Op::T* dst) {
-    const typename Op::C* p = tmp + dx * ax.stride;
+HWY_INLINE hn::Vec<D> HorizontalTaps(D d, const Op& op, const typename Op::C* p, const Axis& ax) {
     auto acc = op.Init(d);
     if constexpr (kStride == 1) {
         for (size_t k = 0; k < ax.kernel; ++k) acc = op.Fold(acc, hn::LoadU(d, p + k));
@@ -331,14 +329,37 @@ HWY_INLINE void HorizontalVector(D d, const Op& op, const typename Op::C* tmp, c
         for (size_t k = 0; k < ax.kernel; ++k)
             acc = op.Fold(acc, LoadStrided<kStride>(d, p + k, ax.stride));
     }
+    return acc;
+}
+
+template <class D, class Op>
+HWY_INLINE void HorizontalStore(D d, const Op& op, hn::Vec<D> acc, size_t rows,
+                                const float* columns, size_t at, typename Op::T* dst) {
     if constexpr (Op::kAverage) {
         const auto area = op.excludePad
-                              ? hn::Mul(hn::Set(d, float(rows)), hn::LoadU(d, columns + dx))
+                              ? hn::Mul(hn::Set(d, float(rows)), hn::LoadU(d, columns + at))
                               : hn::Set(d, op.kernelArea);
-        op.StoreDiv(d, acc, area, dst + dx);
+        op.StoreDiv(d, acc, area, dst + at);
     } else {
-        op.Store(d, acc, 1.0f, dst + dx);
+        (void)rows;
+        (void)columns;
+        op.Store(d, acc, 1.0f, dst + at);
     }
+}
+
+// kCount (1 or 2) vectors of output columns from dx on; two independent accumulators overlap
+// their dependency chains.
+template <int kStride, int kCount, class D, class Op>
+HWY_INLINE void HorizontalVectors(D d, const Op& op, const typename Op::C* tmp, const Axis& ax,
+                                  size_t rows, const float* columns, size_t dx,
+                                  typename Op::T* dst) {
+    const size_t N = hn::Lanes(d);
+    const auto a0 = HorizontalTaps<kStride>(d, op, tmp + dx * ax.stride, ax);
+    if constexpr (kCount == 2) {
+        const auto a1 = HorizontalTaps<kStride>(d, op, tmp + (dx + N) * ax.stride, ax);
+        HorizontalStore(d, op, a1, rows, columns, dx + N, dst);
+    }
+    HorizontalStore(d, op, a0, rows, columns, dx, dst);
 }
 
 // Output columns [0, dst) with vectors of Lanes(d), the last one overlapping if needed.
@@ -349,9 +370,11 @@ HWY_INLINE size_t HorizontalSpan(D d, const Op& op, const typename Op::C* tmp, c
                                  typename Op::T* dst) {
     const size_t N = hn::Lanes(d);
     if (ax.dst < N) return dx;
+    for (; dx + 2 * N <= ax.dst; dx += 2 * N)
+        HorizontalVectors<kStride, 2>(d, op, tmp, ax, rows, columns, dx, dst);
     for (; dx + N <= ax.dst; dx += N)
-        HorizontalVector<kStride>(d, op, tmp, ax, rows, columns, dx, dst);
-    if (dx < ax.dst) HorizontalVector<kStride>(d, op, tmp, ax, rows, columns, ax.dst - N, dst);
+        HorizontalVectors<kStride, 1>(d, op, tmp, ax, rows, columns, dx, dst);
+    if (dx < ax.dst) HorizontalVectors<kStride, 1>(d, op, tmp, ax, rows, columns, ax.dst - N, dst);
     return ax.dst;
 }
 
@@ -369,7 +392,8 @@ HWY_INLINE void HorizontalPass(const Op& op, const typename Op::C* tmp, const Ax
                                          dx, dst);
     }
     const hn::CappedTag<C, 1> d1;
-    for (; dx < ax.dst; ++dx) HorizontalVector<kStride>(d1, op, tmp, ax, rows, columns, dx, dst);
+    for (; dx < ax.dst; ++dx)
+        HorizontalVectors<kStride, 1>(d1, op, tmp, ax, rows, columns, dx, dst);
 }
 
 template <class Op, class T>
@@ -394,7 +418,24 @@ HWY_INLINE void SeparableRow(const Op& op, const Rows<T>& in, const Axis& ax, T*
                 acc = op.Fold(acc, op.Widen(dv, hn::LoadU(dtv, p + c * in.planeStep + r * in.rowStep)));
         hn::StoreU(acc, dv, middle + x);
     };
+    const hn::Rebind<T, decltype(d)> dt;
     size_t x = 0;
+    for (; x + 4 * N <= ax.src; x += 4 * N) {
+        auto a0 = init, a1 = init, a2 = init, a3 = init;
+        for (size_t c = 0; c < in.planes; ++c) {
+            const T* p = in.base + x + c * in.planeStep;
+            for (size_t r = 0; r < in.rows; ++r, p += in.rowStep) {
+                a0 = op.Fold(a0, op.Widen(d, hn::LoadU(dt, p)));
+                a1 = op.Fold(a1, op.Widen(d, hn::LoadU(dt, p + N)));
+                a2 = op.Fold(a2, op.Widen(d, hn::LoadU(dt, p + 2 * N)));
+                a3 = op.Fold(a3, op.Widen(d, hn::LoadU(dt, p + 3 * N)));
+            }
+        }
+        hn::StoreU(a0, d, middle + x);
+        hn::StoreU(a1, d, middle + x + N);
+        hn::StoreU(a2, d, middle + x + 2 * N);
+        hn::StoreU(a3, d, middle + x + 3 * N);
+    }
     for (; x + N <= ax.src; x += N) column(d, x);
     if (x < ax.src) {
         if (ax.src >= N)
