@@ -23,6 +23,7 @@
 #include <cfloat>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "pooling/PoolShape.h"
 
@@ -92,10 +93,6 @@ struct AverageF32Op {
     template <class D>
     HWY_INLINE void Store(D d, hn::Vec<D> acc, float area, T* p) const {
         hn::StoreU(hn::Div(acc, hn::Set(d, area)), d, p);
-    }
-    template <class D>
-    HWY_INLINE void StoreDiv(D d, hn::Vec<D> acc, hn::Vec<D> area, T* p) const {
-        hn::StoreU(hn::Div(acc, area), d, p);
     }
     float Area(size_t rows, size_t cols) const {
         return excludePad ? float(rows * cols) : kernelArea;
@@ -338,10 +335,13 @@ template <class D, class Op>
 HWY_INLINE void HorizontalStore(D d, const Op& op, hn::Vec<D> acc, size_t rows,
                                 const float* columns, size_t at, typename Op::T* dst) {
     if constexpr (Op::kAverage) {
-        const auto area = op.excludePad
-                              ? hn::Mul(hn::Set(d, float(rows)), hn::LoadU(d, columns + at))
-                              : hn::Set(d, op.kernelArea);
-        op.StoreDiv(d, acc, area, dst + at);
+        // Multiplies by reciprocals (division throughput is low): `columns` holds 1/width of
+        // every window; the extra roundings stay within a few ulps.
+        const auto scale =
+            op.excludePad
+                ? hn::Mul(hn::Set(d, 1.0f / float(rows)), hn::LoadU(d, columns + at))
+                : hn::Set(d, 1.0f / op.kernelArea);
+        hn::StoreU(hn::Mul(acc, scale), d, dst + at);
     } else {
         (void)rows;
         (void)columns;
@@ -528,7 +528,55 @@ HWY_INLINE void PoolRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst,
     for (; dx < ax.dst; ++dx) RowColumn(op, in, ax, dx, dst);
 }
 
-// `scratch`: null, or dstW floats (clipped window widths) followed by the padded row.
+// Global pooling of NCHW planes (each window is a whole plane of `count` contiguous elements),
+// N channels at a time for 32-bit compute lanes: every channel is folded into one vector, the
+// last partial vector re-reading already folded elements, which are replaced by the initial
+// value; then a transposing tree (ConcatEven/ConcatOdd pairs) folds the N vectors into one
+// whose lane i belongs to channel i.
+template <class Op, class T>
+HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t count,
+                           float area, T* dst) {
+    using C = typename Op::C;
+    const hn::ScalableTag<C> d;
+    const hn::Rebind<T, decltype(d)> dt;
+    size_t c = 0;
+#if HWY_TARGET != HWY_SCALAR  // one lane: nothing to transpose
+    constexpr size_t kN = HWY_LANES(C);
+    if constexpr (sizeof(C) == 4 && kN > 1 && kN <= 16) {
+        if (count >= kN) {
+            const size_t rem = count % kN;
+            const auto folded = hn::FirstN(d, kN - rem);
+            const auto init = op.Init(d);
+            for (; c + kN <= channels; c += kN) {
+                hn::Vec<decltype(d)> acc[kN];
+                for (size_t i = 0; i < kN; ++i) {
+                    const T* p = src + (c + i) * count;
+                    auto a = init;
+                    for (size_t k = 0; k + kN <= count; k += kN)
+                        a = op.Fold(a, op.Widen(d, hn::LoadU(dt, p + k)));
+                    if (rem)
+                        a = op.Fold(a, hn::IfThenElse(folded, init,
+                                                      op.Widen(d, hn::LoadU(dt, p + count - kN))));
+                    acc[i] = a;
+                }
+                for (size_t width = kN; width > 1; width /= 2)
+                    for (size_t i = 0; i < width / 2; ++i)
+                        acc[i] = op.Fold(hn::ConcatEven(d, acc[2 * i + 1], acc[2 * i]),
+                                         hn::ConcatOdd(d, acc[2 * i + 1], acc[2 * i]));
+                op.Store(d, acc[0], area, dst + c);
+            }
+        }
+    }
+#else
+    (void)d;
+    (void)dt;
+#endif
+    for (; c < channels; ++c)
+        ContiguousWindow(op, Rows<T>{src + c * count, 1, 0, 1, count}, count, area, dst + c);
+}
+
+// `scratch`: null, or dstW floats (reciprocal clipped window widths) followed by the padded
+// row.
 template <class Op, class T>
 HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst, void* scratch) {
     const size_t plane = s.srcH * s.srcW;
@@ -538,9 +586,17 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
     if (scratch) {
         for (size_t dx = 0; dx < s.dstW; ++dx) {
             const PoolRange xr = ClipWindow(dx, s.strideX, s.padX, s.kernelX, s.srcW);
-            columns[dx] = float(xr.end - xr.begin);
+            columns[dx] = 1.0f / float(xr.end - xr.begin);
         }
         tmp = reinterpret_cast<typename Op::C*>(columns + s.dstW);
+    }
+    if (!s.channel3d && s.dstH == 1 && s.dstW == 1) {
+        const PoolRange yr = ClipWindow(0, s.strideY, s.padY, s.kernelY, s.srcH);
+        const PoolRange xr = ClipWindow(0, s.strideX, s.padX, s.kernelX, s.srcW);
+        if (yr.begin == 0 && yr.end == s.srcH && xr.begin == 0 && xr.end == s.srcW) {
+            GlobalNchw(op, src, s.srcC, plane, op.Area(s.srcH, s.srcW), dst);
+            return;
+        }
     }
     for (size_t dc = 0; dc < s.dstC; ++dc) {
         const PoolRange cr = s.channel3d
@@ -557,18 +613,22 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
 
 // All channels of one NHWC output pixel (window rows yr, columns xr): the window is visited
 // once per group of four channel vectors.
-template <class Op, class T>
+// kY, kX > 0: the window is known to be kY x kX (unclipped), so the tap loops unroll.
+template <int kY, int kX, class Op, class T>
 HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, PoolRange yr,
                           PoolRange xr, float area, T* dst) {
     const hn::ScalableTag<typename Op::C> d;
     const hn::Rebind<T, decltype(d)> dt;
     const size_t N = hn::Lanes(d);
+    const size_t rows = kY > 0 ? size_t(kY) : yr.end - yr.begin;
+    const size_t cols = kX > 0 ? size_t(kX) : xr.end - xr.begin;
+    const T* origin = src + (yr.begin * srcW + xr.begin) * C;
     size_t c = 0;
     for (; c + 4 * N <= C; c += 4 * N) {
         auto a0 = op.Init(d), a1 = a0, a2 = a0, a3 = a0;
-        for (size_t y = yr.begin; y < yr.end; ++y) {
-            for (size_t x = xr.begin; x < xr.end; ++x) {
-                const T* p = src + (y * srcW + x) * C + c;
+        for (size_t y = 0; y < rows; ++y) {
+            for (size_t x = 0; x < cols; ++x) {
+                const T* p = origin + (y * srcW + x) * C + c;
                 a0 = op.Fold(a0, op.Widen(d, hn::LoadU(dt, p)));
                 a1 = op.Fold(a1, op.Widen(d, hn::LoadU(dt, p + N)));
                 a2 = op.Fold(a2, op.Widen(d, hn::LoadU(dt, p + 2 * N)));
@@ -583,9 +643,9 @@ HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, Poo
     const auto one = [&](auto dv, size_t at) HWY_ATTR {
         const hn::Rebind<T, decltype(dv)> dtv;
         auto acc = op.Init(dv);
-        for (size_t y = yr.begin; y < yr.end; ++y)
-            for (size_t x = xr.begin; x < xr.end; ++x)
-                acc = op.Fold(acc, op.Widen(dv, hn::LoadU(dtv, src + (y * srcW + x) * C + at)));
+        for (size_t y = 0; y < rows; ++y)
+            for (size_t x = 0; x < cols; ++x)
+                acc = op.Fold(acc, op.Widen(dv, hn::LoadU(dtv, origin + (y * srcW + x) * C + at)));
         op.Store(dv, acc, area, dst + at);
     };
     for (; c + N <= C; c += N) one(d, c);
@@ -596,6 +656,57 @@ HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, Poo
     }
     const hn::CappedTag<typename Op::C, 1> d1;
     for (; c < C; ++c) one(d1, c);
+}
+
+// BF16 max in NHWC without widening each half: a 32-bit lane holds two channels; the upper
+// one read as FP32 is the lane with its low half cleared, the lower one the lane shifted up.
+// Both fold from -inf (0xFF80): every accumulator then stays a widened BF16 value, so the
+// halves recombine without rounding, and the result equals the rounding of the fold from
+// -FLT_MAX (which differs only for windows of -inf/NaN, both giving 0xFF80). Needs C >= the
+// uint16_t lanes of a vector.
+#if HWY_TARGET != HWY_SCALAR  // needs two uint16_t lanes per 32-bit lane
+template <int kY, int kX>
+HWY_INLINE void NhwcPixelBf16(const uint16_t* src, size_t C, size_t srcW, PoolRange yr,
+                              PoolRange xr, uint16_t* dst) {
+    const hn::ScalableTag<uint16_t> dh;
+    const hn::Repartition<uint32_t, decltype(dh)> du;
+    const hn::Repartition<float, decltype(dh)> df;
+    const size_t NH = hn::Lanes(dh);
+    const size_t rows = kY > 0 ? size_t(kY) : yr.end - yr.begin;
+    const size_t cols = kX > 0 ? size_t(kX) : xr.end - xr.begin;
+    const uint16_t* origin = src + (yr.begin * srcW + xr.begin) * C;
+    const auto high = hn::Set(du, 0xFFFF0000u);
+    const auto init = hn::BitCast(df, hn::Set(du, 0xFF800000u));
+    const auto block = [&](size_t c) HWY_ATTR {
+        auto even = init, odd = init;
+        for (size_t y = 0; y < rows; ++y)
+            for (size_t x = 0; x < cols; ++x) {
+                const auto v = hn::BitCast(du, hn::LoadU(dh, origin + (y * srcW + x) * C + c));
+                even = MaxIgnoringNaN(hn::BitCast(df, hn::ShiftLeft<16>(v)), even);
+                odd = MaxIgnoringNaN(hn::BitCast(df, hn::And(v, high)), odd);
+            }
+        const auto packed = hn::Or(hn::And(hn::BitCast(du, odd), high),
+                                   hn::ShiftRight<16>(hn::BitCast(du, even)));
+        hn::StoreU(hn::BitCast(dh, packed), dh, dst + c);
+    };
+    size_t c = 0;
+    for (; c + NH <= C; c += NH) block(c);
+    if (c < C) block(C - NH);  // overlaps channels already written with the same values
+}
+#endif
+
+template <int kY, int kX, class Op, class T>
+HWY_INLINE void NhwcPixelAny(const Op& op, const T* src, size_t C, size_t srcW, PoolRange yr,
+                             PoolRange xr, float area, T* dst) {
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (std::is_same<Op, MaxBf16Op>::value) {
+        if (C >= hn::Lanes(hn::ScalableTag<uint16_t>())) {
+            NhwcPixelBf16<kY, kX>(src, C, srcW, yr, xr, dst);
+            return;
+        }
+    }
+#endif
+    NhwcPixel<kY, kX>(op, src, C, srcW, yr, xr, area, dst);
 }
 
 // 3D pooling (Max32f only) uses `scratch`: srcC floats for the spatial maxima of one pixel,
@@ -615,9 +726,16 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
             const float area = op.Area(yr.end - yr.begin, xr.end - xr.begin);
             T* out = dst + (dy * s.dstW + dx) * s.dstC;
             if (!s.channel3d) {
-                NhwcPixel(op, src, s.srcC, s.srcW, yr, xr, area, out);
+                // Unclipped 3x3 and 2x2 windows (the common pools) get unrolled taps.
+                const size_t rows = yr.end - yr.begin, cols = xr.end - xr.begin;
+                if (rows == 3 && cols == 3)
+                    NhwcPixelAny<3, 3>(op, src, s.srcC, s.srcW, yr, xr, area, out);
+                else if (rows == 2 && cols == 2)
+                    NhwcPixelAny<2, 2>(op, src, s.srcC, s.srcW, yr, xr, area, out);
+                else
+                    NhwcPixelAny<0, 0>(op, src, s.srcC, s.srcW, yr, xr, area, out);
             } else {
-                NhwcPixel(op, src, s.srcC, s.srcW, yr, xr, area, temp);
+                NhwcPixel<0, 0>(op, src, s.srcC, s.srcW, yr, xr, area, temp);
                 PoolRow(op, Rows<T>{temp, 1, 0, 1, s.srcC}, channels, out, tmp, nullptr);
             }
         }
