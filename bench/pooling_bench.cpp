@@ -42,20 +42,20 @@ void Register(const std::string& function, const Case& c, const Layout& layout, 
 }
 
 void Average(const float* s, float* d, const Case& c, SimdTensorFormatType f) {
-    SimdSynetPoolingAverage(s, c.C, c.H, c.W, c.kernel, c.kernel, c.stride, c.stride, c.pad,
-                            c.pad, d, c.dstH, c.dstW, SimdTrue, f);
+    SimdSynetPoolingAverage(s, c.C, c.H, c.W, c.kernel, c.kernel, c.stride, c.stride, c.pad, c.pad,
+                            d, c.dstH, c.dstW, SimdTrue, f);
 }
 void Max32f(const float* s, float* d, const Case& c, SimdTensorFormatType f) {
-    SimdSynetPoolingMax32f(s, c.C, c.H, c.W, 1, c.kernel, c.kernel, 1, c.stride, c.stride, 0,
-                           c.pad, c.pad, d, c.C, c.dstH, c.dstW, f);
+    SimdSynetPoolingMax32f(s, c.C, c.H, c.W, 1, c.kernel, c.kernel, 1, c.stride, c.stride, 0, c.pad,
+                           c.pad, d, c.C, c.dstH, c.dstW, f);
 }
 void Max16b(const uint16_t* s, uint16_t* d, const Case& c, SimdTensorFormatType f) {
-    SimdSynetPoolingMax16b(s, c.C, c.H, c.W, c.kernel, c.kernel, c.stride, c.stride, c.pad,
-                           c.pad, d, c.dstH, c.dstW, f);
+    SimdSynetPoolingMax16b(s, c.C, c.H, c.W, c.kernel, c.kernel, c.stride, c.stride, c.pad, c.pad,
+                           d, c.dstH, c.dstW, f);
 }
 void Max8u(const uint8_t* s, uint8_t* d, const Case& c, SimdTensorFormatType f) {
-    SimdSynetPoolingMax8u(s, c.C, c.H, c.W, c.kernel, c.kernel, c.stride, c.stride, c.pad,
-                          c.pad, d, c.dstH, c.dstW, f);
+    SimdSynetPoolingMax8u(s, c.C, c.H, c.W, c.kernel, c.kernel, c.stride, c.stride, c.pad, c.pad, d,
+                          c.dstH, c.dstW, f);
 }
 
 const int kRegistered = [] {

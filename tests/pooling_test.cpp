@@ -50,8 +50,8 @@ std::vector<ref::Pool> Shapes2D() {
                                      OutSize(90, 5, 4, 2, true), nhwc));
             shapes.push_back(Shape2D(C, 10, 97, 5, 5, 5, 5, 2, 2, OutSize(10, 5, 5, 2, true),
                                      OutSize(97, 5, 5, 2, true), nhwc));
-            shapes.push_back(Shape2D(C, 8, 200, 1, 3, 1, 2, 0, 1, 8,
-                                     OutSize(200, 3, 2, 1, true), nhwc));
+            shapes.push_back(
+                Shape2D(C, 8, 200, 1, 3, 1, 2, 0, 1, 8, OutSize(200, 3, 2, 1, true), nhwc));
         }
     return shapes;
 }
@@ -107,8 +107,8 @@ SimdTensorFormatType Format(const ref::Pool& p) {
     const bool nanA = (actual & 0x7FFF) > 0x7F80, nanE = (expected & 0x7FFF) > 0x7F80;
     if (actual == expected || (nanA && nanE) || ((actual | expected) & 0x7FFF) == 0)
         return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << std::hex << "got 0x" << actual << ", expected 0x"
-                                         << expected;
+    return ::testing::AssertionFailure()
+           << std::hex << "got 0x" << actual << ", expected 0x" << expected;
 }
 
 std::string Describe(const ref::Pool& p) {
@@ -135,9 +135,10 @@ void CheckAverage(const ref::Pool& p, bool excludePad, uint32_t seed) {
     EXPECT_TRUE(dst.GuardsIntact() && dst2.GuardsIntact()) << Describe(p);
     std::vector<double> expected, magnitude;
     ref::Average(p, src.data(), excludePad, &expected, &magnitude);
-    EXPECT_TRUE(test::AllOf(p.DstSize(), [&](size_t i) {
-        return test::Near(dst[i], expected[i], expected[i], 2e-6, 1e-6);
-    })) << Describe(p) << " excludePad " << excludePad;
+    EXPECT_TRUE(test::AllOf(
+        p.DstSize(),
+        [&](size_t i) { return test::Near(dst[i], expected[i], expected[i], 2e-6, 1e-6); }))
+        << Describe(p) << " excludePad " << excludePad;
     EXPECT_EQ(0, std::memcmp(dst.data(), dst2.data(), p.DstSize() * sizeof(float)))
         << "ForwardAverage differs from Average: " << Describe(p);
 }
@@ -198,9 +199,9 @@ void CheckMax8u(const ref::Pool& p, uint32_t seed) {
     EXPECT_TRUE(dst.GuardsIntact()) << Describe(p);
     const std::vector<uint8_t> expected = ref::Max8u(p, src.data());
     EXPECT_TRUE(test::AllOf(p.DstSize(), [&](size_t i) {
-        return dst[i] == expected[i] ? ::testing::AssertionSuccess()
-                                     : ::testing::AssertionFailure()
-                                           << int(dst[i]) << " vs " << int(expected[i]);
+        return dst[i] == expected[i]
+                   ? ::testing::AssertionSuccess()
+                   : ::testing::AssertionFailure() << int(dst[i]) << " vs " << int(expected[i]);
     })) << Describe(p);
 }
 
@@ -248,8 +249,8 @@ TEST_P(Pooling, Max32fSpecialValues) {
         CheckMax32f(p, values);
     }
     // All-NaN and all -inf inputs: windows give -FLT_MAX.
-    for (float fill : {std::numeric_limits<float>::quiet_NaN(),
-                       -std::numeric_limits<float>::infinity()})
+    for (float fill :
+         {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()})
         for (bool nhwc : {false, true}) {
             const ref::Pool p = Shape2D(17, 9, 40, 3, 3, 2, 2, 1, 1, 5, 20, nhwc);
             CheckMax32f(p, std::vector<float>(p.SrcSize(), fill));
@@ -281,8 +282,8 @@ TEST_P(Pooling, Max32f3D) {
                         for (bool ceilMode : {false, true}) {
                             if (C + 2 * pC < kC) continue;
                             const size_t dstC = OutSize(C, kC, sC, pC, ceilMode);
-                            const ref::Pool p{C,  7, 19, kC, 3,    2,    sC, 2,   1,
-                                              pC, 1, 0,  dstC, 4, 18, nhwc};
+                            const ref::Pool p{C, 7,  19, kC, 3,    2, sC, 2,
+                                              1, pC, 1,  0,  dstC, 4, 18, nhwc};
                             CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
                         }
     for (bool nhwc : {false, true}) {
@@ -315,6 +316,29 @@ TEST_P(Pooling, Max8u) {
         for (const ref::Pool& p : shapes) CheckMax8u(p, seed++);
 }
 
+// Geometries too sparse for the padded-row scratch of the NCHW kernels (strides above 64,
+// outputs reaching far beyond the input): every window is then read directly.
+TEST_P(Pooling, SparseWindows) {
+    uint32_t seed = 700;
+    for (bool nhwc : {false, true}) {
+        const ref::Pool shapes[] = {
+            Shape2D(3, 5, 300, 2, 3, 1, 65, 0, 1, 4, 5, nhwc),
+            Shape2D(17, 4, 400, 3, 66, 2, 70, 1, 0, 2, 5, nhwc),
+            Shape2D(2, 3, 10, 2, 2, 1, 1, 0, 0, 2, 5000, nhwc),
+            Shape2D(16, 2, 40, 1, 3, 1, 1, 0, 1, 2, 40, nhwc),  // the 3x1 slide does not apply
+        };
+        for (const ref::Pool& p : shapes) {
+            CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
+            CheckAverage(p, false, seed++);
+            CheckMax16b(p, seed++, true);
+            CheckMax8u(p, seed++);
+        }
+        // 3D with a channel stride above 64.
+        const ref::Pool p3{200, 3, 9, 3, 2, 2, 70, 1, 1, 1, 1, 1, 3, 4, 10, nhwc};
+        CheckMax32f(p3, test::RandomFloats(p3.SrcSize(), -5.0f, 5.0f, seed++));
+    }
+}
+
 // ---- Argument checks (plain tests: no kernel runs).
 
 // Every call below must be rejected with a message and leave dst untouched.
@@ -339,88 +363,159 @@ TEST(PoolingErrors, InvalidArguments) {
     const float* s = src.data();
     const size_t big = size_t(1) << 40;
     // Shape 4 x 4 x 4, 2x2 stride 2 into 4 x 2 x 2, unless a test changes it.
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingAverage(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse, SimdTensorFormatNchw);
-    }, "Average NULL src");
-    ExpectRejected([&](float*, uint16_t*, uint8_t*) {
-        SimdSynetPoolingForwardAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2, SimdFalse, SimdTensorFormatNchw);
-    }, "ForwardAverage NULL dst");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse, SimdTensorFormatNchw8c);
-    }, "Average blocked format");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse, SimdTensorFormatType(77));
-    }, "Average unknown format");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdBool(2), SimdTensorFormatNchw);
-    }, "Average bad excludePad");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingAverage(s, 4, 4, 4, 0, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse, SimdTensorFormatNhwc);
-    }, "Average kernel 0");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 0, 0, 0, d, 2, 2, SimdFalse, SimdTensorFormatNhwc);
-    }, "Average stride 0");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNchw);
+        },
+        "Average NULL src");
+    ExpectRejected(
+        [&](float*, uint16_t*, uint8_t*) {
+            SimdSynetPoolingForwardAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2, SimdFalse,
+                                           SimdTensorFormatNchw);
+        },
+        "ForwardAverage NULL dst");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNchw8c);
+        },
+        "Average blocked format");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatType(77));
+        },
+        "Average unknown format");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdBool(2),
+                                    SimdTensorFormatNchw);
+        },
+        "Average bad excludePad");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 0, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNhwc);
+        },
+        "Average kernel 0");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 0, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNhwc);
+        },
+        "Average stride 0");
     // excludePad with a window entirely in the padding (pad >= kernel) or past the input.
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 2, 0, d, 3, 2, SimdTrue, SimdTensorFormatNchw);
-    }, "Average excludePad, empty first window");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 3, SimdTrue, SimdTensorFormatNhwc);
-    }, "Average excludePad, empty last window");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingAverage(s, big, big, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse, SimdTensorFormatNchw);
-    }, "Average overflowing src size");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, size_t(1) << 62, 2, 0, 0, d, 2, 2, SimdFalse, SimdTensorFormatNchw);
-    }, "Average overflowing window reach");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingForwardMax(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdBool(3));
-    }, "ForwardMax bad trans");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingForwardMax(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdTrue);
-    }, "ForwardMax NULL src");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingForwardMax(s, 4, 4, 4, 2, 0, 2, 2, 0, 0, d, 2, 2, SimdFalse);
-    }, "ForwardMax kernel 0");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingMax32f(s, 4, 4, 4, 0, 2, 2, 1, 2, 2, 0, 0, 0, d, 4, 2, 2, SimdTensorFormatNchw);
-    }, "Max32f kernelC 0");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingMax32f(s, 4, 4, 4, 2, 2, 2, 0, 2, 2, 0, 0, 0, d, 2, 2, 2, SimdTensorFormatNchw);
-    }, "Max32f strideC 0");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingMax32f(s, 4, 4, 4, 1, 2, 2, 1, 2, 2, 0, 0, 0, d, 4, 2, 2, SimdTensorFormatNchw4c);
-    }, "Max32f blocked format");
-    ExpectRejected([&](float* d, uint16_t*, uint8_t*) {
-        SimdSynetPoolingMax32f(s, 4, 4, 4, 1, 2, 2, 1, 2, 2, 0, 0, 0, d, big, big, 2, SimdTensorFormatNhwc);
-    }, "Max32f overflowing dst size");
-    ExpectRejected([&](float*, uint16_t* d, uint8_t*) {
-        SimdSynetPoolingMax16b(src16.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdTensorFormatNchw16c);
-    }, "Max16b blocked format");
-    ExpectRejected([&](float*, uint16_t* d, uint8_t*) {
-        SimdSynetPoolingMax16b(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdTensorFormatNchw);
-    }, "Max16b NULL src");
-    ExpectRejected([&](float*, uint16_t* d, uint8_t*) {
-        SimdSynetPoolingMax16b(src16.data(), 4, 4, 4, 2, 2, 0, 2, 0, 0, d, 2, 2, SimdTensorFormatNhwc);
-    }, "Max16b stride 0");
-    ExpectRejected([&](float*, uint16_t*, uint8_t* d) {
-        SimdSynetPoolingMax8u(src8.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdTensorFormatType(-5));
-    }, "Max8u unknown format");
-    ExpectRejected([&](float*, uint16_t*, uint8_t* d) {
-        SimdSynetPoolingMax8u(src8.data(), big, big, big, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdTensorFormatNchw);
-    }, "Max8u overflowing src size");
-    ExpectRejected([&](float*, uint16_t*, uint8_t*) {
-        SimdSynetPoolingMax8u(src8.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2, SimdTensorFormatNhwc);
-    }, "Max8u NULL dst");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 2, 0, d, 3, 2, SimdTrue,
+                                    SimdTensorFormatNchw);
+        },
+        "Average excludePad, empty first window");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 3, SimdTrue,
+                                    SimdTensorFormatNhwc);
+        },
+        "Average excludePad, empty last window");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, big, big, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNchw);
+        },
+        "Average overflowing src size");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, size_t(1) << 62, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNchw);
+        },
+        "Average overflowing window reach");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingForwardMax(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdBool(3));
+        },
+        "ForwardMax bad trans");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingForwardMax(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdTrue);
+        },
+        "ForwardMax NULL src");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingForwardMax(s, 4, 4, 4, 2, 0, 2, 2, 0, 0, d, 2, 2, SimdFalse);
+        },
+        "ForwardMax kernel 0");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingMax32f(s, 4, 4, 4, 0, 2, 2, 1, 2, 2, 0, 0, 0, d, 4, 2, 2,
+                                   SimdTensorFormatNchw);
+        },
+        "Max32f kernelC 0");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingMax32f(s, 4, 4, 4, 2, 2, 2, 0, 2, 2, 0, 0, 0, d, 2, 2, 2,
+                                   SimdTensorFormatNchw);
+        },
+        "Max32f strideC 0");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingMax32f(s, 4, 4, 4, 1, 2, 2, 1, 2, 2, 0, 0, 0, d, 4, 2, 2,
+                                   SimdTensorFormatNchw4c);
+        },
+        "Max32f blocked format");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingMax32f(s, 4, 4, 4, 1, 2, 2, 1, 2, 2, 0, 0, 0, d, big, big, 2,
+                                   SimdTensorFormatNhwc);
+        },
+        "Max32f overflowing dst size");
+    ExpectRejected(
+        [&](float*, uint16_t* d, uint8_t*) {
+            SimdSynetPoolingMax16b(src16.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2,
+                                   SimdTensorFormatNchw16c);
+        },
+        "Max16b blocked format");
+    ExpectRejected(
+        [&](float*, uint16_t* d, uint8_t*) {
+            SimdSynetPoolingMax16b(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2,
+                                   SimdTensorFormatNchw);
+        },
+        "Max16b NULL src");
+    ExpectRejected(
+        [&](float*, uint16_t* d, uint8_t*) {
+            SimdSynetPoolingMax16b(src16.data(), 4, 4, 4, 2, 2, 0, 2, 0, 0, d, 2, 2,
+                                   SimdTensorFormatNhwc);
+        },
+        "Max16b stride 0");
+    ExpectRejected(
+        [&](float*, uint16_t*, uint8_t* d) {
+            SimdSynetPoolingMax8u(src8.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2,
+                                  SimdTensorFormatType(-5));
+        },
+        "Max8u unknown format");
+    ExpectRejected(
+        [&](float*, uint16_t*, uint8_t* d) {
+            SimdSynetPoolingMax8u(src8.data(), big, big, big, 2, 2, 2, 2, 0, 0, d, 2, 2,
+                                  SimdTensorFormatNchw);
+        },
+        "Max8u overflowing src size");
+    ExpectRejected(
+        [&](float*, uint16_t*, uint8_t*) {
+            SimdSynetPoolingMax8u(src8.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2,
+                                  SimdTensorFormatNhwc);
+        },
+        "Max8u NULL dst");
 }
 
 // A zero extent is a no-op (SUPPLEMENT.md §0.3): accepted even with NULL pointers.
 TEST(PoolingErrors, ZeroSizesAreNoOps) {
-    SimdSynetPoolingAverage(nullptr, 0, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2, SimdTrue, SimdTensorFormatNchw);
+    SimdSynetPoolingAverage(nullptr, 0, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2, SimdTrue,
+                            SimdTensorFormatNchw);
     EXPECT_EQ(SimdSynetGetLastError(), nullptr);
     SimdSynetPoolingForwardMax(nullptr, 4, 0, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2, SimdFalse);
     EXPECT_EQ(SimdSynetGetLastError(), nullptr);
-    SimdSynetPoolingMax32f(nullptr, 4, 4, 4, 2, 2, 2, 1, 2, 2, 0, 0, 0, nullptr, 0, 2, 2, SimdTensorFormatNhwc);
+    SimdSynetPoolingMax32f(nullptr, 4, 4, 4, 2, 2, 2, 1, 2, 2, 0, 0, 0, nullptr, 0, 2, 2,
+                           SimdTensorFormatNhwc);
     EXPECT_EQ(SimdSynetGetLastError(), nullptr);
     SimdSynetPoolingMax16b(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 0, 2, SimdTensorFormatNchw);
     EXPECT_EQ(SimdSynetGetLastError(), nullptr);
@@ -429,7 +524,8 @@ TEST(PoolingErrors, ZeroSizesAreNoOps) {
     // Nothing is read or written: a real dst stays untouched.
     Guarded<float> dst(8, 5.0f);
     std::vector<float> src(64, 1.0f);
-    SimdSynetPoolingForwardAverage(src.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, dst.data(), 2, 0, SimdFalse, SimdTensorFormatNchw);
+    SimdSynetPoolingForwardAverage(src.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, dst.data(), 2, 0,
+                                   SimdFalse, SimdTensorFormatNchw);
     EXPECT_EQ(SimdSynetGetLastError(), nullptr);
     for (size_t i = 0; i < 8; ++i) EXPECT_EQ(dst[i], 5.0f);
 }

@@ -49,8 +49,8 @@ inline size_t PoolRowScratch(size_t src, size_t kernel, size_t stride, size_t pa
         src > (size_t(1) << 40))
         return 0;
     const size_t reach = (dst - 1) * stride + kernel;  // below 2^62 (entry point checks)
-    const size_t span = (pad + src > reach ? pad + src : reach) + stride * kPoolMaxLanes +
-                        kPoolMaxLanes;
+    const size_t span =
+        (pad + src > reach ? pad + src : reach) + stride * kPoolMaxLanes + kPoolMaxLanes;
     return span > 4 * (src + kernel) + 4096 ? 0 : span;
 }
 

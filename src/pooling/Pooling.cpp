@@ -2,19 +2,27 @@
 // SimdSynetPoolingForwardMax, SimdSynetPoolingMax32f (2D and 3D), SimdSynetPoolingMax16b and
 // SimdSynetPoolingMax8u, in NCHW and NHWC.
 //
-// Traversal: NHWC is vectorised along channels (one output pixel at a time, four channel
-// vectors per step so that the per-tap dependency chains overlap). NCHW is vectorised along the
-// output row: lane i of a vector is output column dx + i, and the input column of tap kx is
-// read with a strided load (stride 1: plain load, 2-4: LoadInterleaved2/3/4, larger FP32
-// strides: gather). Columns whose window is clipped by the left/right border, or whose strided
-// load would run past the end of the input row, go through 1-lane vectors; the last full vector
-// of a row may overlap the previous one (pure outputs, src and dst never alias). An NCHW output
-// row of width 1 whose window spans whole input rows (global pooling) reads the window as one
-// contiguous run.
+// Traversal.
+// - NHWC is vectorised along channels: one output pixel at a time, four channel vectors per
+//   step so that the per-tap dependency chains overlap, unrolled taps for unclipped 3x3 and
+//   2x2 windows; interior columns of 3-wide stride-2 windows slide along the row, reusing the
+//   column fold shared by neighbouring windows (FP32/UINT8); BF16 max folds two channels per
+//   32-bit lane (NhwcPixelBf16). Channel tails overlap the previous vector (outputs are pure,
+//   src and dst never alias) or use 1-lane vectors when C is below a vector.
+// - NCHW is vectorised along the output row (lane i = output column dx + i), separably: the
+//   vertical pass folds the window rows of every input column into a row padded with initial
+//   values on both sides, then the horizontal pass reads every window unclipped with strided
+//   loads (stride 1: plain loads, 2-4: LoadInterleaved2/3/4 serving several taps, larger:
+//   gathers for 32-bit lanes, 1-lane vectors for UINT8), so padded borders need no scalar
+//   code. Global pooling (a window covering each plane) folds N planes at a time and
+//   transposes the N accumulators into one vector with a ConcatEven/ConcatOdd tree. Without
+//   scratch (absurd pads/strides) each window is read directly (RowVectors / RowColumn).
+// - 3D max pooling (Max32f) folds the spatial window of every input channel, then pools that
+//   row of channels like an NCHW row.
 //
-// Every kernel visits a window row-major (channel, then y, then x) like the reference, so the
-// average sums are the reference's FP32 sums except for the contiguous global case. The max
-// folds use MaxIgnoringNaN, whose result does not depend on the visiting order.
+// Order: the max folds use MaxIgnoringNaN, whose result does not depend on the order in which
+// a window is visited (up to the sign of a zero maximum); averages re-associate the window sum
+// (LIN: few ulps of the sum of magnitudes) and scale by the reciprocal area in NCHW.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "pooling/Pooling.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -239,7 +247,8 @@ HWY_INLINE size_t RowSpans(const Op& op, const Rows<T>& in, const Axis& ax, size
     using C = typename Op::C;
     dx = RowVectors<kStride>(hn::ScalableTag<C>(), op, in, ax, dx, dst);
     constexpr size_t kQuarter = HWY_LANES(C) / 4;
-    if constexpr (kQuarter > 1) dx = RowVectors<kStride>(hn::CappedTag<C, kQuarter>(), op, in, ax, dx, dst);
+    if constexpr (kQuarter > 1)
+        dx = RowVectors<kStride>(hn::CappedTag<C, kQuarter>(), op, in, ax, dx, dst);
     return dx;
 }
 
@@ -337,10 +346,9 @@ HWY_INLINE void HorizontalStore(D d, const Op& op, hn::Vec<D> acc, size_t rows,
     if constexpr (Op::kAverage) {
         // Multiplies by reciprocals (division throughput is low): `columns` holds 1/width of
         // every window; the extra roundings stay within a few ulps.
-        const auto scale =
-            op.excludePad
-                ? hn::Mul(hn::Set(d, 1.0f / float(rows)), hn::LoadU(d, columns + at))
-                : hn::Set(d, 1.0f / op.kernelArea);
+        const auto scale = op.excludePad
+                               ? hn::Mul(hn::Set(d, 1.0f / float(rows)), hn::LoadU(d, columns + at))
+                               : hn::Set(d, 1.0f / op.kernelArea);
         hn::StoreU(hn::Mul(acc, scale), d, dst + at);
     } else {
         (void)rows;
@@ -376,22 +384,24 @@ HWY_INLINE size_t HorizontalSpan(D d, const Op& op, const typename Op::C* tmp, c
         HorizontalVectors<kStride, kKernel, 2>(d, op, tmp, ax, rows, columns, dx, dst);
     for (; dx + N <= ax.dst; dx += N)
         HorizontalVectors<kStride, kKernel, 1>(d, op, tmp, ax, rows, columns, dx, dst);
-    if (dx < ax.dst) HorizontalVectors<kStride, kKernel, 1>(d, op, tmp, ax, rows, columns, ax.dst - N, dst);
+    if (dx < ax.dst)
+        HorizontalVectors<kStride, kKernel, 1>(d, op, tmp, ax, rows, columns, ax.dst - N, dst);
     return ax.dst;
 }
 
 template <int kStride, int kKernel, class Op>
-HWY_INLINE void HorizontalPass(const Op& op, const typename Op::C* tmp, const Axis& ax,
-                               size_t rows, const float* columns, typename Op::T* dst) {
+HWY_INLINE void HorizontalPass(const Op& op, const typename Op::C* tmp, const Axis& ax, size_t rows,
+                               const float* columns, typename Op::T* dst) {
     using C = typename Op::C;
     size_t dx = 0;
     // Gathers exist for 32-bit lanes only: UINT8 rows with strides above 4 use 1-lane vectors.
     if constexpr (kStride != 0 || sizeof(C) == 4) {
-        dx = HorizontalSpan<kStride, kKernel>(hn::ScalableTag<C>(), op, tmp, ax, rows, columns, dx, dst);
+        dx = HorizontalSpan<kStride, kKernel>(hn::ScalableTag<C>(), op, tmp, ax, rows, columns, dx,
+                                              dst);
         constexpr size_t kQuarter = HWY_LANES(C) / 4;
         if constexpr (kQuarter > 1)
-            dx = HorizontalSpan<kStride, kKernel>(hn::CappedTag<C, kQuarter>(), op, tmp, ax, rows, columns,
-                                         dx, dst);
+            dx = HorizontalSpan<kStride, kKernel>(hn::CappedTag<C, kQuarter>(), op, tmp, ax, rows,
+                                                  columns, dx, dst);
     }
     const hn::CappedTag<C, 1> d1;
     for (; dx < ax.dst; ++dx)
@@ -424,8 +434,8 @@ HWY_INLINE void SeparableVertical(const Op& op, const Rows<T>& in, const Axis& a
         } else {
             for (size_t c = 0; c < in.planes; ++c)
                 for (size_t r = 0; r < in.rows; ++r)
-                    acc = op.Fold(acc, op.Widen(dv, hn::LoadU(dtv, p + c * in.planeStep +
-                                                                       r * in.rowStep)));
+                    acc = op.Fold(
+                        acc, op.Widen(dv, hn::LoadU(dtv, p + c * in.planeStep + r * in.rowStep)));
         }
         hn::StoreU(acc, dv, middle + x);
     };
@@ -488,9 +498,12 @@ HWY_INLINE void SeparableRow(const Op& op, const Rows<T>& in, const Axis& ax, T*
             if (k == 2) return HorizontalPass<2, 2>(op, tmp, ax, rows, columns, dst);
             if (k == 3) return HorizontalPass<2, 3>(op, tmp, ax, rows, columns, dst);
             return HorizontalPass<2, 0>(op, tmp, ax, rows, columns, dst);
-        case 3: return HorizontalPass<3, 0>(op, tmp, ax, rows, columns, dst);
-        case 4: return HorizontalPass<4, 0>(op, tmp, ax, rows, columns, dst);
-        default: return HorizontalPass<0, 0>(op, tmp, ax, rows, columns, dst);
+        case 3:
+            return HorizontalPass<3, 0>(op, tmp, ax, rows, columns, dst);
+        case 4:
+            return HorizontalPass<4, 0>(op, tmp, ax, rows, columns, dst);
+        default:
+            return HorizontalPass<0, 0>(op, tmp, ax, rows, columns, dst);
     }
 }
 
@@ -515,10 +528,18 @@ HWY_INLINE void PoolRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst,
     for (size_t x = 0; x < left; ++x) RowColumn(op, in, ax, x, dst);
     size_t dx = left;
     switch (ax.stride) {
-        case 1: dx = RowSpans<1>(op, in, ax, dx, dst); break;
-        case 2: dx = RowSpans<2>(op, in, ax, dx, dst); break;
-        case 3: dx = RowSpans<3>(op, in, ax, dx, dst); break;
-        case 4: dx = RowSpans<4>(op, in, ax, dx, dst); break;
+        case 1:
+            dx = RowSpans<1>(op, in, ax, dx, dst);
+            break;
+        case 2:
+            dx = RowSpans<2>(op, in, ax, dx, dst);
+            break;
+        case 3:
+            dx = RowSpans<3>(op, in, ax, dx, dst);
+            break;
+        case 4:
+            dx = RowSpans<4>(op, in, ax, dx, dst);
+            break;
         default:
             // Gathers exist for 32-bit lanes only; BF16/UINT8 rows with strides above 4 use
             // 1-lane vectors.
@@ -534,8 +555,8 @@ HWY_INLINE void PoolRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst,
 // value; then a transposing tree (ConcatEven/ConcatOdd pairs) folds the N vectors into one
 // whose lane i belongs to channel i.
 template <class Op, class T>
-HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t count,
-                           float area, T* dst) {
+HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t count, float area,
+                           T* dst) {
     using C = typename Op::C;
     const hn::ScalableTag<C> d;
     const hn::Rebind<T, decltype(d)> dt;
@@ -599,9 +620,8 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
         }
     }
     for (size_t dc = 0; dc < s.dstC; ++dc) {
-        const PoolRange cr = s.channel3d
-                                 ? ClipWindow(dc, s.strideC, s.padC, s.kernelC, s.srcC)
-                                 : PoolRange{dc, dc + 1};
+        const PoolRange cr = s.channel3d ? ClipWindow(dc, s.strideC, s.padC, s.kernelC, s.srcC)
+                                         : PoolRange{dc, dc + 1};
         for (size_t dy = 0; dy < s.dstH; ++dy) {
             const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
             const Rows<T> in{src + cr.begin * plane + yr.begin * s.srcW, cr.end - cr.begin, plane,
@@ -685,8 +705,8 @@ HWY_INLINE void NhwcPixelBf16(const uint16_t* src, size_t C, size_t srcW, PoolRa
                 even = MaxIgnoringNaN(hn::BitCast(df, hn::ShiftLeft<16>(v)), even);
                 odd = MaxIgnoringNaN(hn::BitCast(df, hn::And(v, high)), odd);
             }
-        const auto packed = hn::Or(hn::And(hn::BitCast(du, odd), high),
-                                   hn::ShiftRight<16>(hn::BitCast(du, even)));
+        const auto packed =
+            hn::Or(hn::And(hn::BitCast(du, odd), high), hn::ShiftRight<16>(hn::BitCast(du, even)));
         hn::StoreU(hn::BitCast(dh, packed), dh, dst + c);
     };
     size_t c = 0;
@@ -709,6 +729,59 @@ HWY_INLINE void NhwcPixelAny(const Op& op, const T* src, size_t C, size_t srcW, 
     NhwcPixel<kY, kX>(op, src, C, srcW, yr, xr, area, dst);
 }
 
+// NHWC output columns [dxBegin, dxEnd) of one row of windows 3 columns wide with stride 2,
+// all unclipped horizontally: the column folds (over the window rows) slide along the row, so
+// the fold of the last column of a window is reused as the first column of the next one
+// (6 loads per output vector instead of 9). FP32 and UINT8 (compute type = storage type).
+template <class Op, class T>
+HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, size_t padX,
+                           PoolRange yr, size_t dxBegin, size_t dxEnd, float area, T* dstRow) {
+    const hn::ScalableTag<T> d;
+    const size_t N = hn::Lanes(d);
+    const size_t rows = yr.end - yr.begin;
+    const T* base = src + yr.begin * srcW * C;
+    const size_t rowStep = srcW * C;
+    const auto column = [&](size_t x, size_t c) HWY_ATTR {
+        const T* p = base + x * C + c;
+        auto acc = op.Init(d);
+        for (size_t r = 0; r < rows; ++r, p += rowStep) acc = op.Fold(acc, hn::LoadU(d, p));
+        return acc;
+    };
+    const auto run = [&](size_t c) HWY_ATTR {
+        size_t x = 2 * dxBegin - padX;
+        auto prev = column(x, c);
+        for (size_t dx = dxBegin; dx < dxEnd; ++dx, x += 2) {
+            const auto middle = column(x + 1, c);
+            const auto last = column(x + 2, c);
+            op.Store(d, op.Fold(op.Fold(prev, middle), last), area, dstRow + dx * C + c);
+            prev = last;
+        }
+    };
+    // Four channel vectors per walk along the row: each input row is read once per walk.
+    const auto run4 = [&](size_t c) HWY_ATTR {
+        size_t x = 2 * dxBegin - padX;
+        auto p0 = column(x, c), p1 = column(x, c + N), p2 = column(x, c + 2 * N),
+             p3 = column(x, c + 3 * N);
+        for (size_t dx = dxBegin; dx < dxEnd; ++dx, x += 2) {
+            T* out = dstRow + dx * C + c;
+            const auto l0 = column(x + 2, c), l1 = column(x + 2, c + N);
+            const auto l2 = column(x + 2, c + 2 * N), l3 = column(x + 2, c + 3 * N);
+            op.Store(d, op.Fold(op.Fold(p0, column(x + 1, c)), l0), area, out);
+            op.Store(d, op.Fold(op.Fold(p1, column(x + 1, c + N)), l1), area, out + N);
+            op.Store(d, op.Fold(op.Fold(p2, column(x + 1, c + 2 * N)), l2), area, out + 2 * N);
+            op.Store(d, op.Fold(op.Fold(p3, column(x + 1, c + 3 * N)), l3), area, out + 3 * N);
+            p0 = l0;
+            p1 = l1;
+            p2 = l2;
+            p3 = l3;
+        }
+    };
+    size_t c = 0;
+    for (; c + 4 * N <= C; c += 4 * N) run4(c);
+    for (; c + N <= C; c += N) run(c);
+    if (c < C) run(C - N);  // overlaps channels already written with the same values
+}
+
 // 3D pooling (Max32f only) uses `scratch`: srcC floats for the spatial maxima of one pixel,
 // pooled across channels like an NCHW row, then the padded row of that channel axis (if the
 // entry point sized it).
@@ -719,9 +792,29 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
     typename Op::C* tmp = nullptr;
     if (s.channel3d && PoolRowScratch(s.srcC, s.kernelC, s.strideC, s.padC, s.dstC) != 0)
         tmp = reinterpret_cast<typename Op::C*>(temp + s.srcC);
+    // Interior columns of 3-wide stride-2 windows slide (NhwcRow3x2); needs C >= the lanes.
+    size_t slideBegin = 0, slideEnd = 0;
+    if constexpr (std::is_same<typename Op::C, T>::value) {
+        if (!s.channel3d && s.kernelX == 3 && s.strideX == 2 &&
+            s.srcC >= hn::Lanes(hn::ScalableTag<T>()) && s.srcW + s.padX >= 3) {
+            slideBegin = (s.padX + 1) / 2;
+            slideEnd = (s.srcW + s.padX - 3) / 2 + 1;
+            if (slideEnd > s.dstW) slideEnd = s.dstW;
+            if (slideEnd < slideBegin) slideEnd = slideBegin;
+        }
+    }
     for (size_t dy = 0; dy < s.dstH; ++dy) {
         const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+        if (slideEnd > slideBegin) {
+            if constexpr (std::is_same<typename Op::C, T>::value)
+                NhwcRow3x2(op, src, s.srcC, s.srcW, s.padX, yr, slideBegin, slideEnd,
+                           op.Area(yr.end - yr.begin, 3), dst + dy * s.dstW * s.dstC);
+        }
         for (size_t dx = 0; dx < s.dstW; ++dx) {
+            if (dx == slideBegin && slideEnd > slideBegin) {
+                dx = slideEnd - 1;
+                continue;
+            }
             const PoolRange xr = ClipWindow(dx, s.strideX, s.padX, s.kernelX, s.srcW);
             const float area = op.Area(yr.end - yr.begin, xr.end - xr.begin);
             T* out = dst + (dy * s.dstW + dx) * s.dstC;
@@ -809,14 +902,12 @@ bool ValidatePool(const char* function, const void* src, const void* dst, const 
     if (s.kernelY == 0 || s.kernelX == 0 || s.strideY == 0 || s.strideX == 0 || s.kernelC == 0 ||
         s.strideC == 0)
         return SetLastErrorF("%s: kernel and stride sizes must be at least 1", function);
-    *empty = s.srcC == 0 || s.srcH == 0 || s.srcW == 0 || s.dstC == 0 || s.dstH == 0 ||
-             s.dstW == 0;
+    *empty = s.srcC == 0 || s.srcH == 0 || s.srcW == 0 || s.dstC == 0 || s.dstH == 0 || s.dstW == 0;
     if (*empty) return true;
     if (!src || !dst) return SetLastErrorF("%s: src and dst must not be NULL", function);
     size_t srcPlanes, dstPlanes;
-    if (!CheckedMul(s.srcC, s.srcH, &srcPlanes) ||
-        !FitsInMemory(srcPlanes, s.srcW, elementSize) || !CheckedMul(s.dstC, s.dstH, &dstPlanes) ||
-        !FitsInMemory(dstPlanes, s.dstW, elementSize) ||
+    if (!CheckedMul(s.srcC, s.srcH, &srcPlanes) || !FitsInMemory(srcPlanes, s.srcW, elementSize) ||
+        !CheckedMul(s.dstC, s.dstH, &dstPlanes) || !FitsInMemory(dstPlanes, s.dstW, elementSize) ||
         !AxisFits(s.dstH, s.strideY, s.kernelY, s.padY) ||
         !AxisFits(s.dstW, s.strideX, s.kernelX, s.padX) ||
         !AxisFits(s.dstC, s.strideC, s.kernelC, s.padC))
@@ -826,7 +917,8 @@ bool ValidatePool(const char* function, const void* src, const void* dst, const 
 
 bool ParseFormat(const char* function, SimdTensorFormatType format, bool* nhwc) {
     if (format != SimdTensorFormatNchw && format != SimdTensorFormatNhwc)
-        return SetLastErrorF("%s: format %d is not Nchw or Nhwc", function, static_cast<int>(format));
+        return SetLastErrorF("%s: format %d is not Nchw or Nhwc", function,
+                             static_cast<int>(format));
     *nhwc = format == SimdTensorFormatNhwc;
     return true;
 }
@@ -834,8 +926,8 @@ bool ParseFormat(const char* function, SimdTensorFormatType format, bool* nhwc) 
 PoolShape Shape2D(size_t srcC, size_t srcH, size_t srcW, size_t kernelY, size_t kernelX,
                   size_t strideY, size_t strideX, size_t padY, size_t padX, size_t dstH,
                   size_t dstW, bool nhwc) {
-    return PoolShape{srcC,  srcH, srcW, 1,    kernelY, kernelX, 1,    strideY, strideX, 0,
-                     padY, padX, srcC, dstH, dstW,    nhwc,    false, false};
+    return PoolShape{srcC, srcH, srcW, 1,    kernelY, kernelX, 1,    strideY, strideX,
+                     0,    padY, padX, srcC, dstH,    dstW,    nhwc, false,   false};
 }
 
 // Scratch memory of one call (see PoolNchw / PoolNhwc): on the stack up to 16 KiB, else on the
@@ -868,10 +960,10 @@ private:
     void* data_ = nullptr;
 };
 
-void PoolingAverage(const char* function, const float* src, size_t srcC, size_t srcH,
-                    size_t srcW, size_t kernelY, size_t kernelX, size_t strideY, size_t strideX,
-                    size_t padY, size_t padX, float* dst, size_t dstH, size_t dstW,
-                    SimdBool excludePad, SimdTensorFormatType format) {
+void PoolingAverage(const char* function, const float* src, size_t srcC, size_t srcH, size_t srcW,
+                    size_t kernelY, size_t kernelX, size_t strideY, size_t strideX, size_t padY,
+                    size_t padX, float* dst, size_t dstH, size_t dstW, SimdBool excludePad,
+                    SimdTensorFormatType format) {
     ClearLastError();
     bool nhwc = false, empty = false;
     if (!ParseFormat(function, format, &nhwc)) return;
@@ -880,8 +972,8 @@ void PoolingAverage(const char* function, const float* src, size_t srcC, size_t 
                       static_cast<int>(excludePad));
         return;
     }
-    PoolShape s = Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX, padY, padX, dstH,
-                          dstW, nhwc);
+    PoolShape s =
+        Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX, padY, padX, dstH, dstW, nhwc);
     s.excludePad = excludePad == SimdTrue;
     if (!ValidatePool(function, src, dst, s, sizeof(float), &empty) || empty) return;
     // An empty window would divide 0 by 0 (SUPPLEMENT.md §15: callers avoid it).
@@ -911,9 +1003,8 @@ SIMD_API void SimdSynetPoolingForwardAverage(const float* src, size_t srcC, size
                                              size_t strideY, size_t strideX, size_t padY,
                                              size_t padX, float* dst, size_t dstH, size_t dstW,
                                              SimdBool excludePad, SimdTensorFormatType format) {
-    simd::PoolingAverage("SimdSynetPoolingForwardAverage", src, srcC, srcH, srcW, kernelY,
-                         kernelX, strideY, strideX, padY, padX, dst, dstH, dstW, excludePad,
-                         format);
+    simd::PoolingAverage("SimdSynetPoolingForwardAverage", src, srcC, srcH, srcW, kernelY, kernelX,
+                         strideY, strideX, padY, padX, dst, dstH, dstW, excludePad, format);
 }
 
 SIMD_API void SimdSynetPoolingAverage(const float* src, size_t srcC, size_t srcH, size_t srcW,
@@ -942,26 +1033,26 @@ SIMD_API void SimdSynetPoolingForwardMax(const float* src, size_t srcC, size_t s
 }
 
 SIMD_API void SimdSynetPoolingMax32f(const float* src, size_t srcC, size_t srcH, size_t srcW,
-                                     size_t kernelC, size_t kernelY, size_t kernelX,
-                                     size_t strideC, size_t strideY, size_t strideX, size_t padC,
-                                     size_t padY, size_t padX, float* dst, size_t dstC,
-                                     size_t dstH, size_t dstW, SimdTensorFormatType format) {
+                                     size_t kernelC, size_t kernelY, size_t kernelX, size_t strideC,
+                                     size_t strideY, size_t strideX, size_t padC, size_t padY,
+                                     size_t padX, float* dst, size_t dstC, size_t dstH, size_t dstW,
+                                     SimdTensorFormatType format) {
     simd::ClearLastError();
     bool nhwc = false, empty = false;
     if (!simd::ParseFormat("SimdSynetPoolingMax32f", format, &nhwc)) return;
     const bool channel3d = !(kernelC == 1 && strideC == 1 && padC == 0 && srcC == dstC);
-    const simd::PoolShape s{srcC,    srcH,    srcW, kernelC, kernelY, kernelX, strideC,
-                            strideY, strideX, padC, padY,    padX,    dstC,    dstH,
-                            dstW,    nhwc,    channel3d, false};
+    const simd::PoolShape s{srcC,    srcH,    srcW,    kernelC, kernelY,   kernelX,
+                            strideC, strideY, strideX, padC,    padY,      padX,
+                            dstC,    dstH,    dstW,    nhwc,    channel3d, false};
     if (!simd::ValidatePool("SimdSynetPoolingMax32f", src, dst, s, sizeof(float), &empty) || empty)
         return;
     simd::PoolingMax32fRun(src, s, dst);
 }
 
 SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t srcH, size_t srcW,
-                                     size_t kernelY, size_t kernelX, size_t strideY,
-                                     size_t strideX, size_t padY, size_t padX, uint16_t* dst,
-                                     size_t dstH, size_t dstW, SimdTensorFormatType format) {
+                                     size_t kernelY, size_t kernelX, size_t strideY, size_t strideX,
+                                     size_t padY, size_t padX, uint16_t* dst, size_t dstH,
+                                     size_t dstW, SimdTensorFormatType format) {
     simd::ClearLastError();
     bool nhwc = false, empty = false;
     if (!simd::ParseFormat("SimdSynetPoolingMax16b", format, &nhwc)) return;
@@ -975,16 +1066,15 @@ SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t sr
 }
 
 SIMD_API void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH, size_t srcW,
-                                    size_t kernelY, size_t kernelX, size_t strideY,
-                                    size_t strideX, size_t padY, size_t padX, uint8_t* dst,
-                                    size_t dstH, size_t dstW, SimdTensorFormatType format) {
+                                    size_t kernelY, size_t kernelX, size_t strideY, size_t strideX,
+                                    size_t padY, size_t padX, uint8_t* dst, size_t dstH,
+                                    size_t dstW, SimdTensorFormatType format) {
     simd::ClearLastError();
     bool nhwc = false, empty = false;
     if (!simd::ParseFormat("SimdSynetPoolingMax8u", format, &nhwc)) return;
     const simd::PoolShape s = simd::Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX,
                                             padY, padX, dstH, dstW, nhwc);
-    if (!simd::ValidatePool("SimdSynetPoolingMax8u", src, dst, s, sizeof(uint8_t), &empty) ||
-        empty)
+    if (!simd::ValidatePool("SimdSynetPoolingMax8u", src, dst, s, sizeof(uint8_t), &empty) || empty)
         return;
     const simd::Scratch scratch(s, sizeof(uint8_t));
     SIMD_DISPATCH(simd::PoolingMax8uKernel)(src, s, dst, scratch.data());

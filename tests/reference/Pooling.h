@@ -58,8 +58,8 @@ inline void Average(const Pool& p, const float* src, bool excludePad, std::vecto
                         sum += src[p.Src(c, size_t(y), size_t(x))];
                         mag += std::abs(double(src[p.Src(c, size_t(y), size_t(x))]));
                     }
-                const double area = excludePad ? double((y1 - y0) * (x1 - x0))
-                                               : double(p.kernelY * p.kernelX);
+                const double area =
+                    excludePad ? double((y1 - y0) * (x1 - x0)) : double(p.kernelY * p.kernelX);
                 (*dst)[p.Dst(c, dy, dx)] = sum / area;
                 (*magnitude)[p.Dst(c, dy, dx)] = mag / area;
             }
