@@ -511,6 +511,89 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
                                      const float* src, SimdTensorFormatType srcFormat,
                                      float* dst, SimdTensorFormatType dstFormat);
 
+/* ---------------------------------------------------------------------------------------- */
+/* Pooling.                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/*
+ * Common rules of the pooling functions. Output (c, dy, dx) pools the input window of rows
+ * [dy*strideY - padY, dy*strideY - padY + kernelY) and columns
+ * [dx*strideX - padX, dx*strideX - padX + kernelX), clipped to the input; padY/padX pad only
+ * the top/left side and dstH/dstW decide how far the windows reach (ceil-mode sizes whose last
+ * window is clipped are fine). Tensors are srcC x srcH x srcW in, srcC (or dstC) x dstH x dstW
+ * out, in format Nchw or Nhwc; src and dst must not overlap. A zero size (srcC, srcH, srcW,
+ * dstC, dstH or dstW) makes a call a no-op. Rejected with a message in SimdSynetGetLastError,
+ * writing nothing: NULL src/dst, a format other than Nchw/Nhwc, a SimdBool other than
+ * SimdFalse/SimdTrue, a kernel or stride of 0, sizes whose byte counts overflow size_t.
+ * Max pooling is exact. It starts from -FLT_MAX and keeps the larger value with
+ * max(v, m) = v > m ? v : m, so NaN inputs are skipped (not propagated): a window holding only
+ * NaNs (or nothing) gives -FLT_MAX; when the maximum is zero and the window holds both +0 and
+ * -0, either may be returned.
+ */
+
+/**
+ * Average pooling of an FP32 tensor: dst = (sum of the clipped window) / area, where area is
+ * the clipped window's size when excludePad is SimdTrue and kernelY*kernelX otherwise (also at
+ * the bottom/right edge). A window entirely outside the input gives 0 with excludePad ==
+ * SimdFalse; with SimdTrue such sizes are rejected (it would be 0/0). Sums may be
+ * re-associated (relative error of a few FP32 ulps of the sum of magnitudes).
+ */
+SIMD_API void SimdSynetPoolingAverage(const float* src, size_t srcC, size_t srcH, size_t srcW,
+                                      size_t kernelY, size_t kernelX, size_t strideY,
+                                      size_t strideX, size_t padY, size_t padX, float* dst,
+                                      size_t dstH, size_t dstW, SimdBool excludePad,
+                                      SimdTensorFormatType format);
+
+/**
+ * The older name of SimdSynetPoolingAverage, with identical behaviour.
+ */
+SIMD_API void SimdSynetPoolingForwardAverage(const float* src, size_t srcC, size_t srcH,
+                                             size_t srcW, size_t kernelY, size_t kernelX,
+                                             size_t strideY, size_t strideX, size_t padY,
+                                             size_t padX, float* dst, size_t dstH, size_t dstW,
+                                             SimdBool excludePad, SimdTensorFormatType format);
+
+/**
+ * Max pooling of an FP32 tensor, every channel on its own (rules above). trans == SimdFalse
+ * means Nchw tensors, SimdTrue means Nhwc.
+ */
+SIMD_API void SimdSynetPoolingForwardMax(const float* src, size_t srcC, size_t srcH, size_t srcW,
+                                         size_t kernelY, size_t kernelX, size_t strideY,
+                                         size_t strideX, size_t padY, size_t padX, float* dst,
+                                         size_t dstH, size_t dstW, SimdBool trans);
+
+/**
+ * Max pooling of an FP32 tensor in 2D or 3D. With kernelC == 1, strideC == 1, padC == 0 and
+ * dstC == srcC every channel is pooled on its own; otherwise output channel dc also pools the
+ * input channels [dc*strideC - padC, dc*strideC - padC + kernelC) clipped to [0, srcC) (padC
+ * pads before channel 0 only; dstC decides how far the channel windows reach). kernelC and
+ * strideC must be at least 1.
+ */
+SIMD_API void SimdSynetPoolingMax32f(const float* src, size_t srcC, size_t srcH, size_t srcW,
+                                     size_t kernelC, size_t kernelY, size_t kernelX,
+                                     size_t strideC, size_t strideY, size_t strideX, size_t padC,
+                                     size_t padY, size_t padX, float* dst, size_t dstC,
+                                     size_t dstH, size_t dstW, SimdTensorFormatType format);
+
+/**
+ * Max pooling of a BF16 tensor (values in uint16_t, ABI.md), every channel on its own: values
+ * are compared as FP32 like SimdSynetPoolingMax32f, so the result is the bit pattern of the
+ * largest non-NaN input, and an empty or all-NaN window gives 0xFF80 (-inf, the BF16 rounding
+ * of -FLT_MAX).
+ */
+SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t srcH, size_t srcW,
+                                     size_t kernelY, size_t kernelX, size_t strideY,
+                                     size_t strideX, size_t padY, size_t padX, uint16_t* dst,
+                                     size_t dstH, size_t dstW, SimdTensorFormatType format);
+
+/**
+ * Max pooling of a UINT8 tensor, every channel on its own; an empty window gives 0.
+ */
+SIMD_API void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH, size_t srcW,
+                                    size_t kernelY, size_t kernelX, size_t strideY,
+                                    size_t strideX, size_t padY, size_t padX, uint8_t* dst,
+                                    size_t dstH, size_t dstW, SimdTensorFormatType format);
+
 /* @@POOLING@@ */
 
 /* @@NORMALIZATION@@ */

@@ -1,0 +1,1082 @@
+// Pooling (SUPPLEMENT.md §5): SimdSynetPoolingAverage / SimdSynetPoolingForwardAverage,
+// SimdSynetPoolingForwardMax, SimdSynetPoolingMax32f (2D and 3D), SimdSynetPoolingMax16b and
+// SimdSynetPoolingMax8u, in NCHW and NHWC.
+//
+// Traversal.
+// - NHWC is vectorised along channels: one output pixel at a time, four channel vectors per
+//   step so that the per-tap dependency chains overlap, unrolled taps for unclipped 3x3 and
+//   2x2 windows; interior columns of 3-wide stride-2 windows slide along the row, reusing the
+//   column fold shared by neighbouring windows (FP32/UINT8); BF16 max folds two channels per
+//   32-bit lane (NhwcPixelBf16). Channel tails overlap the previous vector (outputs are pure,
+//   src and dst never alias) or use 1-lane vectors when C is below a vector.
+// - NCHW is vectorised along the output row (lane i = output column dx + i), separably: the
+//   vertical pass folds the window rows of every input column into a row padded with initial
+//   values on both sides, then the horizontal pass reads every window unclipped with strided
+//   loads (stride 1: plain loads, 2-4: LoadInterleaved2/3/4 serving several taps, larger:
+//   gathers for 32-bit lanes, 1-lane vectors for UINT8), so padded borders need no scalar
+//   code. Global pooling (a window covering each plane) folds N planes at a time and
+//   transposes the N accumulators into one vector with a ConcatEven/ConcatOdd tree. Without
+//   scratch (absurd pads/strides) each window is read directly (RowVectors / RowColumn).
+// - 3D max pooling (Max32f) folds the spatial window of every input channel, then pools that
+//   row of channels like an NCHW row.
+//
+// Order: the max folds use MaxIgnoringNaN, whose result does not depend on the order in which
+// a window is visited (up to the sign of a zero maximum); averages re-associate the window sum
+// (LIN: few ulps of the sum of magnitudes) and scale by the reciprocal area in NCHW.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "pooling/Pooling.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <cfloat>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "pooling/PoolShape.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The fold of the max pools, acc = max(v, acc) with SUPPLEMENT's max(a, b) = a > b ? a : b:
+// a NaN v compares false and leaves acc unchanged, and acc starts at -FLT_MAX, so it never
+// holds a NaN. The window maximum therefore skips NaNs and is the same whatever order the
+// window is visited in (up to the sign of a zero maximum).
+template <class V>
+HWY_INLINE V MaxIgnoringNaN(V v, V acc) {
+#if HWY_ARCH_X86
+    // MAXPS(a, b) is exactly a > b ? a : b, and the scalar target's Max returns the non-NaN
+    // operand: one instruction instead of a compare and a blend.
+    return hn::Max(v, acc);
+#else
+    return hn::IfThenElse(hn::Gt(v, acc), v, acc);
+#endif
+}
+
+// A pooling operation: storage lane type T, compute lane type C, the initial accumulator, the
+// fold of one tap, and the final store (average pools divide by the window area there).
+struct MaxF32Op {
+    static constexpr bool kAverage = false;
+    using T = float;
+    using C = float;
+    template <class D>
+    HWY_INLINE hn::Vec<D> Init(D d) const {
+        return hn::Set(d, -FLT_MAX);
+    }
+    template <class D>
+    HWY_INLINE hn::Vec<D> Widen(D, hn::Vec<hn::Rebind<T, D>> v) const {
+        return v;
+    }
+    template <class V>
+    HWY_INLINE V Fold(V acc, V v) const {
+        return MaxIgnoringNaN(v, acc);
+    }
+    template <class D>
+    HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
+        hn::StoreU(acc, d, p);
+    }
+    float Area(size_t, size_t) const { return 1.0f; }
+};
+
+struct AverageF32Op {
+    static constexpr bool kAverage = true;
+    bool excludePad;
+    float kernelArea;  // kernelY*kernelX
+    using T = float;
+    using C = float;
+    template <class D>
+    HWY_INLINE hn::Vec<D> Init(D d) const {
+        return hn::Zero(d);
+    }
+    template <class D>
+    HWY_INLINE hn::Vec<D> Widen(D, hn::Vec<hn::Rebind<T, D>> v) const {
+        return v;
+    }
+    template <class V>
+    HWY_INLINE V Fold(V acc, V v) const {
+        return hn::Add(acc, v);
+    }
+    template <class D>
+    HWY_INLINE void Store(D d, hn::Vec<D> acc, float area, T* p) const {
+        hn::StoreU(hn::Div(acc, hn::Set(d, area)), d, p);
+    }
+    float Area(size_t rows, size_t cols) const {
+        return excludePad ? float(rows * cols) : kernelArea;
+    }
+};
+
+struct MaxU8Op {
+    static constexpr bool kAverage = false;
+    using T = uint8_t;
+    using C = uint8_t;
+    template <class D>
+    HWY_INLINE hn::Vec<D> Init(D d) const {
+        return hn::Zero(d);
+    }
+    template <class D>
+    HWY_INLINE hn::Vec<D> Widen(D, hn::Vec<hn::Rebind<T, D>> v) const {
+        return v;
+    }
+    template <class V>
+    HWY_INLINE V Fold(V acc, V v) const {
+        return hn::Max(acc, v);
+    }
+    template <class D>
+    HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
+        hn::StoreU(acc, d, p);
+    }
+    float Area(size_t, size_t) const { return 1.0f; }
+};
+
+// BF16 values are widened to FP32 (exact), folded like MaxF32Op and rounded back with the
+// ABI.md rule (round to nearest even: only -FLT_MAX, the result of an empty window, changes,
+// to 0xFF80).
+struct MaxBf16Op {
+    static constexpr bool kAverage = false;
+    using T = uint16_t;
+    using C = float;
+    template <class D>
+    HWY_INLINE hn::Vec<D> Init(D d) const {
+        return hn::Set(d, -FLT_MAX);
+    }
+    template <class D>
+    HWY_INLINE hn::Vec<D> Widen(D d, hn::Vec<hn::Rebind<T, D>> v) const {
+        const hn::Rebind<uint32_t, D> du;
+        return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du, v)));
+    }
+    template <class V>
+    HWY_INLINE V Fold(V acc, V v) const {
+        return MaxIgnoringNaN(v, acc);
+    }
+    template <class D>
+    HWY_INLINE void Store(D, hn::Vec<D> acc, float, T* p) const {
+        const hn::Rebind<uint32_t, D> du;
+        const hn::Rebind<int32_t, D> di;
+        const hn::Rebind<uint16_t, D> dh;
+        const auto bits = hn::BitCast(du, acc);
+        const auto odd = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+        const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), odd)));
+        // rounded <= 0xFFFF, so the saturating narrowing keeps it unchanged.
+        hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, rounded)), dh, p);
+    }
+    float Area(size_t, size_t) const { return 1.0f; }
+};
+
+// Elements p[0], p[stride], ..., one per lane. kStride 1-4 are fixed strides (LoadInterleaved
+// reads kStride*N elements from p); 0 means any stride through a gather (FP32 only), which reads
+// exactly the lanes' elements.
+template <int kStride, class DT>
+HWY_INLINE hn::Vec<DT> LoadStrided(DT dt, const hn::TFromD<DT>* p, size_t stride) {
+    if constexpr (kStride == 1 || DT::kPrivateN == 1) {
+        (void)stride;
+        return hn::LoadU(dt, p);
+    } else if constexpr (kStride == 2) {
+        hn::Vec<DT> v0, v1;
+        hn::LoadInterleaved2(dt, p, v0, v1);
+        return v0;
+    } else if constexpr (kStride == 3) {
+        hn::Vec<DT> v0, v1, v2;
+        hn::LoadInterleaved3(dt, p, v0, v1, v2);
+        return v0;
+    } else if constexpr (kStride == 4) {
+        hn::Vec<DT> v0, v1, v2, v3;
+        hn::LoadInterleaved4(dt, p, v0, v1, v2, v3);
+        return v0;
+    } else {
+        const hn::RebindToSigned<DT> di;
+        return hn::GatherIndex(dt, p, hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(stride))));
+    }
+}
+
+// The input of one NCHW output row: `planes` channel planes `planeStep` apart (several in 3D
+// channel pooling), each contributing `rows` rows `rowStep` apart, starting at `base` (column 0
+// of the first row of the window).
+template <class T>
+struct Rows {
+    const T* base;
+    size_t planes, planeStep, rows, rowStep;
+};
+
+// One axis of an NCHW output row (or of the channel axis of 3D pooling in NHWC).
+struct Axis {
+    size_t src, kernel, stride, pad, dst;
+};
+
+// Output columns from dx on, one vector of Lanes(d) columns at a time, as long as the windows
+// are unclipped and every strided load stays inside the input row; the last vector may overlap
+// the previous one. Returns the first column not written.
+template <int kStride, class D, class Op, class T>
+HWY_INLINE size_t RowVectors(D d, const Op& op, const Rows<T>& in, const Axis& ax, size_t dx,
+                             T* dst) {
+    const size_t N = hn::Lanes(d);
+    if (ax.dst < N) return dx;
+    const size_t reach = kStride == 0 ? (N - 1) * ax.stride + 1 : size_t(kStride) * N;
+    // A vector at column x reads input columns [x*stride - pad, ... + kernel - 1 + reach).
+    const ptrdiff_t limit = ptrdiff_t(ax.src + ax.pad + 1) - ptrdiff_t(ax.kernel + reach);
+    if (limit < 0) return dx;
+    size_t last = size_t(limit) / ax.stride;
+    if (last > ax.dst - N) last = ax.dst - N;
+    if (last < dx) return dx;
+    const hn::Rebind<T, D> dt;
+    const float area = op.Area(in.rows, ax.kernel);
+    const auto one = [&](size_t x) HWY_ATTR {
+        const T* column = in.base + (x * ax.stride - ax.pad);
+        auto acc = op.Init(d);
+        for (size_t p = 0; p < in.planes; ++p) {
+            for (size_t r = 0; r < in.rows; ++r) {
+                const T* row = column + p * in.planeStep + r * in.rowStep;
+                for (size_t k = 0; k < ax.kernel; ++k)
+                    acc = op.Fold(acc, op.Widen(d, LoadStrided<kStride>(dt, row + k, ax.stride)));
+            }
+        }
+        op.Store(d, acc, area, dst + x);
+    };
+    for (; dx <= last; dx += N) one(dx);
+    if (dx < last + N) {
+        one(last);
+        dx = last + N;
+    }
+    return dx;
+}
+
+// Full vectors, then quarter vectors for short rows.
+template <int kStride, class Op, class T>
+HWY_INLINE size_t RowSpans(const Op& op, const Rows<T>& in, const Axis& ax, size_t dx, T* dst) {
+    using C = typename Op::C;
+    dx = RowVectors<kStride>(hn::ScalableTag<C>(), op, in, ax, dx, dst);
+    constexpr size_t kQuarter = HWY_LANES(C) / 4;
+    if constexpr (kQuarter > 1)
+        dx = RowVectors<kStride>(hn::CappedTag<C, kQuarter>(), op, in, ax, dx, dst);
+    return dx;
+}
+
+// One output column with its clipped window, 1-lane vectors.
+template <class Op, class T>
+HWY_INLINE void RowColumn(const Op& op, const Rows<T>& in, const Axis& ax, size_t x, T* dst) {
+    const hn::CappedTag<typename Op::C, 1> d1;
+    const hn::Rebind<T, decltype(d1)> dt1;
+    const PoolRange xr = ClipWindow(x, ax.stride, ax.pad, ax.kernel, ax.src);
+    auto acc = op.Init(d1);
+    for (size_t p = 0; p < in.planes; ++p) {
+        for (size_t r = 0; r < in.rows; ++r) {
+            const T* row = in.base + p * in.planeStep + r * in.rowStep;
+            for (size_t c = xr.begin; c < xr.end; ++c)
+                acc = op.Fold(acc, op.Widen(d1, hn::LoadU(dt1, row + c)));
+        }
+    }
+    op.Store(d1, acc, op.Area(in.rows, xr.end - xr.begin), dst + x);
+}
+
+// A window made of whole rows is one contiguous run of rows*width elements per plane: four
+// accumulators, then the lanes, then the tail, folded with 1-lane vectors.
+template <class Op, class T>
+HWY_INLINE void ContiguousWindow(const Op& op, const Rows<T>& in, size_t count, float area,
+                                 T* dst) {
+    using C = typename Op::C;
+    const hn::ScalableTag<C> d;
+    const hn::Rebind<T, decltype(d)> dt;
+    const hn::CappedTag<C, 1> d1;
+    const hn::Rebind<T, decltype(d1)> dt1;
+    const size_t N = hn::Lanes(d);
+    auto a0 = op.Init(d), a1 = a0, a2 = a0, a3 = a0;
+    auto tail = op.Init(d1);
+    for (size_t p = 0; p < in.planes; ++p) {
+        const T* s = in.base + p * in.planeStep;
+        size_t i = 0;
+        for (; i + 4 * N <= count; i += 4 * N) {
+            a0 = op.Fold(a0, op.Widen(d, hn::LoadU(dt, s + i)));
+            a1 = op.Fold(a1, op.Widen(d, hn::LoadU(dt, s + i + N)));
+            a2 = op.Fold(a2, op.Widen(d, hn::LoadU(dt, s + i + 2 * N)));
+            a3 = op.Fold(a3, op.Widen(d, hn::LoadU(dt, s + i + 3 * N)));
+        }
+        for (; i + N <= count; i += N) a0 = op.Fold(a0, op.Widen(d, hn::LoadU(dt, s + i)));
+        for (; i < count; ++i) tail = op.Fold(tail, op.Widen(d1, hn::LoadU(dt1, s + i)));
+    }
+    a0 = op.Fold(op.Fold(a0, a1), op.Fold(a2, a3));
+    HWY_ALIGN C lanes[HWY_LANES(C)];
+    hn::Store(a0, d, lanes);
+    for (size_t i = 0; i < N; ++i) tail = op.Fold(tail, hn::Set(d1, lanes[i]));
+    op.Store(d1, tail, area, dst);
+}
+
+// Separable form of one output row, used whenever the entry point provided scratch: the
+// vertical pass folds the window rows (and channel planes) of every input column into `tmp`,
+// padded with initial values on both sides, so that the horizontal pass reads every window
+// unclipped, with full vectors and no border cases. For the max pools the result equals the
+// row-major fold (the fold does not depend on the order); for averages it re-associates the sum
+// (LIN). `columns[dx]` holds the clipped window width of output column dx (excludePad
+// averages only).
+// The horizontal taps of one vector of output columns starting at tmp + dx*stride.
+template <int kStride, int kKernel, class D, class Op>
+HWY_INLINE hn::Vec<D> HorizontalTaps(D d, const Op& op, const typename Op::C* p, const Axis& ax) {
+    // A compile-time kernel (kKernel > 0) unrolls the tap loops completely.
+    const size_t K = kKernel > 0 ? size_t(kKernel) : ax.kernel;
+    auto acc = op.Init(d);
+    if constexpr (kStride == 1) {
+        for (size_t k = 0; k < K; ++k) acc = op.Fold(acc, hn::LoadU(d, p + k));
+    } else if constexpr (kStride == 2) {
+        // One deinterleaving load serves two taps: columns k (even) and k + 1 (odd).
+        size_t k = 0;
+        for (; k + 2 <= K; k += 2) {
+            hn::Vec<D> v0, v1;
+            hn::LoadInterleaved2(d, p + k, v0, v1);
+            acc = op.Fold(op.Fold(acc, v0), v1);
+        }
+        if (k < K) acc = op.Fold(acc, LoadStrided<2>(d, p + k, 2));
+    } else if constexpr (kStride == 3) {
+        size_t k = 0;
+        for (; k + 3 <= K; k += 3) {
+            hn::Vec<D> v0, v1, v2;
+            hn::LoadInterleaved3(d, p + k, v0, v1, v2);
+            acc = op.Fold(op.Fold(op.Fold(acc, v0), v1), v2);
+        }
+        for (; k < K; ++k) acc = op.Fold(acc, LoadStrided<3>(d, p + k, 3));
+    } else {
+        for (size_t k = 0; k < K; ++k)
+            acc = op.Fold(acc, LoadStrided<kStride>(d, p + k, ax.stride));
+    }
+    return acc;
+}
+
+template <class D, class Op>
+HWY_INLINE void HorizontalStore(D d, const Op& op, hn::Vec<D> acc, size_t rows,
+                                const float* columns, size_t at, typename Op::T* dst) {
+    if constexpr (Op::kAverage) {
+        // Multiplies by reciprocals (division throughput is low): `columns` holds 1/width of
+        // every window; the extra roundings stay within a few ulps.
+        const auto scale = op.excludePad
+                               ? hn::Mul(hn::Set(d, 1.0f / float(rows)), hn::LoadU(d, columns + at))
+                               : hn::Set(d, 1.0f / op.kernelArea);
+        hn::StoreU(hn::Mul(acc, scale), d, dst + at);
+    } else {
+        (void)rows;
+        (void)columns;
+        op.Store(d, acc, 1.0f, dst + at);
+    }
+}
+
+// kCount (1 or 2) vectors of output columns from dx on; two independent accumulators overlap
+// their dependency chains.
+template <int kStride, int kKernel, int kCount, class D, class Op>
+HWY_INLINE void HorizontalVectors(D d, const Op& op, const typename Op::C* tmp, const Axis& ax,
+                                  size_t rows, const float* columns, size_t dx,
+                                  typename Op::T* dst) {
+    const size_t N = hn::Lanes(d);
+    const auto a0 = HorizontalTaps<kStride, kKernel>(d, op, tmp + dx * ax.stride, ax);
+    if constexpr (kCount == 2) {
+        const auto a1 = HorizontalTaps<kStride, kKernel>(d, op, tmp + (dx + N) * ax.stride, ax);
+        HorizontalStore(d, op, a1, rows, columns, dx + N, dst);
+    }
+    HorizontalStore(d, op, a0, rows, columns, dx, dst);
+}
+
+// Output columns [0, dst) with vectors of Lanes(d), the last one overlapping if needed.
+// Returns the first column not written (only when dst < Lanes(d)).
+template <int kStride, int kKernel, class D, class Op>
+HWY_INLINE size_t HorizontalSpan(D d, const Op& op, const typename Op::C* tmp, const Axis& ax,
+                                 size_t rows, const float* columns, size_t dx,
+                                 typename Op::T* dst) {
+    const size_t N = hn::Lanes(d);
+    if (ax.dst < N) return dx;
+    for (; dx + 2 * N <= ax.dst; dx += 2 * N)
+        HorizontalVectors<kStride, kKernel, 2>(d, op, tmp, ax, rows, columns, dx, dst);
+    for (; dx + N <= ax.dst; dx += N)
+        HorizontalVectors<kStride, kKernel, 1>(d, op, tmp, ax, rows, columns, dx, dst);
+    if (dx < ax.dst)
+        HorizontalVectors<kStride, kKernel, 1>(d, op, tmp, ax, rows, columns, ax.dst - N, dst);
+    return ax.dst;
+}
+
+template <int kStride, int kKernel, class Op>
+HWY_INLINE void HorizontalPass(const Op& op, const typename Op::C* tmp, const Axis& ax, size_t rows,
+                               const float* columns, typename Op::T* dst) {
+    using C = typename Op::C;
+    size_t dx = 0;
+    // Gathers exist for 32-bit lanes only: UINT8 rows with strides above 4 use 1-lane vectors.
+    if constexpr (kStride != 0 || sizeof(C) == 4) {
+        dx = HorizontalSpan<kStride, kKernel>(hn::ScalableTag<C>(), op, tmp, ax, rows, columns, dx,
+                                              dst);
+        constexpr size_t kQuarter = HWY_LANES(C) / 4;
+        if constexpr (kQuarter > 1)
+            dx = HorizontalSpan<kStride, kKernel>(hn::CappedTag<C, kQuarter>(), op, tmp, ax, rows,
+                                                  columns, dx, dst);
+    }
+    const hn::CappedTag<C, 1> d1;
+    for (; dx < ax.dst; ++dx)
+        HorizontalVectors<kStride, kKernel, 1>(d1, op, tmp, ax, rows, columns, dx, dst);
+}
+
+// Vertical pass of the separable form: tmp = padded row of the folded window rows. kRows > 0:
+// one plane of exactly kRows rows (unrolled). The folds start from the initial value: the max
+// fold relies on its accumulator never holding a NaN.
+template <int kRows, class Op, class T>
+HWY_INLINE void SeparableVertical(const Op& op, const Rows<T>& in, const Axis& ax,
+                                  typename Op::C* tmp) {
+    using C = typename Op::C;
+    const hn::ScalableTag<C> d;
+    const hn::CappedTag<C, 1> d1;
+    const size_t N = hn::Lanes(d);
+    const auto init = op.Init(d);
+    const size_t reach = (ax.dst - 1) * ax.stride + ax.kernel;
+    const size_t span = (ax.pad + ax.src > reach ? ax.pad + ax.src : reach) + ax.stride * N;
+    // Left padding (the stores may run into the middle part, which is written next).
+    for (size_t i = 0; i < ax.pad; i += N) hn::StoreU(init, d, tmp + i);
+    C* middle = tmp + ax.pad;
+    const auto column = [&](auto dv, size_t x) HWY_ATTR {
+        const hn::Rebind<T, decltype(dv)> dtv;
+        const T* p = in.base + x;
+        auto acc = op.Init(dv);
+        if constexpr (kRows > 0) {
+            for (int r = 0; r < kRows; ++r)
+                acc = op.Fold(acc, op.Widen(dv, hn::LoadU(dtv, p + r * in.rowStep)));
+        } else {
+            for (size_t c = 0; c < in.planes; ++c)
+                for (size_t r = 0; r < in.rows; ++r)
+                    acc = op.Fold(
+                        acc, op.Widen(dv, hn::LoadU(dtv, p + c * in.planeStep + r * in.rowStep)));
+        }
+        hn::StoreU(acc, dv, middle + x);
+    };
+    const hn::Rebind<T, decltype(d)> dt;
+    size_t x = 0;
+    for (; x + 4 * N <= ax.src; x += 4 * N) {
+        auto a0 = init, a1 = init, a2 = init, a3 = init;
+        if constexpr (kRows > 0) {
+            const T* p = in.base + x;
+            for (int r = 0; r < kRows; ++r, p += in.rowStep) {
+                a0 = op.Fold(a0, op.Widen(d, hn::LoadU(dt, p)));
+                a1 = op.Fold(a1, op.Widen(d, hn::LoadU(dt, p + N)));
+                a2 = op.Fold(a2, op.Widen(d, hn::LoadU(dt, p + 2 * N)));
+                a3 = op.Fold(a3, op.Widen(d, hn::LoadU(dt, p + 3 * N)));
+            }
+        } else {
+            for (size_t c = 0; c < in.planes; ++c) {
+                const T* p = in.base + x + c * in.planeStep;
+                for (size_t r = 0; r < in.rows; ++r, p += in.rowStep) {
+                    a0 = op.Fold(a0, op.Widen(d, hn::LoadU(dt, p)));
+                    a1 = op.Fold(a1, op.Widen(d, hn::LoadU(dt, p + N)));
+                    a2 = op.Fold(a2, op.Widen(d, hn::LoadU(dt, p + 2 * N)));
+                    a3 = op.Fold(a3, op.Widen(d, hn::LoadU(dt, p + 3 * N)));
+                }
+            }
+        }
+        hn::StoreU(a0, d, middle + x);
+        hn::StoreU(a1, d, middle + x + N);
+        hn::StoreU(a2, d, middle + x + 2 * N);
+        hn::StoreU(a3, d, middle + x + 3 * N);
+    }
+    for (; x + N <= ax.src; x += N) column(d, x);
+    if (x < ax.src) {
+        if (ax.src >= N)
+            column(d, ax.src - N);
+        else
+            for (; x < ax.src; ++x) column(d1, x);
+    }
+    // Right padding up to every element the horizontal pass reads (scratch has N to spare).
+    for (size_t i = ax.pad + ax.src; i < span; i += N) hn::StoreU(init, d, tmp + i);
+}
+
+template <class Op, class T>
+HWY_INLINE void SeparableRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst,
+                             typename Op::C* tmp, const float* columns) {
+    if (in.planes == 1 && in.rows == 3)
+        SeparableVertical<3>(op, in, ax, tmp);
+    else if (in.planes == 1 && in.rows == 2)
+        SeparableVertical<2>(op, in, ax, tmp);
+    else
+        SeparableVertical<0>(op, in, ax, tmp);
+    const size_t rows = in.rows;
+    // The common kernels get fully unrolled tap loops.
+    const size_t k = ax.kernel;
+    switch (ax.stride) {
+        case 1:
+            if (k == 3) return HorizontalPass<1, 3>(op, tmp, ax, rows, columns, dst);
+            return HorizontalPass<1, 0>(op, tmp, ax, rows, columns, dst);
+        case 2:
+            if (k == 2) return HorizontalPass<2, 2>(op, tmp, ax, rows, columns, dst);
+            if (k == 3) return HorizontalPass<2, 3>(op, tmp, ax, rows, columns, dst);
+            return HorizontalPass<2, 0>(op, tmp, ax, rows, columns, dst);
+        case 3:
+            return HorizontalPass<3, 0>(op, tmp, ax, rows, columns, dst);
+        case 4:
+            return HorizontalPass<4, 0>(op, tmp, ax, rows, columns, dst);
+        default:
+            return HorizontalPass<0, 0>(op, tmp, ax, rows, columns, dst);
+    }
+}
+
+// One output row. `tmp` (may be null: then every window is read directly) is the padded row
+// scratch of PoolRowScratch elements.
+template <class Op, class T>
+HWY_INLINE void PoolRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst,
+                        typename Op::C* tmp, const float* columns) {
+    if (ax.dst == 1 && in.rowStep == ax.src) {
+        const PoolRange xr = ClipWindow(0, ax.stride, ax.pad, ax.kernel, ax.src);
+        if (xr.begin == 0 && xr.end == ax.src) {
+            ContiguousWindow(op, in, in.rows * ax.src, op.Area(in.rows, ax.src), dst);
+            return;
+        }
+    }
+    if (tmp) {
+        SeparableRow(op, in, ax, dst, tmp, columns);
+        return;
+    }
+    size_t left = (ax.pad + ax.stride - 1) / ax.stride;  // first column with an unclipped start
+    if (left > ax.dst) left = ax.dst;
+    for (size_t x = 0; x < left; ++x) RowColumn(op, in, ax, x, dst);
+    size_t dx = left;
+    switch (ax.stride) {
+        case 1:
+            dx = RowSpans<1>(op, in, ax, dx, dst);
+            break;
+        case 2:
+            dx = RowSpans<2>(op, in, ax, dx, dst);
+            break;
+        case 3:
+            dx = RowSpans<3>(op, in, ax, dx, dst);
+            break;
+        case 4:
+            dx = RowSpans<4>(op, in, ax, dx, dst);
+            break;
+        default:
+            // Gathers exist for 32-bit lanes only; BF16/UINT8 rows with strides above 4 use
+            // 1-lane vectors.
+            if constexpr (sizeof(T) == 4) dx = RowSpans<0>(op, in, ax, dx, dst);
+            break;
+    }
+    for (; dx < ax.dst; ++dx) RowColumn(op, in, ax, dx, dst);
+}
+
+// Global pooling of NCHW planes (each window is a whole plane of `count` contiguous elements),
+// N channels at a time for 32-bit compute lanes: every channel is folded into one vector, the
+// last partial vector re-reading already folded elements, which are replaced by the initial
+// value; then a transposing tree (ConcatEven/ConcatOdd pairs) folds the N vectors into one
+// whose lane i belongs to channel i.
+template <class Op, class T>
+HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t count, float area,
+                           T* dst) {
+    using C = typename Op::C;
+    const hn::ScalableTag<C> d;
+    const hn::Rebind<T, decltype(d)> dt;
+    size_t c = 0;
+#if HWY_TARGET != HWY_SCALAR  // one lane: nothing to transpose
+    constexpr size_t kN = HWY_LANES(C);
+    if constexpr (sizeof(C) == 4 && kN > 1 && kN <= 16) {
+        if (count >= kN) {
+            const size_t rem = count % kN;
+            const auto folded = hn::FirstN(d, kN - rem);
+            const auto init = op.Init(d);
+            for (; c + kN <= channels; c += kN) {
+                hn::Vec<decltype(d)> acc[kN];
+                for (size_t i = 0; i < kN; ++i) {
+                    const T* p = src + (c + i) * count;
+                    auto a = init;
+                    for (size_t k = 0; k + kN <= count; k += kN)
+                        a = op.Fold(a, op.Widen(d, hn::LoadU(dt, p + k)));
+                    if (rem)
+                        a = op.Fold(a, hn::IfThenElse(folded, init,
+                                                      op.Widen(d, hn::LoadU(dt, p + count - kN))));
+                    acc[i] = a;
+                }
+                for (size_t width = kN; width > 1; width /= 2)
+                    for (size_t i = 0; i < width / 2; ++i)
+                        acc[i] = op.Fold(hn::ConcatEven(d, acc[2 * i + 1], acc[2 * i]),
+                                         hn::ConcatOdd(d, acc[2 * i + 1], acc[2 * i]));
+                op.Store(d, acc[0], area, dst + c);
+            }
+        }
+    }
+#else
+    (void)d;
+    (void)dt;
+#endif
+    for (; c < channels; ++c)
+        ContiguousWindow(op, Rows<T>{src + c * count, 1, 0, 1, count}, count, area, dst + c);
+}
+
+// `scratch`: null, or dstW floats (reciprocal clipped window widths) followed by the padded
+// row.
+template <class Op, class T>
+HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst, void* scratch) {
+    const size_t plane = s.srcH * s.srcW;
+    const Axis ax{s.srcW, s.kernelX, s.strideX, s.padX, s.dstW};
+    float* columns = static_cast<float*>(scratch);
+    typename Op::C* tmp = nullptr;
+    if (scratch) {
+        for (size_t dx = 0; dx < s.dstW; ++dx) {
+            const PoolRange xr = ClipWindow(dx, s.strideX, s.padX, s.kernelX, s.srcW);
+            columns[dx] = 1.0f / float(xr.end - xr.begin);
+        }
+        tmp = reinterpret_cast<typename Op::C*>(columns + s.dstW);
+    }
+    if (!s.channel3d && s.dstH == 1 && s.dstW == 1) {
+        const PoolRange yr = ClipWindow(0, s.strideY, s.padY, s.kernelY, s.srcH);
+        const PoolRange xr = ClipWindow(0, s.strideX, s.padX, s.kernelX, s.srcW);
+        if (yr.begin == 0 && yr.end == s.srcH && xr.begin == 0 && xr.end == s.srcW) {
+            GlobalNchw(op, src, s.srcC, plane, op.Area(s.srcH, s.srcW), dst);
+            return;
+        }
+    }
+    for (size_t dc = 0; dc < s.dstC; ++dc) {
+        const PoolRange cr = s.channel3d ? ClipWindow(dc, s.strideC, s.padC, s.kernelC, s.srcC)
+                                         : PoolRange{dc, dc + 1};
+        for (size_t dy = 0; dy < s.dstH; ++dy) {
+            const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+            const Rows<T> in{src + cr.begin * plane + yr.begin * s.srcW, cr.end - cr.begin, plane,
+                             yr.end - yr.begin, s.srcW};
+            PoolRow(op, in, ax, dst + (dc * s.dstH + dy) * s.dstW, tmp, columns);
+        }
+    }
+}
+
+// All channels of one NHWC output pixel (window rows yr, columns xr): the window is visited
+// once per group of four channel vectors.
+// kY, kX > 0: the window is known to be kY x kX (unclipped), so the tap loops unroll.
+template <int kY, int kX, class Op, class T>
+HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, PoolRange yr,
+                          PoolRange xr, float area, T* dst) {
+    const hn::ScalableTag<typename Op::C> d;
+    const hn::Rebind<T, decltype(d)> dt;
+    const size_t N = hn::Lanes(d);
+    const size_t rows = kY > 0 ? size_t(kY) : yr.end - yr.begin;
+    const size_t cols = kX > 0 ? size_t(kX) : xr.end - xr.begin;
+    const T* origin = src + (yr.begin * srcW + xr.begin) * C;
+    size_t c = 0;
+    for (; c + 4 * N <= C; c += 4 * N) {
+        auto a0 = op.Init(d), a1 = a0, a2 = a0, a3 = a0;
+        for (size_t y = 0; y < rows; ++y) {
+            for (size_t x = 0; x < cols; ++x) {
+                const T* p = origin + (y * srcW + x) * C + c;
+                a0 = op.Fold(a0, op.Widen(d, hn::LoadU(dt, p)));
+                a1 = op.Fold(a1, op.Widen(d, hn::LoadU(dt, p + N)));
+                a2 = op.Fold(a2, op.Widen(d, hn::LoadU(dt, p + 2 * N)));
+                a3 = op.Fold(a3, op.Widen(d, hn::LoadU(dt, p + 3 * N)));
+            }
+        }
+        op.Store(d, a0, area, dst + c);
+        op.Store(d, a1, area, dst + c + N);
+        op.Store(d, a2, area, dst + c + 2 * N);
+        op.Store(d, a3, area, dst + c + 3 * N);
+    }
+    const auto one = [&](auto dv, size_t at) HWY_ATTR {
+        const hn::Rebind<T, decltype(dv)> dtv;
+        auto acc = op.Init(dv);
+        for (size_t y = 0; y < rows; ++y)
+            for (size_t x = 0; x < cols; ++x)
+                acc = op.Fold(acc, op.Widen(dv, hn::LoadU(dtv, origin + (y * srcW + x) * C + at)));
+        op.Store(dv, acc, area, dst + at);
+    };
+    for (; c + N <= C; c += N) one(d, c);
+    if (c == C) return;
+    if (C >= N) {
+        one(d, C - N);  // overlaps channels already written with the same values
+        return;
+    }
+    const hn::CappedTag<typename Op::C, 1> d1;
+    for (; c < C; ++c) one(d1, c);
+}
+
+// BF16 max in NHWC without widening each half: a 32-bit lane holds two channels; the upper
+// one read as FP32 is the lane with its low half cleared, the lower one the lane shifted up.
+// Both fold from -inf (0xFF80): every accumulator then stays a widened BF16 value, so the
+// halves recombine without rounding, and the result equals the rounding of the fold from
+// -FLT_MAX (which differs only for windows of -inf/NaN, both giving 0xFF80). Needs C >= the
+// uint16_t lanes of a vector.
+#if HWY_TARGET != HWY_SCALAR  // needs two uint16_t lanes per 32-bit lane
+template <int kY, int kX>
+HWY_INLINE void NhwcPixelBf16(const uint16_t* src, size_t C, size_t srcW, PoolRange yr,
+                              PoolRange xr, uint16_t* dst) {
+    const hn::ScalableTag<uint16_t> dh;
+    const hn::Repartition<uint32_t, decltype(dh)> du;
+    const hn::Repartition<float, decltype(dh)> df;
+    const size_t NH = hn::Lanes(dh);
+    const size_t rows = kY > 0 ? size_t(kY) : yr.end - yr.begin;
+    const size_t cols = kX > 0 ? size_t(kX) : xr.end - xr.begin;
+    const uint16_t* origin = src + (yr.begin * srcW + xr.begin) * C;
+    const auto high = hn::Set(du, 0xFFFF0000u);
+    const auto init = hn::BitCast(df, hn::Set(du, 0xFF800000u));
+    const auto block = [&](size_t c) HWY_ATTR {
+        auto even = init, odd = init;
+        for (size_t y = 0; y < rows; ++y)
+            for (size_t x = 0; x < cols; ++x) {
+                const auto v = hn::BitCast(du, hn::LoadU(dh, origin + (y * srcW + x) * C + c));
+                even = MaxIgnoringNaN(hn::BitCast(df, hn::ShiftLeft<16>(v)), even);
+                odd = MaxIgnoringNaN(hn::BitCast(df, hn::And(v, high)), odd);
+            }
+        const auto packed =
+            hn::Or(hn::And(hn::BitCast(du, odd), high), hn::ShiftRight<16>(hn::BitCast(du, even)));
+        hn::StoreU(hn::BitCast(dh, packed), dh, dst + c);
+    };
+    size_t c = 0;
+    for (; c + NH <= C; c += NH) block(c);
+    if (c < C) block(C - NH);  // overlaps channels already written with the same values
+}
+#endif
+
+template <int kY, int kX, class Op, class T>
+HWY_INLINE void NhwcPixelAny(const Op& op, const T* src, size_t C, size_t srcW, PoolRange yr,
+                             PoolRange xr, float area, T* dst) {
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (std::is_same<Op, MaxBf16Op>::value) {
+        if (C >= hn::Lanes(hn::ScalableTag<uint16_t>())) {
+            NhwcPixelBf16<kY, kX>(src, C, srcW, yr, xr, dst);
+            return;
+        }
+    }
+#endif
+    NhwcPixel<kY, kX>(op, src, C, srcW, yr, xr, area, dst);
+}
+
+// NHWC output columns [dxBegin, dxEnd) of one row of windows 3 columns wide with stride 2,
+// all unclipped horizontally: the column folds (over the window rows) slide along the row, so
+// the fold of the last column of a window is reused as the first column of the next one
+// (6 loads per output vector instead of 9). FP32 and UINT8 (compute type = storage type).
+template <class Op, class T>
+HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, size_t padX,
+                           PoolRange yr, size_t dxBegin, size_t dxEnd, float area, T* dstRow) {
+    const hn::ScalableTag<T> d;
+    const size_t N = hn::Lanes(d);
+    const size_t rows = yr.end - yr.begin;
+    const T* base = src + yr.begin * srcW * C;
+    const size_t rowStep = srcW * C;
+    const auto column = [&](size_t x, size_t c) HWY_ATTR {
+        const T* p = base + x * C + c;
+        auto acc = op.Init(d);
+        for (size_t r = 0; r < rows; ++r, p += rowStep) acc = op.Fold(acc, hn::LoadU(d, p));
+        return acc;
+    };
+    const auto run = [&](size_t c) HWY_ATTR {
+        size_t x = 2 * dxBegin - padX;
+        auto prev = column(x, c);
+        for (size_t dx = dxBegin; dx < dxEnd; ++dx, x += 2) {
+            const auto middle = column(x + 1, c);
+            const auto last = column(x + 2, c);
+            op.Store(d, op.Fold(op.Fold(prev, middle), last), area, dstRow + dx * C + c);
+            prev = last;
+        }
+    };
+    // Four channel vectors per walk along the row: each input row is read once per walk.
+    const auto run4 = [&](size_t c) HWY_ATTR {
+        size_t x = 2 * dxBegin - padX;
+        auto p0 = column(x, c), p1 = column(x, c + N), p2 = column(x, c + 2 * N),
+             p3 = column(x, c + 3 * N);
+        for (size_t dx = dxBegin; dx < dxEnd; ++dx, x += 2) {
+            T* out = dstRow + dx * C + c;
+            const auto l0 = column(x + 2, c), l1 = column(x + 2, c + N);
+            const auto l2 = column(x + 2, c + 2 * N), l3 = column(x + 2, c + 3 * N);
+            op.Store(d, op.Fold(op.Fold(p0, column(x + 1, c)), l0), area, out);
+            op.Store(d, op.Fold(op.Fold(p1, column(x + 1, c + N)), l1), area, out + N);
+            op.Store(d, op.Fold(op.Fold(p2, column(x + 1, c + 2 * N)), l2), area, out + 2 * N);
+            op.Store(d, op.Fold(op.Fold(p3, column(x + 1, c + 3 * N)), l3), area, out + 3 * N);
+            p0 = l0;
+            p1 = l1;
+            p2 = l2;
+            p3 = l3;
+        }
+    };
+    size_t c = 0;
+    for (; c + 4 * N <= C; c += 4 * N) run4(c);
+    for (; c + N <= C; c += N) run(c);
+    if (c < C) run(C - N);  // overlaps channels already written with the same values
+}
+
+// 3D pooling (Max32f only) uses `scratch`: srcC floats for the spatial maxima of one pixel,
+// pooled across channels like an NCHW row, then the padded row of that channel axis (if the
+// entry point sized it).
+template <class Op, class T>
+HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst, void* scratch) {
+    const Axis channels{s.srcC, s.kernelC, s.strideC, s.padC, s.dstC};
+    T* temp = static_cast<T*>(scratch);
+    typename Op::C* tmp = nullptr;
+    if (s.channel3d && PoolRowScratch(s.srcC, s.kernelC, s.strideC, s.padC, s.dstC) != 0)
+        tmp = reinterpret_cast<typename Op::C*>(temp + s.srcC);
+    // Interior columns of 3-wide stride-2 windows slide (NhwcRow3x2); needs C >= the lanes.
+    size_t slideBegin = 0, slideEnd = 0;
+    if constexpr (std::is_same<typename Op::C, T>::value) {
+        if (!s.channel3d && s.kernelX == 3 && s.strideX == 2 &&
+            s.srcC >= hn::Lanes(hn::ScalableTag<T>()) && s.srcW + s.padX >= 3) {
+            slideBegin = (s.padX + 1) / 2;
+            slideEnd = (s.srcW + s.padX - 3) / 2 + 1;
+            if (slideEnd > s.dstW) slideEnd = s.dstW;
+            if (slideEnd < slideBegin) slideEnd = slideBegin;
+        }
+    }
+    for (size_t dy = 0; dy < s.dstH; ++dy) {
+        const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+        if (slideEnd > slideBegin) {
+            if constexpr (std::is_same<typename Op::C, T>::value)
+                NhwcRow3x2(op, src, s.srcC, s.srcW, s.padX, yr, slideBegin, slideEnd,
+                           op.Area(yr.end - yr.begin, 3), dst + dy * s.dstW * s.dstC);
+        }
+        for (size_t dx = 0; dx < s.dstW; ++dx) {
+            if (dx == slideBegin && slideEnd > slideBegin) {
+                dx = slideEnd - 1;
+                continue;
+            }
+            const PoolRange xr = ClipWindow(dx, s.strideX, s.padX, s.kernelX, s.srcW);
+            const float area = op.Area(yr.end - yr.begin, xr.end - xr.begin);
+            T* out = dst + (dy * s.dstW + dx) * s.dstC;
+            if (!s.channel3d) {
+                // Unclipped 3x3 and 2x2 windows (the common pools) get unrolled taps.
+                const size_t rows = yr.end - yr.begin, cols = xr.end - xr.begin;
+                if (rows == 3 && cols == 3)
+                    NhwcPixelAny<3, 3>(op, src, s.srcC, s.srcW, yr, xr, area, out);
+                else if (rows == 2 && cols == 2)
+                    NhwcPixelAny<2, 2>(op, src, s.srcC, s.srcW, yr, xr, area, out);
+                else
+                    NhwcPixelAny<0, 0>(op, src, s.srcC, s.srcW, yr, xr, area, out);
+            } else {
+                NhwcPixel<0, 0>(op, src, s.srcC, s.srcW, yr, xr, area, temp);
+                PoolRow(op, Rows<T>{temp, 1, 0, 1, s.srcC}, channels, out, tmp, nullptr);
+            }
+        }
+    }
+}
+
+template <class Op, class T>
+HWY_INLINE void Pool(const Op& op, const T* src, const PoolShape& s, T* dst, void* scratch) {
+    if (s.nhwc)
+        PoolNhwc(op, src, s, dst, scratch);
+    else
+        PoolNchw(op, src, s, dst, scratch);
+}
+
+void PoolingAverageKernel(const float* src, const PoolShape& s, float* dst, void* scratch) {
+    Pool(AverageF32Op{s.excludePad, float(s.kernelY * s.kernelX)}, src, s, dst, scratch);
+}
+
+void PoolingMax32fKernel(const float* src, const PoolShape& s, float* dst, void* scratch) {
+    Pool(MaxF32Op{}, src, s, dst, scratch);
+}
+
+void PoolingMax16bKernel(const uint16_t* src, const PoolShape& s, uint16_t* dst, void* scratch) {
+    Pool(MaxBf16Op{}, src, s, dst, scratch);
+}
+
+void PoolingMax8uKernel(const uint8_t* src, const PoolShape& s, uint8_t* dst, void* scratch) {
+    Pool(MaxU8Op{}, src, s, dst, scratch);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <memory>
+#include <new>
+
+#include "core/Dispatch.h"
+#include "SimdSynet.h"
+#include "core/Error.h"
+#include "core/Format.h"
+
+namespace simd {
+HWY_EXPORT(PoolingAverageKernel);
+HWY_EXPORT(PoolingMax32fKernel);
+HWY_EXPORT(PoolingMax16bKernel);
+HWY_EXPORT(PoolingMax8uKernel);
+
+namespace {
+
+// Coordinates of one axis stay far from overflow: (dst-1)*stride + kernel and pad below 2^62.
+bool AxisFits(size_t dst, size_t stride, size_t kernel, size_t pad) {
+    const size_t kLimit = size_t(1) << 62;
+    size_t reach;
+    return CheckedMul(dst - 1, stride, &reach) && CheckedAdd(reach, kernel, &reach) &&
+           reach < kLimit && pad < kLimit;
+}
+
+// Some window of the axis lies entirely outside the input (the first ends before column 0 or
+// the last starts after the last column); windows are monotonic, so these two are the only
+// candidates.
+bool AxisHasEmptyWindow(size_t src, size_t dst, size_t stride, size_t kernel, size_t pad) {
+    return kernel <= pad || (dst - 1) * stride >= src + pad;
+}
+
+// Checks shared by every pooling entry point. Returns false after recording an error; sets
+// *empty when there is nothing to compute (a zero extent).
+bool ValidatePool(const char* function, const void* src, const void* dst, const PoolShape& s,
+                  size_t elementSize, bool* empty) {
+    if (s.kernelY == 0 || s.kernelX == 0 || s.strideY == 0 || s.strideX == 0 || s.kernelC == 0 ||
+        s.strideC == 0)
+        return SetLastErrorF("%s: kernel and stride sizes must be at least 1", function);
+    *empty = s.srcC == 0 || s.srcH == 0 || s.srcW == 0 || s.dstC == 0 || s.dstH == 0 || s.dstW == 0;
+    if (*empty) return true;
+    if (!src || !dst) return SetLastErrorF("%s: src and dst must not be NULL", function);
+    size_t srcPlanes, dstPlanes;
+    if (!CheckedMul(s.srcC, s.srcH, &srcPlanes) || !FitsInMemory(srcPlanes, s.srcW, elementSize) ||
+        !CheckedMul(s.dstC, s.dstH, &dstPlanes) || !FitsInMemory(dstPlanes, s.dstW, elementSize) ||
+        !AxisFits(s.dstH, s.strideY, s.kernelY, s.padY) ||
+        !AxisFits(s.dstW, s.strideX, s.kernelX, s.padX) ||
+        !AxisFits(s.dstC, s.strideC, s.kernelC, s.padC))
+        return SetLastErrorF("%s: tensor or window sizes are too large", function);
+    return true;
+}
+
+bool ParseFormat(const char* function, SimdTensorFormatType format, bool* nhwc) {
+    if (format != SimdTensorFormatNchw && format != SimdTensorFormatNhwc)
+        return SetLastErrorF("%s: format %d is not Nchw or Nhwc", function,
+                             static_cast<int>(format));
+    *nhwc = format == SimdTensorFormatNhwc;
+    return true;
+}
+
+PoolShape Shape2D(size_t srcC, size_t srcH, size_t srcW, size_t kernelY, size_t kernelX,
+                  size_t strideY, size_t strideX, size_t padY, size_t padX, size_t dstH,
+                  size_t dstW, bool nhwc) {
+    return PoolShape{srcC, srcH, srcW, 1,    kernelY, kernelX, 1,    strideY, strideX,
+                     0,    padY, padX, srcC, dstH,    dstW,    nhwc, false,   false};
+}
+
+// Scratch memory of one call (see PoolNchw / PoolNhwc): on the stack up to 16 KiB, else on the
+// heap. Without it NCHW kernels read windows directly; 3D NHWC pooling cannot run.
+class Scratch {
+public:
+    // `computeBytes`: size of the kernels' compute lane (4 for FP32/BF16, 1 for UINT8).
+    Scratch(const PoolShape& s, size_t computeBytes) {
+        size_t bytes = 0;
+        if (!s.nhwc) {
+            const size_t span = PoolRowScratch(s.srcW, s.kernelX, s.strideX, s.padX, s.dstW);
+            if (span) bytes = s.dstW * sizeof(float) + span * computeBytes;
+        } else if (s.channel3d) {
+            bytes = s.srcC * sizeof(float) +
+                    PoolRowScratch(s.srcC, s.kernelC, s.strideC, s.padC, s.dstC) * computeBytes;
+        }
+        if (bytes == 0) return;
+        if (bytes <= sizeof(local_)) {
+            data_ = local_;
+        } else {
+            heap_.reset(new (std::nothrow) float[(bytes + sizeof(float) - 1) / sizeof(float)]);
+            data_ = heap_.get();
+        }
+    }
+    void* data() const { return data_; }
+
+private:
+    alignas(64) float local_[4096];
+    std::unique_ptr<float[]> heap_;
+    void* data_ = nullptr;
+};
+
+void PoolingAverage(const char* function, const float* src, size_t srcC, size_t srcH, size_t srcW,
+                    size_t kernelY, size_t kernelX, size_t strideY, size_t strideX, size_t padY,
+                    size_t padX, float* dst, size_t dstH, size_t dstW, SimdBool excludePad,
+                    SimdTensorFormatType format) {
+    ClearLastError();
+    bool nhwc = false, empty = false;
+    if (!ParseFormat(function, format, &nhwc)) return;
+    if (excludePad != SimdFalse && excludePad != SimdTrue) {
+        SetLastErrorF("%s: excludePad %d is not SimdFalse or SimdTrue", function,
+                      static_cast<int>(excludePad));
+        return;
+    }
+    PoolShape s =
+        Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX, padY, padX, dstH, dstW, nhwc);
+    s.excludePad = excludePad == SimdTrue;
+    if (!ValidatePool(function, src, dst, s, sizeof(float), &empty) || empty) return;
+    // An empty window would divide 0 by 0 (SUPPLEMENT.md §15: callers avoid it).
+    if (s.excludePad && (AxisHasEmptyWindow(srcH, dstH, strideY, kernelY, padY) ||
+                         AxisHasEmptyWindow(srcW, dstW, strideX, kernelX, padX))) {
+        SetLastErrorF("%s: with excludePad every window must overlap the input", function);
+        return;
+    }
+    const Scratch scratch(s, sizeof(float));
+    SIMD_DISPATCH(PoolingAverageKernel)(src, s, dst, scratch.data());
+}
+
+void PoolingMax32fRun(const float* src, const PoolShape& s, float* dst) {
+    const Scratch scratch(s, sizeof(float));
+    if (s.nhwc && s.channel3d && !scratch.data()) {
+        SetLastError("SimdSynetPoolingMax32f: out of memory for the channel buffer");
+        return;
+    }
+    SIMD_DISPATCH(PoolingMax32fKernel)(src, s, dst, scratch.data());
+}
+
+}  // namespace
+}  // namespace simd
+
+SIMD_API void SimdSynetPoolingForwardAverage(const float* src, size_t srcC, size_t srcH,
+                                             size_t srcW, size_t kernelY, size_t kernelX,
+                                             size_t strideY, size_t strideX, size_t padY,
+                                             size_t padX, float* dst, size_t dstH, size_t dstW,
+                                             SimdBool excludePad, SimdTensorFormatType format) {
+    simd::PoolingAverage("SimdSynetPoolingForwardAverage", src, srcC, srcH, srcW, kernelY, kernelX,
+                         strideY, strideX, padY, padX, dst, dstH, dstW, excludePad, format);
+}
+
+SIMD_API void SimdSynetPoolingAverage(const float* src, size_t srcC, size_t srcH, size_t srcW,
+                                      size_t kernelY, size_t kernelX, size_t strideY,
+                                      size_t strideX, size_t padY, size_t padX, float* dst,
+                                      size_t dstH, size_t dstW, SimdBool excludePad,
+                                      SimdTensorFormatType format) {
+    simd::PoolingAverage("SimdSynetPoolingAverage", src, srcC, srcH, srcW, kernelY, kernelX,
+                         strideY, strideX, padY, padX, dst, dstH, dstW, excludePad, format);
+}
+
+SIMD_API void SimdSynetPoolingForwardMax(const float* src, size_t srcC, size_t srcH, size_t srcW,
+                                         size_t kernelY, size_t kernelX, size_t strideY,
+                                         size_t strideX, size_t padY, size_t padX, float* dst,
+                                         size_t dstH, size_t dstW, SimdBool trans) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF(trans != SimdFalse && trans != SimdTrue,
+                 "SimdSynetPoolingForwardMax: trans is not SimdFalse or SimdTrue");
+    const simd::PoolShape s = simd::Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX,
+                                            padY, padX, dstH, dstW, trans == SimdTrue);
+    bool empty = false;
+    if (!simd::ValidatePool("SimdSynetPoolingForwardMax", src, dst, s, sizeof(float), &empty) ||
+        empty)
+        return;
+    simd::PoolingMax32fRun(src, s, dst);
+}
+
+SIMD_API void SimdSynetPoolingMax32f(const float* src, size_t srcC, size_t srcH, size_t srcW,
+                                     size_t kernelC, size_t kernelY, size_t kernelX, size_t strideC,
+                                     size_t strideY, size_t strideX, size_t padC, size_t padY,
+                                     size_t padX, float* dst, size_t dstC, size_t dstH, size_t dstW,
+                                     SimdTensorFormatType format) {
+    simd::ClearLastError();
+    bool nhwc = false, empty = false;
+    if (!simd::ParseFormat("SimdSynetPoolingMax32f", format, &nhwc)) return;
+    const bool channel3d = !(kernelC == 1 && strideC == 1 && padC == 0 && srcC == dstC);
+    const simd::PoolShape s{srcC,    srcH,    srcW,    kernelC, kernelY,   kernelX,
+                            strideC, strideY, strideX, padC,    padY,      padX,
+                            dstC,    dstH,    dstW,    nhwc,    channel3d, false};
+    if (!simd::ValidatePool("SimdSynetPoolingMax32f", src, dst, s, sizeof(float), &empty) || empty)
+        return;
+    simd::PoolingMax32fRun(src, s, dst);
+}
+
+SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t srcH, size_t srcW,
+                                     size_t kernelY, size_t kernelX, size_t strideY, size_t strideX,
+                                     size_t padY, size_t padX, uint16_t* dst, size_t dstH,
+                                     size_t dstW, SimdTensorFormatType format) {
+    simd::ClearLastError();
+    bool nhwc = false, empty = false;
+    if (!simd::ParseFormat("SimdSynetPoolingMax16b", format, &nhwc)) return;
+    const simd::PoolShape s = simd::Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX,
+                                            padY, padX, dstH, dstW, nhwc);
+    if (!simd::ValidatePool("SimdSynetPoolingMax16b", src, dst, s, sizeof(uint16_t), &empty) ||
+        empty)
+        return;
+    const simd::Scratch scratch(s, sizeof(float));
+    SIMD_DISPATCH(simd::PoolingMax16bKernel)(src, s, dst, scratch.data());
+}
+
+SIMD_API void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH, size_t srcW,
+                                    size_t kernelY, size_t kernelX, size_t strideY, size_t strideX,
+                                    size_t padY, size_t padX, uint8_t* dst, size_t dstH,
+                                    size_t dstW, SimdTensorFormatType format) {
+    simd::ClearLastError();
+    bool nhwc = false, empty = false;
+    if (!simd::ParseFormat("SimdSynetPoolingMax8u", format, &nhwc)) return;
+    const simd::PoolShape s = simd::Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX,
+                                            padY, padX, dstH, dstW, nhwc);
+    if (!simd::ValidatePool("SimdSynetPoolingMax8u", src, dst, s, sizeof(uint8_t), &empty) || empty)
+        return;
+    const simd::Scratch scratch(s, sizeof(uint8_t));
+    SIMD_DISPATCH(simd::PoolingMax8uKernel)(src, s, dst, scratch.data());
+}
+#endif  // HWY_ONCE

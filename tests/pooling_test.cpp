@@ -1,0 +1,533 @@
+// Tests of the pooling family (SUPPLEMENT.md §5) on every compiled and supported Highway target.
+#include <cfloat>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "TestUtil.h"
+#include "reference/Pooling.h"
+
+namespace {
+
+using test::Guarded;
+
+// Output size of one axis: floor mode, or ceil mode (the last window may be clipped).
+size_t OutSize(size_t src, size_t kernel, size_t stride, size_t pad, bool ceilMode) {
+    const size_t span = src + 2 * pad - kernel;
+    return (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+}
+
+ref::Pool Shape2D(size_t C, size_t H, size_t W, size_t kY, size_t kX, size_t sY, size_t sX,
+                  size_t pY, size_t pX, size_t dstH, size_t dstW, bool nhwc) {
+    return ref::Pool{C, H, W, 1, kY, kX, 1, sY, sX, 0, pY, pX, C, dstH, dstW, nhwc};
+}
+
+// Channels of TailChannels(), kernels 1, 2, 3, 7 with strides 1-3 and pads 0-2 (pads >= the
+// kernel give windows entirely in the padding), floor and ceil output sizes, a narrow and a
+// wide input (the wide one reaches full vectors of every target along NCHW rows), both layouts.
+std::vector<ref::Pool> Shapes2D() {
+    std::vector<ref::Pool> shapes;
+    for (bool nhwc : {false, true})
+        for (size_t C : test::TailChannels())
+            for (size_t k : {1, 2, 3, 7})
+                for (size_t s : {1, 2, 3})
+                    for (size_t pad : {0, 1, 2})
+                        for (bool ceilMode : {false, true}) {
+                            const size_t H = 9 + C % 3, W = (C + k) % 2 ? 23 : 70;
+                            shapes.push_back(Shape2D(C, H, W, k, k, s, s, pad, pad,
+                                                     OutSize(H, k, s, pad, ceilMode),
+                                                     OutSize(W, k, s, pad, ceilMode), nhwc));
+                        }
+    // Non-square kernels, strides and pads, stride 4 and 5 (gathers / 1-lane NCHW columns).
+    for (bool nhwc : {false, true})
+        for (size_t C : {3, 16, 17}) {
+            shapes.push_back(Shape2D(C, 12, 41, 3, 2, 2, 1, 1, 0, OutSize(12, 3, 2, 1, true),
+                                     OutSize(41, 2, 1, 0, false), nhwc));
+            shapes.push_back(Shape2D(C, 10, 90, 2, 5, 1, 4, 0, 2, OutSize(10, 2, 1, 0, false),
+                                     OutSize(90, 5, 4, 2, true), nhwc));
+            shapes.push_back(Shape2D(C, 10, 97, 5, 5, 5, 5, 2, 2, OutSize(10, 5, 5, 2, true),
+                                     OutSize(97, 5, 5, 2, true), nhwc));
+            shapes.push_back(
+                Shape2D(C, 8, 200, 1, 3, 1, 2, 0, 1, 8, OutSize(200, 3, 2, 1, true), nhwc));
+        }
+    return shapes;
+}
+
+// Global pooling: the kernel covers the whole input (and more than it).
+std::vector<ref::Pool> GlobalShapes() {
+    std::vector<ref::Pool> shapes;
+    for (bool nhwc : {false, true}) {
+        shapes.push_back(Shape2D(1024, 7, 7, 7, 7, 1, 1, 0, 0, 1, 1, nhwc));
+        shapes.push_back(Shape2D(33, 13, 9, 13, 9, 1, 1, 0, 0, 1, 1, nhwc));
+        shapes.push_back(Shape2D(17, 5, 6, 8, 8, 1, 1, 0, 0, 1, 1, nhwc));
+        shapes.push_back(Shape2D(3, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, nhwc));
+        shapes.push_back(Shape2D(15, 3, 70, 3, 70, 1, 1, 0, 0, 1, 1, nhwc));
+    }
+    return shapes;
+}
+
+// The benchmark shapes: 64 x 112 x 112, 3x3 stride 2 pad 1 and 2x2 stride 2.
+std::vector<ref::Pool> LargeShapes() {
+    std::vector<ref::Pool> shapes;
+    for (bool nhwc : {false, true}) {
+        shapes.push_back(Shape2D(64, 112, 112, 3, 3, 2, 2, 1, 1, 56, 56, nhwc));
+        shapes.push_back(Shape2D(64, 112, 112, 2, 2, 2, 2, 0, 0, 56, 56, nhwc));
+    }
+    return shapes;
+}
+
+bool HasEmptyWindow(const ref::Pool& p) {
+    for (size_t dy = 0; dy < p.dstH; ++dy) {
+        ptrdiff_t b, e;
+        ref::Window(dy, p.strideY, p.padY, p.kernelY, p.srcH, &b, &e);
+        if (e <= b) return true;
+    }
+    for (size_t dx = 0; dx < p.dstW; ++dx) {
+        ptrdiff_t b, e;
+        ref::Window(dx, p.strideX, p.padX, p.kernelX, p.srcW, &b, &e);
+        if (e <= b) return true;
+    }
+    return false;
+}
+
+SimdTensorFormatType Format(const ref::Pool& p) {
+    return p.nhwc ? SimdTensorFormatNhwc : SimdTensorFormatNchw;
+}
+
+::testing::AssertionResult SameFloat(float actual, float expected) {
+    if (test::SameValue(actual, expected)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "got " << actual << ", expected " << expected;
+}
+
+// BF16 patterns are equal when identical, when both are NaN or both are zero.
+::testing::AssertionResult SameBf16(uint16_t actual, uint16_t expected) {
+    const bool nanA = (actual & 0x7FFF) > 0x7F80, nanE = (expected & 0x7FFF) > 0x7F80;
+    if (actual == expected || (nanA && nanE) || ((actual | expected) & 0x7FFF) == 0)
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure()
+           << std::hex << "got 0x" << actual << ", expected 0x" << expected;
+}
+
+std::string Describe(const ref::Pool& p) {
+    std::ostringstream os;
+    os << (p.nhwc ? "NHWC " : "NCHW ") << p.srcC << "x" << p.srcH << "x" << p.srcW << " kernel "
+       << p.kernelC << "x" << p.kernelY << "x" << p.kernelX << " stride " << p.strideC << "x"
+       << p.strideY << "x" << p.strideX << " pad " << p.padC << "x" << p.padY << "x" << p.padX
+       << " dst " << p.dstC << "x" << p.dstH << "x" << p.dstW;
+    return os.str();
+}
+
+void CheckAverage(const ref::Pool& p, bool excludePad, uint32_t seed) {
+    Guarded<float> src(p.SrcSize()), dst(p.DstSize(), -7.0f), dst2(p.DstSize(), -7.0f);
+    test::FillRandom(src.data(), src.size(), -1.0f, 2.0f, seed);
+    const SimdBool exclude = excludePad ? SimdTrue : SimdFalse;
+    SimdSynetPoolingAverage(src.data(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX, p.strideY,
+                            p.strideX, p.padY, p.padX, dst.data(), p.dstH, p.dstW, exclude,
+                            Format(p));
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr) << Describe(p);
+    SimdSynetPoolingForwardAverage(src.data(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX,
+                                   p.strideY, p.strideX, p.padY, p.padX, dst2.data(), p.dstH,
+                                   p.dstW, exclude, Format(p));
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr) << Describe(p);
+    EXPECT_TRUE(dst.GuardsIntact() && dst2.GuardsIntact()) << Describe(p);
+    std::vector<double> expected, magnitude;
+    ref::Average(p, src.data(), excludePad, &expected, &magnitude);
+    EXPECT_TRUE(test::AllOf(
+        p.DstSize(),
+        [&](size_t i) { return test::Near(dst[i], expected[i], expected[i], 2e-6, 1e-6); }))
+        << Describe(p) << " excludePad " << excludePad;
+    EXPECT_EQ(0, std::memcmp(dst.data(), dst2.data(), p.DstSize() * sizeof(float)))
+        << "ForwardAverage differs from Average: " << Describe(p);
+}
+
+// Max32f (and, for 2D shapes, ForwardMax with the matching trans flag) against the reference.
+void CheckMax32f(const ref::Pool& p, const std::vector<float>& values) {
+    Guarded<float> src(p.SrcSize()), dst(p.DstSize(), -7.0f);
+    std::copy(values.begin(), values.end(), src.data());
+    SimdSynetPoolingMax32f(src.data(), p.srcC, p.srcH, p.srcW, p.kernelC, p.kernelY, p.kernelX,
+                           p.strideC, p.strideY, p.strideX, p.padC, p.padY, p.padX, dst.data(),
+                           p.dstC, p.dstH, p.dstW, Format(p));
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr) << Describe(p);
+    EXPECT_TRUE(dst.GuardsIntact()) << Describe(p);
+    const std::vector<float> expected = ref::Max32f(p, src.data());
+    EXPECT_TRUE(test::AllOf(p.DstSize(), [&](size_t i) { return SameFloat(dst[i], expected[i]); }))
+        << Describe(p);
+    if (p.kernelC == 1 && p.strideC == 1 && p.padC == 0 && p.srcC == p.dstC) {
+        Guarded<float> dst2(p.DstSize(), -7.0f);
+        SimdSynetPoolingForwardMax(src.data(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX,
+                                   p.strideY, p.strideX, p.padY, p.padX, dst2.data(), p.dstH,
+                                   p.dstW, p.nhwc ? SimdTrue : SimdFalse);
+        EXPECT_EQ(SimdSynetGetLastError(), nullptr) << Describe(p);
+        EXPECT_TRUE(dst2.GuardsIntact()) << Describe(p);
+        EXPECT_TRUE(
+            test::AllOf(p.DstSize(), [&](size_t i) { return SameFloat(dst2[i], expected[i]); }))
+            << "ForwardMax " << Describe(p);
+    }
+}
+
+void CheckMax16b(const ref::Pool& p, uint32_t seed, bool special) {
+    Guarded<uint16_t> src(p.SrcSize()), dst(p.DstSize(), 0x1234);
+    std::mt19937 rng(seed);
+    const uint16_t specials[] = {0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7F81,
+                                 0xFF7F, 0x7F7F, 0x0001, 0x8001, 0x3F80, 0xBF80};
+    for (size_t i = 0; i < src.size(); ++i) {
+        if (special && rng() % 3 == 0)
+            src[i] = specials[rng() % (sizeof(specials) / sizeof(specials[0]))];
+        else if (special)
+            src[i] = uint16_t(rng());
+        else
+            src[i] = ref::FloatToBf16(std::uniform_real_distribution<float>(-3.0f, 3.0f)(rng));
+    }
+    SimdSynetPoolingMax16b(src.data(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX, p.strideY,
+                           p.strideX, p.padY, p.padX, dst.data(), p.dstH, p.dstW, Format(p));
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr) << Describe(p);
+    EXPECT_TRUE(dst.GuardsIntact()) << Describe(p);
+    const std::vector<uint16_t> expected = ref::Max16b(p, src.data());
+    EXPECT_TRUE(test::AllOf(p.DstSize(), [&](size_t i) { return SameBf16(dst[i], expected[i]); }))
+        << Describe(p);
+}
+
+void CheckMax8u(const ref::Pool& p, uint32_t seed) {
+    Guarded<uint8_t> src(p.SrcSize()), dst(p.DstSize(), 77);
+    test::FillRandom(src.data(), src.size(), seed);
+    SimdSynetPoolingMax8u(src.data(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX, p.strideY,
+                          p.strideX, p.padY, p.padX, dst.data(), p.dstH, p.dstW, Format(p));
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr) << Describe(p);
+    EXPECT_TRUE(dst.GuardsIntact()) << Describe(p);
+    const std::vector<uint8_t> expected = ref::Max8u(p, src.data());
+    EXPECT_TRUE(test::AllOf(p.DstSize(), [&](size_t i) {
+        return dst[i] == expected[i]
+                   ? ::testing::AssertionSuccess()
+                   : ::testing::AssertionFailure() << int(dst[i]) << " vs " << int(expected[i]);
+    })) << Describe(p);
+}
+
+SIMD_SYNET_TARGET_SUITE(Pooling);
+
+TEST_P(Pooling, Average) {
+    uint32_t seed = 1;
+    for (const ref::Pool& p : Shapes2D())
+        for (bool excludePad : {false, true}) {
+            // With excludePad an empty window is rejected (tested in PoolingErrors).
+            if (excludePad && HasEmptyWindow(p)) continue;
+            CheckAverage(p, excludePad, seed++);
+        }
+}
+
+TEST_P(Pooling, AverageGlobalAndLarge) {
+    uint32_t seed = 100;
+    for (const auto& shapes : {GlobalShapes(), LargeShapes()})
+        for (const ref::Pool& p : shapes)
+            for (bool excludePad : {false, true}) CheckAverage(p, excludePad, seed++);
+}
+
+TEST_P(Pooling, Max32f) {
+    uint32_t seed = 1;
+    for (const ref::Pool& p : Shapes2D())
+        CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
+}
+
+TEST_P(Pooling, Max32fGlobalAndLarge) {
+    uint32_t seed = 200;
+    for (const auto& shapes : {GlobalShapes(), LargeShapes()})
+        for (const ref::Pool& p : shapes)
+            CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
+}
+
+// NaN, infinities, zeros of both signs, +-FLT_MAX and denormals in every window.
+TEST_P(Pooling, Max32fSpecialValues) {
+    const std::vector<float> special = test::SpecialFloats();
+    uint32_t seed = 300;
+    for (const ref::Pool& p : Shapes2D()) {
+        if (p.srcC > 17) continue;
+        std::mt19937 rng(seed++);
+        std::vector<float> values(p.SrcSize());
+        for (float& v : values) v = special[rng() % special.size()];
+        CheckMax32f(p, values);
+    }
+    // All-NaN and all -inf inputs: windows give -FLT_MAX.
+    for (float fill :
+         {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()})
+        for (bool nhwc : {false, true}) {
+            const ref::Pool p = Shape2D(17, 9, 40, 3, 3, 2, 2, 1, 1, 5, 20, nhwc);
+            CheckMax32f(p, std::vector<float>(p.SrcSize(), fill));
+        }
+}
+
+// Windows entirely in the padding (pad >= kernel, ceil sizes past the input): -FLT_MAX for
+// max, 0 for averages without excludePad, 0xFF80 for BF16 and 0 for UINT8 (SUPPLEMENT.md §5).
+TEST_P(Pooling, EmptyWindows) {
+    for (bool nhwc : {false, true}) {
+        const ref::Pool p = Shape2D(5, 4, 21, 2, 2, 3, 3, 2, 2, 3, 9, nhwc);
+        ASSERT_TRUE(HasEmptyWindow(p));
+        CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, 11));
+        CheckAverage(p, false, 12);
+        CheckMax16b(p, 13, false);
+        CheckMax8u(p, 14);
+    }
+}
+
+// 3D pooling across channels: channel kernels 1-3, strides 1-2, pads 0-1, floor and ceil
+// channel counts, and the 2D parameters with dstC != srcC.
+TEST_P(Pooling, Max32f3D) {
+    uint32_t seed = 400;
+    for (bool nhwc : {false, true})
+        for (size_t C : test::TailChannels())
+            for (size_t kC : {1, 2, 3})
+                for (size_t sC : {1, 2})
+                    for (size_t pC : {0, 1})
+                        for (bool ceilMode : {false, true}) {
+                            if (C + 2 * pC < kC) continue;
+                            const size_t dstC = OutSize(C, kC, sC, pC, ceilMode);
+                            const ref::Pool p{C, 7,  19, kC, 3,    2, sC, 2,
+                                              1, pC, 1,  0,  dstC, 4, 18, nhwc};
+                            CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
+                        }
+    for (bool nhwc : {false, true}) {
+        // 2D kernel parameters but fewer output channels: 3D mode with kernelC == 1.
+        const ref::Pool p{16, 6, 33, 1, 2, 2, 1, 2, 2, 0, 0, 0, 9, 3, 16, nhwc};
+        CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, 7));
+        // Global pooling over channels and space.
+        const ref::Pool g{64, 7, 7, 64, 7, 7, 1, 1, 1, 0, 0, 0, 1, 1, 1, nhwc};
+        CheckMax32f(g, test::RandomFloats(g.SrcSize(), -5.0f, 5.0f, 8));
+        // Channel windows entirely in the padding.
+        const ref::Pool e{6, 5, 20, 2, 3, 3, 2, 1, 1, 2, 1, 1, 5, 5, 20, nhwc};
+        CheckMax32f(e, test::RandomFloats(e.SrcSize(), -5.0f, 5.0f, 9));
+    }
+}
+
+TEST_P(Pooling, Max16b) {
+    uint32_t seed = 500;
+    for (const ref::Pool& p : Shapes2D()) {
+        CheckMax16b(p, seed, (seed & 1) != 0);
+        ++seed;
+    }
+    for (const auto& shapes : {GlobalShapes(), LargeShapes()})
+        for (const ref::Pool& p : shapes) CheckMax16b(p, seed++, false);
+}
+
+TEST_P(Pooling, Max8u) {
+    uint32_t seed = 600;
+    for (const ref::Pool& p : Shapes2D()) CheckMax8u(p, seed++);
+    for (const auto& shapes : {GlobalShapes(), LargeShapes()})
+        for (const ref::Pool& p : shapes) CheckMax8u(p, seed++);
+}
+
+// Geometries too sparse for the padded-row scratch of the NCHW kernels (strides above 64,
+// outputs reaching far beyond the input): every window is then read directly.
+TEST_P(Pooling, SparseWindows) {
+    uint32_t seed = 700;
+    for (bool nhwc : {false, true}) {
+        const ref::Pool shapes[] = {
+            Shape2D(3, 5, 300, 2, 3, 1, 65, 0, 1, 4, 5, nhwc),
+            Shape2D(17, 4, 400, 3, 66, 2, 70, 1, 0, 2, 5, nhwc),
+            Shape2D(2, 3, 10, 2, 2, 1, 1, 0, 0, 2, 5000, nhwc),
+            Shape2D(16, 2, 40, 1, 3, 1, 1, 0, 1, 2, 40, nhwc),  // the 3x1 slide does not apply
+        };
+        for (const ref::Pool& p : shapes) {
+            CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
+            CheckAverage(p, false, seed++);
+            CheckMax16b(p, seed++, true);
+            CheckMax8u(p, seed++);
+        }
+        // 3D with a channel stride above 64.
+        const ref::Pool p3{200, 3, 9, 3, 2, 2, 70, 1, 1, 1, 1, 1, 3, 4, 10, nhwc};
+        CheckMax32f(p3, test::RandomFloats(p3.SrcSize(), -5.0f, 5.0f, seed++));
+    }
+}
+
+// ---- Argument checks (plain tests: no kernel runs).
+
+// Every call below must be rejected with a message and leave dst untouched.
+template <class Call>
+void ExpectRejected(Call call, const char* what) {
+    Guarded<float> dst(64, 3.0f);
+    Guarded<uint16_t> dst16(64, 3);
+    Guarded<uint8_t> dst8(64, 3);
+    call(dst.data(), dst16.data(), dst8.data());
+    EXPECT_NE(SimdSynetGetLastError(), nullptr) << what;
+    for (size_t i = 0; i < 64; ++i) {
+        ASSERT_EQ(dst[i], 3.0f) << what;
+        ASSERT_EQ(dst16[i], 3) << what;
+        ASSERT_EQ(dst8[i], 3) << what;
+    }
+}
+
+TEST(PoolingErrors, InvalidArguments) {
+    std::vector<float> src(256, 1.0f);
+    std::vector<uint16_t> src16(256, 0x3F80);
+    std::vector<uint8_t> src8(256, 1);
+    const float* s = src.data();
+    const size_t big = size_t(1) << 40;
+    // Shape 4 x 4 x 4, 2x2 stride 2 into 4 x 2 x 2, unless a test changes it.
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNchw);
+        },
+        "Average NULL src");
+    ExpectRejected(
+        [&](float*, uint16_t*, uint8_t*) {
+            SimdSynetPoolingForwardAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2, SimdFalse,
+                                           SimdTensorFormatNchw);
+        },
+        "ForwardAverage NULL dst");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNchw8c);
+        },
+        "Average blocked format");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatType(77));
+        },
+        "Average unknown format");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdBool(2),
+                                    SimdTensorFormatNchw);
+        },
+        "Average bad excludePad");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 0, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNhwc);
+        },
+        "Average kernel 0");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 0, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNhwc);
+        },
+        "Average stride 0");
+    // excludePad with a window entirely in the padding (pad >= kernel) or past the input.
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 2, 0, d, 3, 2, SimdTrue,
+                                    SimdTensorFormatNchw);
+        },
+        "Average excludePad, empty first window");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 3, SimdTrue,
+                                    SimdTensorFormatNhwc);
+        },
+        "Average excludePad, empty last window");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, big, big, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNchw);
+        },
+        "Average overflowing src size");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingAverage(s, 4, 4, 4, 2, 2, size_t(1) << 62, 2, 0, 0, d, 2, 2, SimdFalse,
+                                    SimdTensorFormatNchw);
+        },
+        "Average overflowing window reach");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingForwardMax(s, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdBool(3));
+        },
+        "ForwardMax bad trans");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingForwardMax(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2, SimdTrue);
+        },
+        "ForwardMax NULL src");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingForwardMax(s, 4, 4, 4, 2, 0, 2, 2, 0, 0, d, 2, 2, SimdFalse);
+        },
+        "ForwardMax kernel 0");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingMax32f(s, 4, 4, 4, 0, 2, 2, 1, 2, 2, 0, 0, 0, d, 4, 2, 2,
+                                   SimdTensorFormatNchw);
+        },
+        "Max32f kernelC 0");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingMax32f(s, 4, 4, 4, 2, 2, 2, 0, 2, 2, 0, 0, 0, d, 2, 2, 2,
+                                   SimdTensorFormatNchw);
+        },
+        "Max32f strideC 0");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingMax32f(s, 4, 4, 4, 1, 2, 2, 1, 2, 2, 0, 0, 0, d, 4, 2, 2,
+                                   SimdTensorFormatNchw4c);
+        },
+        "Max32f blocked format");
+    ExpectRejected(
+        [&](float* d, uint16_t*, uint8_t*) {
+            SimdSynetPoolingMax32f(s, 4, 4, 4, 1, 2, 2, 1, 2, 2, 0, 0, 0, d, big, big, 2,
+                                   SimdTensorFormatNhwc);
+        },
+        "Max32f overflowing dst size");
+    ExpectRejected(
+        [&](float*, uint16_t* d, uint8_t*) {
+            SimdSynetPoolingMax16b(src16.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2,
+                                   SimdTensorFormatNchw16c);
+        },
+        "Max16b blocked format");
+    ExpectRejected(
+        [&](float*, uint16_t* d, uint8_t*) {
+            SimdSynetPoolingMax16b(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2,
+                                   SimdTensorFormatNchw);
+        },
+        "Max16b NULL src");
+    ExpectRejected(
+        [&](float*, uint16_t* d, uint8_t*) {
+            SimdSynetPoolingMax16b(src16.data(), 4, 4, 4, 2, 2, 0, 2, 0, 0, d, 2, 2,
+                                   SimdTensorFormatNhwc);
+        },
+        "Max16b stride 0");
+    ExpectRejected(
+        [&](float*, uint16_t*, uint8_t* d) {
+            SimdSynetPoolingMax8u(src8.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, d, 2, 2,
+                                  SimdTensorFormatType(-5));
+        },
+        "Max8u unknown format");
+    ExpectRejected(
+        [&](float*, uint16_t*, uint8_t* d) {
+            SimdSynetPoolingMax8u(src8.data(), big, big, big, 2, 2, 2, 2, 0, 0, d, 2, 2,
+                                  SimdTensorFormatNchw);
+        },
+        "Max8u overflowing src size");
+    ExpectRejected(
+        [&](float*, uint16_t*, uint8_t*) {
+            SimdSynetPoolingMax8u(src8.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2,
+                                  SimdTensorFormatNhwc);
+        },
+        "Max8u NULL dst");
+}
+
+// A zero extent is a no-op (SUPPLEMENT.md §0.3): accepted even with NULL pointers.
+TEST(PoolingErrors, ZeroSizesAreNoOps) {
+    SimdSynetPoolingAverage(nullptr, 0, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2, SimdTrue,
+                            SimdTensorFormatNchw);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    SimdSynetPoolingForwardMax(nullptr, 4, 0, 4, 2, 2, 2, 2, 0, 0, nullptr, 2, 2, SimdFalse);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    SimdSynetPoolingMax32f(nullptr, 4, 4, 4, 2, 2, 2, 1, 2, 2, 0, 0, 0, nullptr, 0, 2, 2,
+                           SimdTensorFormatNhwc);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    SimdSynetPoolingMax16b(nullptr, 4, 4, 4, 2, 2, 2, 2, 0, 0, nullptr, 0, 2, SimdTensorFormatNchw);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    SimdSynetPoolingMax8u(nullptr, 4, 4, 0, 2, 2, 2, 2, 0, 0, nullptr, 2, 2, SimdTensorFormatNhwc);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    // Nothing is read or written: a real dst stays untouched.
+    Guarded<float> dst(8, 5.0f);
+    std::vector<float> src(64, 1.0f);
+    SimdSynetPoolingForwardAverage(src.data(), 4, 4, 4, 2, 2, 2, 2, 0, 0, dst.data(), 2, 0,
+                                   SimdFalse, SimdTensorFormatNchw);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    for (size_t i = 0; i < 8; ++i) EXPECT_EQ(dst[i], 5.0f);
+}
+
+}  // namespace
