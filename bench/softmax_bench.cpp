@@ -26,8 +26,8 @@ const int kRegistered = [] {
             [=](benchmark::State& state) {
                 bench::Buffer<float> src(n), dst(n);
                 for (auto _ : state) {
-                    SimdSynetSoftmaxLayerForward(src.data(), shape.outer, shape.count,
-                                                 shape.inner, dst.data());
+                    SimdSynetSoftmaxLayerForward(src.data(), shape.outer, shape.count, shape.inner,
+                                                 dst.data());
                     benchmark::ClobberMemory();
                 }
                 bench::SetTraffic(state, 2 * n * sizeof(float));
