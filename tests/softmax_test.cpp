@@ -78,6 +78,25 @@ TEST_P(Softmax, LargeInputs) {
     EXPECT_TRUE(CheckSoftmax(dst, ref::Softmax(src.data(), 1, n, 1), 1e-5, 1e-6));
 }
 
+// Short rows share one exp pass per chunk: rows far below the others (and a row holding NaN,
+// which poisons the chunk's maximum) must still come out as their own softmax.
+TEST_P(Softmax, ShortRowsOfDifferentRanges) {
+    for (size_t count : {1, 3, 17, 21, 40}) {
+        const size_t outer = 300, n = outer * count;
+        for (bool withNaN : {false, true}) {
+            Guarded<float> src(n), dst(n);
+            test::FillRandom(src.data(), n, -5.0f, 5.0f, uint32_t(count));
+            for (size_t o = 0; o < outer; ++o)
+                for (size_t c = 0; c < count; ++c) src[o * count + c] -= float(o % 4) * 30.0f;
+            if (withNaN) src[7 * count] = std::numeric_limits<float>::quiet_NaN();
+            const std::vector<double> ref = ref::Softmax(src.data(), outer, count, 1);
+            SimdSynetSoftmaxLayerForward(src.data(), outer, count, 1, dst.data());
+            EXPECT_TRUE(CheckSoftmax(dst, ref, 1e-5, 1e-6))
+                << "count=" << count << " NaN=" << withNaN;
+        }
+    }
+}
+
 // count == 1 gives exactly 1 for finite input (SUPPLEMENT.md §4.9).
 TEST_P(Softmax, CountOne) {
     for (size_t inner : {1, 5, 40}) {

@@ -31,8 +31,8 @@ namespace {
 
 // Vectors summed into one plain accumulator before it is folded into the compensated total.
 constexpr size_t kFoldEvery = 32;
-// Rows shorter than this take the chunked path; a chunk holds about kChunk elements (8 KiB of
-// input and of output: both stay in L1 between the passes).
+// Rows shorter than this take the chunked path; a chunk holds at most kChunk elements (8 KiB of
+// input, scratch and output: all stay in L1 between the passes).
 constexpr size_t kShortRow = 64;
 constexpr size_t kChunk = 2048;
 
@@ -90,48 +90,25 @@ HWY_INLINE float RowMax(const float* src, size_t n) {
     return max;
 }
 
-// Sum of n elements (short rows only: a few plain accumulators are exact enough).
-HWY_INLINE float RowSumShort(const float* src, size_t n) {
+// dst[i] = src[i] * scale over one row.
+HWY_INLINE void RowScale(const float* src, size_t n, float scale, float* dst) {
     const DF d;
     const size_t L = hn::Lanes(d);
-    size_t i = 0;
-    auto s0 = hn::Zero(d), s1 = hn::Zero(d);
-    for (; i + 2 * L <= n; i += 2 * L) {
-        s0 = hn::Add(s0, hn::LoadU(d, src + i));
-        s1 = hn::Add(s1, hn::LoadU(d, src + i + L));
-    }
-    for (; i + L <= n; i += L) s0 = hn::Add(s0, hn::LoadU(d, src + i));
-    float sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
-    PartialTail(i, n, [&](auto dc, size_t j) {
-        sum += hn::GetLane(hn::SumOfLanes(dc, hn::LoadU(dc, src + j)));
-    });
-    return sum;
-}
-
-// dst[i] = src[i] + add (add = -max) or src[i] * mul: one cheap element-wise row pass.
-template <bool kMul>
-HWY_INLINE void RowAffine(const float* src, size_t n, float value, float* dst) {
-    const DF d;
-    const size_t L = hn::Lanes(d);
-    const auto v = hn::Set(d, value);
-    auto apply = [&](auto dx, auto x) {
-        const auto c = hn::Set(dx, value);
-        return kMul ? hn::Mul(x, c) : hn::Add(x, c);
-    };
+    const auto v = hn::Set(d, scale);
     size_t i = 0;
     if (n >= 4 * L) {
         for (; i <= n - 4 * L; i += 4 * L) {
             const auto x0 = hn::LoadU(d, src + i + 0 * L), x1 = hn::LoadU(d, src + i + 1 * L);
             const auto x2 = hn::LoadU(d, src + i + 2 * L), x3 = hn::LoadU(d, src + i + 3 * L);
-            hn::StoreU(kMul ? hn::Mul(x0, v) : hn::Add(x0, v), d, dst + i + 0 * L);
-            hn::StoreU(kMul ? hn::Mul(x1, v) : hn::Add(x1, v), d, dst + i + 1 * L);
-            hn::StoreU(kMul ? hn::Mul(x2, v) : hn::Add(x2, v), d, dst + i + 2 * L);
-            hn::StoreU(kMul ? hn::Mul(x3, v) : hn::Add(x3, v), d, dst + i + 3 * L);
+            hn::StoreU(hn::Mul(x0, v), d, dst + i + 0 * L);
+            hn::StoreU(hn::Mul(x1, v), d, dst + i + 1 * L);
+            hn::StoreU(hn::Mul(x2, v), d, dst + i + 2 * L);
+            hn::StoreU(hn::Mul(x3, v), d, dst + i + 3 * L);
         }
     }
-    for (; i + L <= n; i += L) hn::StoreU(apply(d, hn::LoadU(d, src + i)), d, dst + i);
+    for (; i + L <= n; i += L) hn::StoreU(hn::Mul(hn::LoadU(d, src + i), v), d, dst + i);
     PartialTail(i, n, [&](auto dc, size_t j) {
-        hn::StoreU(apply(dc, hn::LoadU(dc, src + j)), dc, dst + j);
+        hn::StoreU(hn::Mul(hn::LoadU(dc, src + j), hn::Set(dc, scale)), dc, dst + j);
     });
 }
 
@@ -184,24 +161,78 @@ void SoftmaxLongRows(const float* src, size_t rows, size_t count, float* dst) {
     for (size_t r = 0; r < rows; ++r, src += count, dst += count) {
         const float max = RowMax(src, count);
         const float sum = RowExpSum(src, count, max, dst);
-        RowAffine<true>(dst, count, 1.0f / sum, dst);
+        RowScale(dst, count, 1.0f / sum, dst);
     }
 }
 
-// Rows of fewer than kShortRow elements, in chunks of whole rows.
+// v = e^(v - shift) for a shift >= every input (or NaN inputs).
+struct ExpShiftedOp {
+    float shift;
+    template <size_t K, class D, class V>
+    HWY_INLINE void operator()(D d, V (&v)[K]) const {
+        SIMD_SYNET_EACH(k, K) v[k] = hn::Sub(v[k], hn::Set(d, shift));
+        ExpNonPositive(d, v);
+    }
+};
+
+// Rows of fewer than kShortRow elements, in chunks of whole rows. Per-row maxima and per-row
+// exp calls would spend most of the time on reductions and short tails, so the exp runs once
+// over the whole chunk, shifted by the chunk's maximum M instead of each row's. That is exact
+// softmax arithmetic as long as no row's terms underflow: a row whose sum z comes out below
+// kMinChunkSum (its maximum lies more than ~64 below M, or it holds NaN) is recomputed with its
+// own maximum. Otherwise every term dropped to 0 by the shift is below e^-23 of its row's
+// maximum term, far inside the accuracy bound.
+//
+// The exp values go to a scratch buffer padded by one vector. Pass 1 sums each row in whole
+// vectors (the lanes of a row's last vector that belong to the next row are masked out) and
+// settles the fallback rows, so src is no longer needed; pass 2 writes dst = exp * (1/z) in
+// whole vectors, in row order: a row's last vector spills into the start of the next row,
+// which that row then overwrites (the rows whose whole vectors would reach beyond the chunk
+// end in partial vectors instead, so nothing beyond the chunk is written). dst may be src. Nothing
+// stored is re-read at another alignment, which would stall on store forwarding.
+constexpr float kMinChunkSum = 8.75651076e-27f;  // e^-60
+
 void SoftmaxShortRows(const float* src, size_t rows, size_t count, float* dst) {
-    const size_t chunkRows = HWY_MAX(size_t(1), kChunk / count);
+    const DF d;
+    using V = hn::Vec<DF>;
+    const size_t L = hn::Lanes(d);
+    constexpr size_t kPadding = HWY_MAX_BYTES / sizeof(float);
+    HWY_ALIGN float scratch[kChunk + kPadding];
+    float scale[kChunk];
+    for (size_t i = 0; i < kPadding; ++i) scratch[kChunk + i] = 0.0f;
+    const size_t wholeVectors = count / L;
+    const size_t rest = count % L;
+    const size_t stored = wholeVectors + (rest ? 1 : 0);  // vectors written per row in pass 2
+    const auto restMask = hn::FirstN(d, rest);
+    const size_t chunkRows = kChunk / count;  // count < kShortRow <= kChunk
     for (size_t r0 = 0; r0 < rows; r0 += chunkRows) {
         const size_t n = HWY_MIN(chunkRows, rows - r0);
         const float* s = src + r0 * count;
-        float* o = dst + r0 * count;
-        // In place is safe: each row is read whole (maximum) before it is overwritten.
-        for (size_t r = 0; r < n; ++r)
-            RowAffine<false>(s + r * count, count, -RowMax(s + r * count, count), o + r * count);
-        GroupUnaryLoop(o, n * count, o, ExpNonPositiveOp{});
-        for (size_t r = 0; r < n; ++r)
-            RowAffine<true>(o + r * count, count, 1.0f / RowSumShort(o + r * count, count),
-                            o + r * count);
+        float* t = dst + r0 * count;
+        GroupUnaryLoop(s, n * count, scratch, ExpShiftedOp{RowMax(s, n * count)});
+        for (size_t r = 0; r < n; ++r) {
+            const float* e = scratch + r * count;
+            V sum = hn::Zero(d);
+            for (size_t v = 0; v < wholeVectors; ++v) sum = hn::Add(sum, hn::LoadU(d, e + v * L));
+            if (rest)
+                sum =
+                    hn::Add(sum, hn::IfThenElseZero(restMask, hn::LoadU(d, e + wholeVectors * L)));
+            const float z = hn::GetLane(hn::SumOfLanes(d, sum));
+            if (z >= kMinChunkSum) {
+                scale[r] = 1.0f / z;
+            } else {
+                const float* row = s + r * count;
+                scale[r] = 1.0f / RowExpSum(row, count, RowMax(row, count), scratch + r * count);
+            }
+        }
+        size_t r = 0;
+        for (; r * count + stored * L <= n * count; ++r) {
+            const float* e = scratch + r * count;
+            const V k = hn::Set(d, scale[r]);
+            for (size_t v = 0; v < stored; ++v)
+                hn::StoreU(hn::Mul(hn::LoadU(d, e + v * L), k), d, t + r * count + v * L);
+        }
+        for (; r < n; ++r) RowScale(scratch + r * count, count, scale[r], t + r * count);
     }
 }
 
