@@ -61,6 +61,16 @@ HWY_INLINE void KahanAdd(V v, V& total, V& carry) {
     total = t;
 }
 
+// Calls step(d, offset) over [0, n): whole vectors, then partial tails.
+template <class Step>
+HWY_INLINE void ForEachVector(size_t n, const Step& step) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + L <= n; i += L) step(d, i);
+    PartialTail(i, n, step);
+}
+
 HWY_INLINE float MaxOf(float a, float b) {
     return b > a ? b : a;
 }
@@ -217,13 +227,21 @@ void SoftmaxShortRows(const float* src, size_t rows, size_t count, float* dst) {
             if (rest)
                 sum =
                     hn::Add(sum, hn::IfThenElseZero(restMask, hn::LoadU(d, e + wholeVectors * L)));
-            const float z = hn::GetLane(hn::SumOfLanes(d, sum));
-            if (z >= kMinChunkSum) {
-                scale[r] = 1.0f / z;
-            } else {
-                const float* row = s + r * count;
-                scale[r] = 1.0f / RowExpSum(row, count, RowMax(row, count), scratch + r * count);
-            }
+            scale[r] = hn::GetLane(hn::SumOfLanes(d, sum));
+        }
+        // 1/z for the whole chunk in vectors (a scalar division per row would sit on the
+        // critical path); rows below the threshold (or NaN) are redone with their own maximum.
+        bool fallback = false;
+        ForEachVector(n, [&](auto dv, size_t i) {
+            const auto z = hn::LoadU(dv, scale + i);
+            fallback |= !hn::AllTrue(dv, hn::Ge(z, hn::Set(dv, kMinChunkSum)));
+            hn::StoreU(hn::Div(hn::Set(dv, 1.0f), z), dv, scale + i);
+        });
+        for (size_t r = 0; fallback && r < n; ++r) {
+            // 1/z of a row that passed (up to the rounding of 1/z right at the threshold).
+            if (scale[r] <= 1.0f / kMinChunkSum) continue;
+            const float* row = s + r * count;
+            scale[r] = 1.0f / RowExpSum(row, count, RowMax(row, count), scratch + r * count);
         }
         size_t r = 0;
         for (; r * count + stored * L <= n * count; ++r) {
