@@ -59,6 +59,30 @@ TEST_P(Lrn, Large) {
     RunShape(64, 56 * 56, 2, SimdTensorFormatNhwc, kCoefficients[0]);
 }
 
+// Bases k0 + k1*sum that are 0 (all-zero windows with k0 = 0: pow gives inf and 0*inf NaN, as
+// in the reference), denormal or huge take the general log; the other elements must be
+// unaffected.
+TEST_P(Lrn, SpecialBases) {
+    const float k[3] = {0.0f, 1.0f, -0.75f};
+    for (SimdTensorFormatType format : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+        const size_t channels = 19, spatial = 37, n = channels * spatial;
+        Guarded<float> src(n), dst(n);
+        test::FillRandom(src.data(), n, -3.0f, 3.0f, 5);
+        for (size_t i = 0; i < n; i += 7) src[i] = 0.0f;
+        for (size_t i = 3; i < n; i += 11) src[i] = 1e-30f;
+        for (size_t i = 5; i < n; i += 13) src[i] = 1e19f;
+        // One pixel entirely zero.
+        for (size_t c = 0; c < channels; ++c)
+            src[format == SimdTensorFormatNchw ? c * spatial + 4 : 4 * channels + c] = 0.0f;
+        SimdSynetLrnLayerCrossChannels(src.data(), 2, channels, spatial, k, dst.data(), format);
+        const std::vector<double> ref =
+            ref::Lrn(src.data(), 2, channels, spatial, k, format == SimdTensorFormatNhwc);
+        EXPECT_TRUE(test::AllOf(
+            n, [&](size_t i) { return test::Near(dst[i], ref[i], ref[i], 1e-5, 1e-6); }))
+            << "format=" << format;
+    }
+}
+
 // SUPPLEMENT.md §2.3: identical memory layouts give identical results for either tag.
 TEST_P(Lrn, EquivalentLayouts) {
     const float* k = kCoefficients[1];
@@ -112,7 +136,8 @@ TEST(LrnErrors, RejectedArguments) {
     // Blocked layouts are a precondition violation (SUPPLEMENT.md §4.7), like unknown values.
     for (SimdTensorFormatType format :
          {SimdTensorFormatNchw4c, SimdTensorFormatNchw8c, SimdTensorFormatNchw16c,
-          SimdTensorFormatNchwXc, SimdTensorFormatOiyx, SimdTensorFormatType(1234)}) {
+          SimdTensorFormatNchwXc, SimdTensorFormatOiyx, SimdTensorFormatUnknown,
+          SimdTensorFormatType(13)}) {
         SimdSynetLrnLayerCrossChannels(src.data(), 2, channels, spatial, k, dst.data(), format);
         rejected("format");
     }

@@ -37,11 +37,41 @@ struct LrnCoefficients {
     float k0, k1, k2;
 };
 
-// v = src * exp(k2 * log(k0 + k1*sum)) for K vectors of window sums `v` and inputs `x`.
+// v = log(v) for normal, positive, finite v (FLT_MIN <= v <= FLT_MAX): core's Log without its
+// special-value selects (zero, negative, infinite, NaN and denormal inputs), which are a third
+// of its operations. Same reduction and polynomial, so the same accuracy.
+template <size_t K, class D, class V>
+HWY_INLINE void LogNormalPositive(D d, V (&v)[K]) {
+    const hn::RebindToSigned<D> di;
+    V e[K], f[K], p[K];
+    SIMD_SYNET_EACH(i, K) {
+        const auto shifted = hn::Sub(hn::BitCast(di, v[i]), hn::Set(di, math::kSqrtHalfBits));
+        e[i] = hn::ConvertTo(d, hn::ShiftRight<23>(shifted));
+        const V m = hn::BitCast(d, hn::Add(hn::And(shifted, hn::Set(di, 0x007FFFFF)),
+                                           hn::Set(di, math::kSqrtHalfBits)));
+        f[i] = hn::Sub(m, hn::Set(d, 1.0f));
+    }
+    Horner<K, 8>(d, f, math::kLog, 1.0f, p);
+    SIMD_SYNET_EACH(i, K) v[i] = hn::MulAdd(e[i], hn::Set(d, math::kLn2), hn::Mul(f[i], p[i]));
+}
+
+// v = src * exp(k2 * log(k0 + k1*sum)) for K vectors of window sums `v` and inputs `x`. The
+// base is normal and positive in practice (k0 > 0); groups with any other value take the
+// general Log.
 template <size_t K, class D, class V>
 HWY_INLINE void LrnScale(D d, const LrnCoefficients& k, const V (&x)[K], V (&v)[K]) {
     SIMD_SYNET_EACH(i, K) v[i] = hn::MulAdd(v[i], hn::Set(d, k.k1), hn::Set(d, k.k0));
-    Log(d, v);
+    auto normal = hn::And(hn::Ge(v[0], hn::Set(d, 1.17549435e-38f)),
+                          hn::Le(v[0], hn::Set(d, 3.40282347e+38f)));
+    SIMD_SYNET_EACH(i, K) {
+        if (i > 0)
+            normal = hn::And(normal, hn::And(hn::Ge(v[i], hn::Set(d, 1.17549435e-38f)),
+                                             hn::Le(v[i], hn::Set(d, 3.40282347e+38f))));
+    }
+    if (HWY_LIKELY(hn::AllTrue(d, normal)))
+        LogNormalPositive(d, v);
+    else
+        Log(d, v);
     SIMD_SYNET_EACH(i, K) v[i] = hn::Mul(v[i], hn::Set(d, k.k2));
     Exp(d, v);
     SIMD_SYNET_EACH(i, K) v[i] = hn::Mul(x[i], v[i]);

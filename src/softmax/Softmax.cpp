@@ -5,9 +5,10 @@
 // - inner == 1, long rows: each row in three vector passes (maximum; exp, store and sum;
 //   scale), the middle pass in groups of independent vectors so several exp chains overlap.
 // - inner == 1, short rows (many rows of a few elements, e.g. 21 classes): rows are taken in
-//   L1-sized chunks; the cheap per-row passes (maximum and subtraction, sum and scale) use
-//   partial-vector tails, and the exp runs over the whole chunk as one contiguous array, so
-//   the expensive part never works on short tails.
+//   L1-sized chunks and the exp runs once over the whole chunk as one contiguous array, shifted
+//   by the chunk's maximum (rows that would underflow are redone with their own maximum); the
+//   per-row work is then one whole-vector sum and one whole-vector scale (see
+//   SoftmaxShortRows).
 // - inner > 1: the reduction runs across `count` rows that are `inner` elements apart, with
 //   every lane of a vector an independent softmax (adjacent inner positions).
 //
