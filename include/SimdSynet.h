@@ -598,6 +598,36 @@ SIMD_API void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH
 
 /* @@NORMALIZATION@@ */
 
+/**
+ * Softmax layer: src and dst are arrays of outer x count x inner floats; for every outer index o
+ * and inner index i the count values src[(o*count + c)*inner + i], c < count, are replaced by
+ * e^(x_c - m)/sum_c' e^(x_c' - m), where m is their maximum (so large inputs do not overflow).
+ * dst may equal src (in place). A zero outer, count or inner is a no-op.
+ */
+SIMD_API void SimdSynetSoftmaxLayerForward(const float* src, size_t outer, size_t count,
+                                           size_t inner, float* dst);
+
+/**
+ * Local response normalisation across channels: for channel c of every pixel,
+ * dst = src * (k[0] + k[1]*sum)^k[2], where sum adds the squares of src over the channels
+ * max(0, c - half) .. min(channels, c + half + 1) - 1 of the same pixel, and the power is
+ * evaluated as exp(k[2]*log(k[0] + k[1]*sum)). Callers usually pass k[0] = 1 (or bias),
+ * k[1] = alpha/(2*half + 1) and k[2] = -beta. The tensors hold channels x spatial floats in
+ * format Nchw or Nhwc (blocked formats are rejected); src and dst must not overlap.
+ */
+SIMD_API void SimdSynetLrnLayerCrossChannels(const float* src, size_t half, size_t channels,
+                                             size_t spatial, const float* k, float* dst,
+                                             SimdTensorFormatType format);
+
+/**
+ * Fully connected layer: dst[i] = bias[i] + sum_j src[j]*weight[i*size + j] for i < count,
+ * with weight stored row by row (count rows of size floats). bias may be NULL (no bias). The
+ * summation order is unspecified. A zero count or size is a no-op (dst is not written).
+ */
+SIMD_API void SimdSynetInnerProductLayerForward(const float* src, const float* weight,
+                                                const float* bias, size_t count, size_t size,
+                                                float* dst);
+
 /* @@SOFTMAX_LRN_INNERPRODUCT@@ */
 
 /* @@GEMM@@ */
