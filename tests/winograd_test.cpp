@@ -44,19 +44,35 @@ std::vector<Pads> AllPads4x4() {
 
 const std::vector<Variant>& Variants() {
     static const std::vector<Variant> variants = {
-        {"Kernel1x3Block1x4", ref::AxisIdentity(), ref::AxisF43(),
+        {"Kernel1x3Block1x4",
+         ref::AxisIdentity(),
+         ref::AxisF43(),
          WINOGRAD_FUNCTIONS(Kernel1x3Block1x4),
          {{0, 0, 0, 0}, {0, 1, 0, 1}}},
-        {"Kernel1x5Block1x4", ref::AxisIdentity(), ref::AxisF45(),
+        {"Kernel1x5Block1x4",
+         ref::AxisIdentity(),
+         ref::AxisF45(),
          WINOGRAD_FUNCTIONS(Kernel1x5Block1x4),
          {{0, 0, 0, 0}, {0, 2, 0, 2}}},
-        {"Kernel2x2Block2x2", ref::AxisF22(), ref::AxisF22(), WINOGRAD_FUNCTIONS(Kernel2x2Block2x2),
+        {"Kernel2x2Block2x2",
+         ref::AxisF22(),
+         ref::AxisF22(),
+         WINOGRAD_FUNCTIONS(Kernel2x2Block2x2),
          {{0, 0, 0, 0}, {1, 1, 0, 0}, {0, 0, 1, 1}}},
-        {"Kernel2x2Block4x4", ref::AxisF42(), ref::AxisF42(), WINOGRAD_FUNCTIONS(Kernel2x2Block4x4),
+        {"Kernel2x2Block4x4",
+         ref::AxisF42(),
+         ref::AxisF42(),
+         WINOGRAD_FUNCTIONS(Kernel2x2Block4x4),
          {{0, 0, 0, 0}, {1, 1, 0, 0}, {0, 0, 1, 1}}},
-        {"Kernel3x3Block2x2", ref::AxisF23(), ref::AxisF23(), WINOGRAD_FUNCTIONS(Kernel3x3Block2x2),
+        {"Kernel3x3Block2x2",
+         ref::AxisF23(),
+         ref::AxisF23(),
+         WINOGRAD_FUNCTIONS(Kernel3x3Block2x2),
          {{0, 0, 0, 0}, {1, 1, 1, 1}}},
-        {"Kernel3x3Block3x3", ref::AxisF33(), ref::AxisF33(), WINOGRAD_FUNCTIONS(Kernel3x3Block3x3),
+        {"Kernel3x3Block3x3",
+         ref::AxisF33(),
+         ref::AxisF33(),
+         WINOGRAD_FUNCTIONS(Kernel3x3Block3x3),
          {{0, 0, 0, 0}, {1, 1, 1, 1}}},
         {"Kernel3x3Block4x4", ref::AxisF43(), ref::AxisF43(), WINOGRAD_FUNCTIONS(Kernel3x3Block4x4),
          AllPads4x4()},
@@ -77,12 +93,13 @@ const size_t kChannels[] = {1, 3, 8, 17, 33};
 
 std::string Describe(const Variant& v, size_t c, Size2 s, const Pads& p, bool trans) {
     return std::string(v.name) + " C=" + std::to_string(c) + " " + std::to_string(s.h) + "x" +
-           std::to_string(s.w) + " pads=" + std::to_string(p.y) + "," + std::to_string(p.x) +
-           "," + std::to_string(p.h) + "," + std::to_string(p.w) + " trans=" +
-           std::to_string(trans);
+           std::to_string(s.w) + " pads=" + std::to_string(p.y) + "," + std::to_string(p.x) + "," +
+           std::to_string(p.h) + "," + std::to_string(p.w) + " trans=" + std::to_string(trans);
 }
 
-SimdBool Bool(bool b) { return b ? SimdTrue : SimdFalse; }
+SimdBool Bool(bool b) {
+    return b ? SimdTrue : SimdFalse;
+}
 
 SIMD_SYNET_TARGET_SUITE(Winograd);
 
@@ -112,12 +129,11 @@ TEST_P(Winograd, SetFilter) {
 
 // Runs SetInput with dstStride = C*T + gap and checks the values, the untouched gap and guards.
 void CheckSetInput(const Variant& v, size_t C, Size2 s, const Pads& p, bool trans) {
-    const std::vector<float> src = test::RandomFloats(C * s.h * s.w, -1.0f, 1.0f,
-                                                      uint32_t(C * 131 + s.h * 7 + s.w + trans));
+    const std::vector<float> src =
+        test::RandomFloats(C * s.h * s.w, -1.0f, 1.0f, uint32_t(C * 131 + s.h * 7 + s.w + trans));
     size_t tileH, tileW;
-    const std::vector<ref::Term> r = ref::WinogradSetInput(v.ay, v.ax, src.data(), C, s.h, s.w,
-                                                           p.y, p.x, p.h, p.w, trans, &tileH,
-                                                           &tileW);
+    const std::vector<ref::Term> r = ref::WinogradSetInput(v.ay, v.ax, src.data(), C, s.h, s.w, p.y,
+                                                           p.x, p.h, p.w, trans, &tileH, &tileW);
     const size_t T = tileH * tileW, used = C * T, gap = 5, stride = used + gap;
     const float sentinel = -12345.0f;
     Guarded<float> dst(v.Count() * stride, sentinel);
@@ -170,18 +186,14 @@ TEST_P(Winograd, SetOutput) {
                     ASSERT_TRUE(dst.GuardsIntact()) << Describe(v, C, s, none, trans);
                     const std::vector<ref::Term> r =
                         ref::WinogradSetOutput(v.ay, v.ax, src.data(), stride, C, s.h, s.w, trans);
-                    EXPECT_TRUE(test::AllOf(dst.size(),
-                                            [&](size_t i) {
-                                                return test::Near(dst[i], r[i].value,
-                                                                  r[i].magnitude, 1e-4, 1e-6);
-                                            }))
-                        << Describe(v, C, s, none, trans);
+                    EXPECT_TRUE(test::AllOf(dst.size(), [&](size_t i) {
+                        return test::Near(dst[i], r[i].value, r[i].magnitude, 1e-4, 1e-6);
+                    })) << Describe(v, C, s, none, trans);
                 }
 }
 
 // SetFilter, SetInput, M_k = products per plane (naive loop), SetOutput vs direct convolution.
-void CheckPipeline(const Variant& v, size_t srcC, size_t dstC, Size2 s, const Pads& p,
-                   bool trans) {
+void CheckPipeline(const Variant& v, size_t srcC, size_t dstC, Size2 s, const Pads& p, bool trans) {
     const size_t kY = v.ay.kernel, kX = v.ax.kernel, taps = kY * kX, count = v.Count();
     const ptrdiff_t outH = ptrdiff_t(p.y + s.h + p.h) - ptrdiff_t(kY) + 1;
     const ptrdiff_t outW = ptrdiff_t(p.x + s.w + p.w) - ptrdiff_t(kX) + 1;
@@ -205,8 +217,7 @@ void CheckPipeline(const Variant& v, size_t srcC, size_t dstC, Size2 s, const Pa
     const size_t tileH = ref::CeilDiv(size_t(outH), v.ay.block);
     const size_t tileW = ref::CeilDiv(size_t(outW), v.ax.block), T = tileH * tileW;
     std::vector<float> vin(count * srcC * T), m(count * dstC * T);
-    v.setInput(image.data(), srcC, s.h, s.w, p.y, p.x, p.h, p.w, vin.data(), srcC * T,
-               Bool(trans));
+    v.setInput(image.data(), srcC, s.h, s.w, p.y, p.x, p.h, p.w, vin.data(), srcC * T, Bool(trans));
     for (size_t k = 0; k < count; ++k) {
         const float* U = u.data() + k * size;
         const float* V = vin.data() + k * srcC * T;

@@ -15,7 +15,6 @@
 #endif
 
 #include <cstddef>
-#include <utility>
 
 #include "hwy/highway.h"
 
@@ -201,23 +200,42 @@ HWY_INLINE hn::Vec<D> Dot(D d, hn::Vec<D> acc, const hn::Vec<D>* x, int stride) 
         if constexpr (c == 0.0f) {
             return Dot<M, kRow, kCol + 1, kStarted>(d, acc, x, stride);
         } else if constexpr (kStarted) {
-            return Dot<M, kRow, kCol + 1, true>(d, NextTerm<M, kRow, kCol>(d, acc, x[kCol * stride]), x,
-                                                stride);
+            return Dot<M, kRow, kCol + 1, true>(
+                d, NextTerm<M, kRow, kCol>(d, acc, x[kCol * stride]), x, stride);
         } else {
-            return Dot<M, kRow, kCol + 1, true>(d, FirstTerm<M, kRow, kCol>(d, x[kCol * stride]), x, stride);
+            return Dot<M, kRow, kCol + 1, true>(d, FirstTerm<M, kRow, kCol>(d, x[kCol * stride]), x,
+                                                stride);
         }
     }
 }
 
-template <class F, size_t... I>
-HWY_INLINE void ForEachIndex(F&& f, std::index_sequence<I...>) {
-    (f(std::integral_constant<int, int(I)>()), ...);
+// First pass of Transform: rows[r][j] = Σ_q MX[j][q] * in[r][q], unrolled by recursion (plain
+// function templates: GCC does not force-inline lambdas, and an out-of-line call would pass the
+// vectors through memory).
+template <class MY, class MX, int kR, int kJ, class D>
+HWY_INLINE void TransformRows(D d, const hn::Vec<D>* in, hn::Vec<D>* rows) {
+    if constexpr (kR < MY::kCols) {
+        if constexpr (kJ < MX::kRows) {
+            rows[kR * MX::kRows + kJ] =
+                Dot<MX, kJ, 0, false>(d, hn::Zero(d), in + kR * MX::kCols, 1);
+            TransformRows<MY, MX, kR, kJ + 1>(d, in, rows);
+        } else {
+            TransformRows<MY, MX, kR + 1, 0>(d, in, rows);
+        }
+    }
 }
 
-// f(integral_constant<int, i>) for i < N, unrolled.
-template <int N, class F>
-HWY_INLINE void ForEachIndex(F&& f) {
-    ForEachIndex(f, std::make_index_sequence<size_t(N)>());
+// Second pass: out[i][j] = Σ_r MY[i][r] * rows[r][j].
+template <class MY, class MX, int kI, int kJ, class D>
+HWY_INLINE void TransformCols(D d, const hn::Vec<D>* rows, hn::Vec<D>* out) {
+    if constexpr (kI < MY::kRows) {
+        if constexpr (kJ < MX::kRows) {
+            out[kI * MX::kRows + kJ] = Dot<MY, kI, 0, false>(d, hn::Zero(d), rows + kJ, MX::kRows);
+            TransformCols<MY, MX, kI, kJ + 1>(d, rows, out);
+        } else {
+            TransformCols<MY, MX, kI + 1, 0>(d, rows, out);
+        }
+    }
 }
 
 // out[i][j] = Σ_r Σ_q MY[i][r] * MX[j][q] * in[r][q] for every lane:
@@ -225,21 +243,9 @@ HWY_INLINE void ForEachIndex(F&& f) {
 // The X axis is reduced first (row by row), then the Y axis.
 template <class MY, class MX, class D>
 HWY_INLINE void Transform(D d, const hn::Vec<D>* in, hn::Vec<D>* out) {
-    constexpr int kInRows = MY::kCols, kInCols = MX::kCols;
-    constexpr int kOutRows = MY::kRows, kOutCols = MX::kRows;
-    hn::Vec<D> rows[kInRows * kOutCols];
-    ForEachIndex<kInRows>([&](auto r) {
-        ForEachIndex<kOutCols>([&](auto j) {
-            constexpr int R = decltype(r)::value, J = decltype(j)::value;
-            rows[R * kOutCols + J] = Dot<MX, J, 0, false>(d, hn::Zero(d), in + R * kInCols, 1);
-        });
-    });
-    ForEachIndex<kOutRows>([&](auto i) {
-        ForEachIndex<kOutCols>([&](auto j) {
-            constexpr int I = decltype(i)::value, J = decltype(j)::value;
-            out[I * kOutCols + J] = Dot<MY, I, 0, false>(d, hn::Zero(d), rows + J, kOutCols);
-        });
-    });
+    hn::Vec<D> rows[MY::kCols * MX::kRows];
+    TransformRows<MY, MX, 0, 0>(d, in, rows);
+    TransformCols<MY, MX, 0, 0>(d, rows, out);
 }
 
 // ---------------------------------------------------------------------------------------------

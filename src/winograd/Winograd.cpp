@@ -170,7 +170,8 @@ void SetInputNchw(const float* src, const InputShape& s) {
                     V lo[S::kBX], hi[S::kBX];
                     LoadStrided<S::kBX>(d, base + r * rowStride, lo);
                     LoadStrided<S::kBX>(d, base + r * rowStride + S::kBX, hi);
-                    for (int q = 0; q < S::kTX; ++q) in[r * S::kTX + q] = q < S::kBX ? lo[q] : hi[q - S::kBX];
+                    for (int q = 0; q < S::kTX; ++q)
+                        in[r * S::kTX + q] = q < S::kBX ? lo[q] : hi[q - S::kBX];
                 }
                 Transform<typename AY::Bt, typename AX::Bt>(d, in, v);
                 float* o = out + ty * s.tileW + tx;
@@ -183,8 +184,8 @@ void SetInputNchw(const float* src, const InputShape& s) {
 template <class AY, class AX>
 void SetInput(const float* src, size_t channels, size_t height, size_t width, size_t padY,
               size_t padX, size_t tileH, size_t tileW, float* dst, size_t dstStride, bool trans) {
-    const InputShape s{channels,       height, width, ptrdiff_t(padY), ptrdiff_t(padX), tileH,
-                       tileW,          dst,    dstStride};
+    const InputShape s{channels, height, width, ptrdiff_t(padY), ptrdiff_t(padX),
+                       tileH,    tileW,  dst,   dstStride};
     if (trans)
         SetInputNhwc<AY, AX>(src, s);
     else
@@ -262,7 +263,8 @@ void SetOutputNchw(const OutputShape& s, float* dst) {
                 Transform<typename AY::At, typename AX::At>(d, m, y);
                 float* out = plane + y0 * W + x0;
                 if (rows == size_t(S::kBY) && x0 + n * S::kBX <= W) {
-                    for (int p = 0; p < S::kBY; ++p) StoreStrided<S::kBX>(d, y + p * S::kBX, out + p * W);
+                    for (int p = 0; p < S::kBY; ++p)
+                        StoreStrided<S::kBX>(d, y + p * S::kBX, out + p * W);
                 } else {
                     HWY_ALIGN float stage[S::kOutStage];
                     const size_t cols = W - x0 < n * S::kBX ? W - x0 : n * S::kBX;
@@ -289,22 +291,21 @@ void SetOutput(const float* src, size_t srcStride, float* dst, size_t channels, 
 }  // namespace winograd
 
 // Per-variant instances exported to the dispatch tables.
-#define SIMD_WINOGRAD_KERNELS(NAME, AY, AX)                                                   \
-    void Winograd##NAME##SetFilter(const float* src, size_t size, float* dst, bool trans) {   \
-        winograd::SetFilter<winograd::AY, winograd::AX>(src, size, dst, trans);               \
-    }                                                                                         \
-    void Winograd##NAME##SetInput(const float* src, size_t channels, size_t height,           \
-                                  size_t width, size_t padY, size_t padX, size_t tileH,       \
-                                  size_t tileW, float* dst, size_t dstStride, bool trans) {   \
-        winograd::SetInput<winograd::AY, winograd::AX>(src, channels, height, width, padY,    \
-                                                       padX, tileH, tileW, dst, dstStride,    \
-                                                       trans);                                \
-    }                                                                                         \
-    void Winograd##NAME##SetOutput(const float* src, size_t srcStride, float* dst,            \
-                                   size_t channels, size_t height, size_t width, size_t tileH, \
-                                   size_t tileW, bool trans) {                                \
-        winograd::SetOutput<winograd::AY, winograd::AX>(src, srcStride, dst, channels, height, \
-                                                        width, tileH, tileW, trans);          \
+#define SIMD_WINOGRAD_KERNELS(NAME, AY, AX)                                                       \
+    void Winograd##NAME##SetFilter(const float* src, size_t size, float* dst, bool trans) {       \
+        winograd::SetFilter<winograd::AY, winograd::AX>(src, size, dst, trans);                   \
+    }                                                                                             \
+    void Winograd##NAME##SetInput(const float* src, size_t channels, size_t height, size_t width, \
+                                  size_t padY, size_t padX, size_t tileH, size_t tileW,           \
+                                  float* dst, size_t dstStride, bool trans) {                     \
+        winograd::SetInput<winograd::AY, winograd::AX>(src, channels, height, width, padY, padX,  \
+                                                       tileH, tileW, dst, dstStride, trans);      \
+    }                                                                                             \
+    void Winograd##NAME##SetOutput(const float* src, size_t srcStride, float* dst,                \
+                                   size_t channels, size_t height, size_t width, size_t tileH,    \
+                                   size_t tileW, bool trans) {                                    \
+        winograd::SetOutput<winograd::AY, winograd::AX>(src, srcStride, dst, channels, height,    \
+                                                        width, tileH, tileW, trans);              \
     }
 
 SIMD_WINOGRAD_KERNELS(Kernel1x3Block1x4, AxisNone, AxisF43)
@@ -338,7 +339,9 @@ struct Geometry {
 };
 
 // ceil(a/b) without overflow.
-inline size_t DivUp(size_t a, size_t b) { return a / b + (a % b != 0); }
+inline size_t DivUp(size_t a, size_t b) {
+    return a / b + (a % b != 0);
+}
 
 // count - 1 planes `stride` apart plus one plane of `used` floats fit in size_t bytes.
 inline bool PlanesFit(size_t count, size_t stride, size_t used) {
@@ -362,8 +365,7 @@ bool CheckFilter(const char* name, const Geometry& g, const float* src, size_t s
 // Checks of SetInput; on success *tileH, *tileW hold the tile grid (0 tiles: nothing to do).
 bool CheckInput(const char* name, const Geometry& g, const float* src, size_t channels,
                 size_t height, size_t width, size_t padY, size_t padX, size_t padH, size_t padW,
-                const float* dst, size_t dstStride, SimdBool trans, size_t* tileH,
-                size_t* tileW) {
+                const float* dst, size_t dstStride, SimdBool trans, size_t* tileH, size_t* tileW) {
     if (!src || !dst) return SetLastErrorF("%s: src and dst must not be NULL", name);
     if (trans != SimdFalse && trans != SimdTrue)
         return SetLastErrorF("%s: trans must be SimdFalse or SimdTrue", name);
@@ -384,8 +386,8 @@ bool CheckInput(const char* name, const Geometry& g, const float* src, size_t ch
         return SetLastErrorF("%s: the number of tiles overflows size_t", name);
     if (used == 0) return true;
     if (dstStride < used)
-        return SetLastErrorF("%s: dstStride %zu is below srcChannels*tiles = %zu", name,
-                             dstStride, used);
+        return SetLastErrorF("%s: dstStride %zu is below srcChannels*tiles = %zu", name, dstStride,
+                             used);
     if (!PlanesFit(g.Count(), dstStride, used))
         return SetLastErrorF("%s: dst size (%zu planes of stride %zu) overflows size_t", name,
                              g.Count(), dstStride);
@@ -408,8 +410,8 @@ bool CheckOutput(const char* name, const Geometry& g, const float* src, size_t s
     if (!CheckedMul(*tileH, *tileW, &tiles) || !CheckedMul(tiles, channels, &used))
         return SetLastErrorF("%s: the number of tiles overflows size_t", name);
     if (srcStride < used)
-        return SetLastErrorF("%s: srcStride %zu is below dstChannels*tiles = %zu", name,
-                             srcStride, used);
+        return SetLastErrorF("%s: srcStride %zu is below dstChannels*tiles = %zu", name, srcStride,
+                             used);
     if (!PlanesFit(g.Count(), srcStride, used))
         return SetLastErrorF("%s: src size (%zu planes of stride %zu) overflows size_t", name,
                              g.Count(), srcStride);
@@ -419,49 +421,47 @@ bool CheckOutput(const char* name, const Geometry& g, const float* src, size_t s
 }  // namespace
 }  // namespace simd
 
-#define SIMD_WINOGRAD_ENTRY_POINTS(NAME, BY, BX, KY, KX)                                       \
-    namespace simd {                                                                           \
-    HWY_EXPORT(Winograd##NAME##SetFilter);                                                     \
-    HWY_EXPORT(Winograd##NAME##SetInput);                                                      \
-    HWY_EXPORT(Winograd##NAME##SetOutput);                                                     \
-    }                                                                                          \
-    SIMD_API void SimdWinograd##NAME##SetFilter(const float* src, size_t size, float* dst,     \
-                                                SimdBool trans) {                              \
-        simd::ClearLastError();                                                                \
-        if (size == 0) return;                                                                 \
-        if (!simd::CheckFilter("SimdWinograd" #NAME "SetFilter", {BY, BX, KY, KX}, src, size, \
-                               dst, trans))                                                    \
-            return;                                                                            \
-        SIMD_DISPATCH(simd::Winograd##NAME##SetFilter)(src, size, dst, trans == SimdTrue);     \
-    }                                                                                          \
-    SIMD_API void SimdWinograd##NAME##SetInput(                                                \
-        const float* src, size_t srcChannels, size_t srcHeight, size_t srcWidth, size_t padY,  \
-        size_t padX, size_t padH, size_t padW, float* dst, size_t dstStride, SimdBool trans) { \
-        simd::ClearLastError();                                                                \
-        if (srcChannels == 0 || srcHeight == 0 || srcWidth == 0) return;                       \
-        size_t tileH, tileW;                                                                   \
-        if (!simd::CheckInput("SimdWinograd" #NAME "SetInput", {BY, BX, KY, KX}, src,          \
-                              srcChannels, srcHeight, srcWidth, padY, padX, padH, padW, dst,   \
-                              dstStride, trans, &tileH, &tileW))                               \
-            return;                                                                            \
-        if (tileH == 0 || tileW == 0) return;                                                  \
-        SIMD_DISPATCH(simd::Winograd##NAME##SetInput)                                          \
-        (src, srcChannels, srcHeight, srcWidth, padY, padX, tileH, tileW, dst, dstStride,      \
-         trans == SimdTrue);                                                                   \
-    }                                                                                          \
-    SIMD_API void SimdWinograd##NAME##SetOutput(const float* src, size_t srcStride, float* dst, \
-                                                size_t dstChannels, size_t dstHeight,          \
-                                                size_t dstWidth, SimdBool trans) {             \
-        simd::ClearLastError();                                                                \
-        if (dstChannels == 0 || dstHeight == 0 || dstWidth == 0) return;                       \
-        size_t tileH, tileW;                                                                   \
-        if (!simd::CheckOutput("SimdWinograd" #NAME "SetOutput", {BY, BX, KY, KX}, src,        \
-                               srcStride, dst, dstChannels, dstHeight, dstWidth, trans, &tileH, \
-                               &tileW))                                                        \
-            return;                                                                            \
-        SIMD_DISPATCH(simd::Winograd##NAME##SetOutput)                                         \
-        (src, srcStride, dst, dstChannels, dstHeight, dstWidth, tileH, tileW,                  \
-         trans == SimdTrue);                                                                   \
+#define SIMD_WINOGRAD_ENTRY_POINTS(NAME, BY, BX, KY, KX)                                           \
+    namespace simd {                                                                               \
+    HWY_EXPORT(Winograd##NAME##SetFilter);                                                         \
+    HWY_EXPORT(Winograd##NAME##SetInput);                                                          \
+    HWY_EXPORT(Winograd##NAME##SetOutput);                                                         \
+    }                                                                                              \
+    SIMD_API void SimdWinograd##NAME##SetFilter(const float* src, size_t size, float* dst,         \
+                                                SimdBool trans) {                                  \
+        simd::ClearLastError();                                                                    \
+        if (size == 0) return;                                                                     \
+        if (!simd::CheckFilter("SimdWinograd" #NAME "SetFilter", {BY, BX, KY, KX}, src, size, dst, \
+                               trans))                                                             \
+            return;                                                                                \
+        SIMD_DISPATCH(simd::Winograd##NAME##SetFilter)(src, size, dst, trans == SimdTrue);         \
+    }                                                                                              \
+    SIMD_API void SimdWinograd##NAME##SetInput(                                                    \
+        const float* src, size_t srcChannels, size_t srcHeight, size_t srcWidth, size_t padY,      \
+        size_t padX, size_t padH, size_t padW, float* dst, size_t dstStride, SimdBool trans) {     \
+        simd::ClearLastError();                                                                    \
+        if (srcChannels == 0 || srcHeight == 0 || srcWidth == 0) return;                           \
+        size_t tileH = 0, tileW = 0;                                                               \
+        if (!simd::CheckInput("SimdWinograd" #NAME "SetInput", {BY, BX, KY, KX}, src, srcChannels, \
+                              srcHeight, srcWidth, padY, padX, padH, padW, dst, dstStride, trans,  \
+                              &tileH, &tileW))                                                     \
+            return;                                                                                \
+        if (tileH == 0 || tileW == 0) return;                                                      \
+        SIMD_DISPATCH(simd::Winograd##NAME##SetInput)                                              \
+        (src, srcChannels, srcHeight, srcWidth, padY, padX, tileH, tileW, dst, dstStride,          \
+         trans == SimdTrue);                                                                       \
+    }                                                                                              \
+    SIMD_API void SimdWinograd##NAME##SetOutput(const float* src, size_t srcStride, float* dst,    \
+                                                size_t dstChannels, size_t dstHeight,              \
+                                                size_t dstWidth, SimdBool trans) {                 \
+        simd::ClearLastError();                                                                    \
+        if (dstChannels == 0 || dstHeight == 0 || dstWidth == 0) return;                           \
+        size_t tileH = 0, tileW = 0;                                                               \
+        if (!simd::CheckOutput("SimdWinograd" #NAME "SetOutput", {BY, BX, KY, KX}, src, srcStride, \
+                               dst, dstChannels, dstHeight, dstWidth, trans, &tileH, &tileW))      \
+            return;                                                                                \
+        SIMD_DISPATCH(simd::Winograd##NAME##SetOutput)                                             \
+        (src, srcStride, dst, dstChannels, dstHeight, dstWidth, tileH, tileW, trans == SimdTrue);  \
     }
 
 SIMD_WINOGRAD_ENTRY_POINTS(Kernel1x3Block1x4, 1, 4, 1, 3)

@@ -18,7 +18,9 @@ struct WinogradAxis {
     size_t Tile() const { return block + kernel - 1; }
 };
 
-inline WinogradAxis AxisIdentity() { return {1, 1, {{1}}, {{1}}, {{1}}}; }
+inline WinogradAxis AxisIdentity() {
+    return {1, 1, {{1}}, {{1}}, {{1}}};
+}
 
 inline WinogradAxis AxisF43() {
     return {4,
@@ -64,11 +66,19 @@ inline WinogradAxis AxisF45() {
 }
 
 inline WinogradAxis AxisF22() {
-    return {2, 2, {{1, 0}, {1, 1}, {0, 1}}, {{1, -1, 0}, {0, 1, 0}, {0, -1, 1}}, {{1, 1, 0}, {0, 1, 1}}};
+    return {2,
+            2,
+            {{1, 0}, {1, 1}, {0, 1}},
+            {{1, -1, 0}, {0, 1, 0}, {0, -1, 1}},
+            {{1, 1, 0}, {0, 1, 1}}};
 }
 
 inline Matrix BtF42() {
-    return {{2, -1, -2, 1, 0}, {0, -2, -1, 1, 0}, {0, 2, -3, 1, 0}, {0, -1, 0, 1, 0}, {0, 2, -1, -2, 1}};
+    return {{2, -1, -2, 1, 0},
+            {0, -2, -1, 1, 0},
+            {0, 2, -3, 1, 0},
+            {0, -1, 0, 1, 0},
+            {0, 2, -1, -2, 1}};
 }
 
 inline WinogradAxis AxisF42() {
@@ -90,7 +100,11 @@ inline WinogradAxis AxisF23() {
 inline WinogradAxis AxisF33() {
     return {3,
             3,
-            {{1. / 2, 0, 0}, {-1. / 2, -1. / 2, -1. / 2}, {-1. / 6, 1. / 6, -1. / 6}, {1. / 6, 1. / 3, 2. / 3}, {0, 0, 1}},
+            {{1. / 2, 0, 0},
+             {-1. / 2, -1. / 2, -1. / 2},
+             {-1. / 6, 1. / 6, -1. / 6},
+             {1. / 6, 1. / 3, 2. / 3},
+             {0, 0, 1}},
             BtF42(),
             {{1, 1, 1, 1, 0}, {0, 1, -1, 2, 0}, {0, 1, 1, 4, 1}}};
 }
@@ -101,7 +115,8 @@ struct Term {
 };
 
 // out[i][j] = Σ_r Σ_q my[i][r]*mx[j][q]*in[r][q] (in: rows x cols, row-major).
-inline std::vector<Term> Apply2D(const Matrix& my, const Matrix& mx, const std::vector<double>& in) {
+inline std::vector<Term> Apply2D(const Matrix& my, const Matrix& mx,
+                                 const std::vector<double>& in) {
     const size_t inRows = my[0].size(), inCols = mx[0].size();
     std::vector<Term> out(my.size() * mx.size());
     for (size_t i = 0; i < my.size(); ++i)
@@ -124,20 +139,24 @@ inline std::vector<Term> WinogradSetFilter(const WinogradAxis& ay, const Winogra
     std::vector<Term> dst(count * size);
     for (size_t f = 0; f < size; ++f) {
         std::vector<double> g(kY * kX);
-        for (size_t k = 0; k < kY * kX; ++k) g[k] = trans ? src[k * size + f] : src[f * kY * kX + k];
+        for (size_t k = 0; k < kY * kX; ++k)
+            g[k] = trans ? src[k * size + f] : src[f * kY * kX + k];
         const std::vector<Term> u = Apply2D(ay.g, ax.g, g);
         for (size_t k = 0; k < count; ++k) dst[k * size + f] = u[k];
     }
     return dst;
 }
 
-inline size_t CeilDiv(size_t a, size_t b) { return (a + b - 1) / b; }
+inline size_t CeilDiv(size_t a, size_t b) {
+    return (a + b - 1) / b;
+}
 
 // Pixel P(c, y, x) of an image, zero outside.
 inline double Pixel(const float* src, size_t C, size_t H, size_t W, bool trans, size_t c,
                     ptrdiff_t y, ptrdiff_t x) {
     if (y < 0 || x < 0 || y >= ptrdiff_t(H) || x >= ptrdiff_t(W)) return 0;
-    return trans ? src[(size_t(y) * W + size_t(x)) * C + c] : src[(c * H + size_t(y)) * W + size_t(x)];
+    return trans ? src[(size_t(y) * W + size_t(x)) * C + c]
+                 : src[(c * H + size_t(y)) * W + size_t(x)];
 }
 
 // SetInput: returns the values of dst[k*dstStride + ...] packed with dstStride = C*T;
@@ -171,8 +190,8 @@ inline std::vector<Term> WinogradSetInput(const WinogradAxis& ay, const Winograd
 
 // SetOutput: src[k*srcStride + ...]; returns the output image (layout per trans).
 inline std::vector<Term> WinogradSetOutput(const WinogradAxis& ay, const WinogradAxis& ax,
-                                           const float* src, size_t srcStride, size_t C,
-                                           size_t H, size_t W, bool trans) {
+                                           const float* src, size_t srcStride, size_t C, size_t H,
+                                           size_t W, bool trans) {
     const size_t tileH = CeilDiv(H, ay.block), tileW = CeilDiv(W, ax.block), T = tileH * tileW;
     const size_t count = ay.Tile() * ax.Tile();
     std::vector<Term> dst(C * H * W);
@@ -198,9 +217,9 @@ inline std::vector<Term> WinogradSetOutput(const WinogradAxis& ay, const Winogra
 // Direct stride-1 convolution in double: weight in OIYX, output outH x outW per channel
 // in the layout of trans.
 inline std::vector<double> DirectConvolution(const float* src, size_t srcC, size_t H, size_t W,
-                                             const float* weight, size_t dstC, size_t kY,
-                                             size_t kX, size_t padY, size_t padX, size_t outH,
-                                             size_t outW, bool trans) {
+                                             const float* weight, size_t dstC, size_t kY, size_t kX,
+                                             size_t padY, size_t padX, size_t outH, size_t outW,
+                                             bool trans) {
     std::vector<double> dst(dstC * outH * outW);
     for (size_t o = 0; o < dstC; ++o)
         for (size_t y = 0; y < outH; ++y)
