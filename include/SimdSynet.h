@@ -632,6 +632,140 @@ SIMD_API void SimdSynetInnerProductLayerForward(const float* src, const float* w
 
 /* @@GEMM@@ */
 
+/* ---------------------------------------------------------------------------------------- */
+/* Winograd transforms of a stride-1 convolution, F(bY x bX, kY x kX).                        */
+/* ---------------------------------------------------------------------------------------- */
+
+/*
+ * The functions below come in seven variants named Kernel<kY>x<kX>Block<bY>x<bX>: output tile
+ * (block) bY x bX, kernel kY x kX, input tile tY x tX with tY = bY + kY - 1, tX = bX + kX - 1,
+ * and count = tY*tX transformed planes (plane k = i*tX + j). Kernel1x3Block1x4 and
+ * Kernel1x5Block1x4 are 1-D along X (tY = 1). trans == SimdFalse means channel-first data
+ * (NCHW image, OIYX filter), SimdTrue channel-last data (NHWC image, YXIO filter); any other
+ * value is rejected. A convolution runs as: SetFilter once; per image SetInput, then for every
+ * plane k a matrix product (trans 0: M_k[dstC x T] = U_k[dstC x srcC] * V_k[srcC x T];
+ * trans 1: M_k[T x dstC] = V_k[T x srcC] * U_k[srcC x dstC]), then SetOutput. The transforms are
+ * linear (results within 1e-4 relative of the exact products of the transform matrices).
+ * Rejected calls (NULL pointer, bad trans, a stride below channels*tiles, sizes whose byte
+ * counts overflow size_t) write nothing and record a message for SimdSynetGetLastError.
+ * Buffers must not overlap.
+ *
+ * SetFilter: transforms `size` = srcC*dstC filters g of kY x kX taps into U = G*g*G^T,
+ * stored dst[k*size + f]. With trans 0 tap (ky,kx) of filter f = o*srcC + i is
+ * src[f*kY*kX + ky*kX + kx]; with trans 1 it is src[(ky*kX + kx)*size + f], f = i*dstC + o.
+ * size == 0 does nothing.
+ *
+ * SetInput: one image of srcChannels x srcHeight x srcWidth ([C][H][W] for trans 0,
+ * [H][W][C] for trans 1), padded by padY rows on top, padH below, padX columns left and padW
+ * right (padding reads as zero), is cut into tiles of tY x tX starting every bY rows and bX
+ * columns: outH = padY + srcHeight + padH - kY + 1, outW likewise, tileH = ceil(outH/bY),
+ * tileW = ceil(outW/bX), T = tileH*tileW; tile pixels beyond the padded image are zero. Each
+ * tile d becomes V = B^T*d*B stored at dst[k*dstStride + c*T + t] (trans 0) or
+ * dst[k*dstStride + t*srcChannels + c] (trans 1), t = ty*tileW + tx; dstStride >=
+ * srcChannels*T. Any padding is accepted and follows this definition (the portable set is:
+ * 1x3: padX = padW in {0,1}; 1x5: padX = padW in {0,2}, padY = padH = 0 for both; 2x2 blocks:
+ * padY = padX, padH = padW, padY + padH <= 1; 3x3 Block2x2/3x3: all four equal, 0 or 1;
+ * 3x3 Block4x4: each 0 or 1). A zero channel count, height or width, or an image with
+ * padding smaller than the kernel (no tile), does nothing.
+ *
+ * SetOutput: for tileH = ceil(dstHeight/bY), tileW = ceil(dstWidth/bX), T = tileH*tileW,
+ * gathers m from src[k*srcStride + c*T + t] (trans 0) or src[k*srcStride + t*dstChannels + c]
+ * (trans 1), srcStride >= dstChannels*T, and assigns Y = A^T*m*A to the output pixels of the
+ * tile that lie inside dstHeight x dstWidth (each written once; [C][H][W] for trans 0,
+ * [H][W][C] for trans 1). No bias or activation. A zero extent does nothing.
+ */
+
+/** Filter transform of F(1x4, 1x3): 1-D, tile 1x6, 6 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel1x3Block1x4SetFilter(const float* src, size_t size, float* dst,
+                                          SimdBool trans);
+/** Input transform of F(1x4, 1x3): 1-D, tile 1x6, 6 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel1x3Block1x4SetInput(const float* src, size_t srcChannels,
+                                         size_t srcHeight, size_t srcWidth, size_t padY,
+                                         size_t padX, size_t padH, size_t padW, float* dst,
+                                         size_t dstStride, SimdBool trans);
+/** Output transform of F(1x4, 1x3): 1-D, tile 1x6, 6 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel1x3Block1x4SetOutput(const float* src, size_t srcStride, float* dst,
+                                          size_t dstChannels, size_t dstHeight,
+                                          size_t dstWidth, SimdBool trans);
+
+/** Filter transform of F(1x4, 1x5): 1-D, tile 1x8, 8 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel1x5Block1x4SetFilter(const float* src, size_t size, float* dst,
+                                          SimdBool trans);
+/** Input transform of F(1x4, 1x5): 1-D, tile 1x8, 8 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel1x5Block1x4SetInput(const float* src, size_t srcChannels,
+                                         size_t srcHeight, size_t srcWidth, size_t padY,
+                                         size_t padX, size_t padH, size_t padW, float* dst,
+                                         size_t dstStride, SimdBool trans);
+/** Output transform of F(1x4, 1x5): 1-D, tile 1x8, 8 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel1x5Block1x4SetOutput(const float* src, size_t srcStride, float* dst,
+                                          size_t dstChannels, size_t dstHeight,
+                                          size_t dstWidth, SimdBool trans);
+
+/** Filter transform of F(2x2, 2x2): tile 3x3, 9 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel2x2Block2x2SetFilter(const float* src, size_t size, float* dst,
+                                          SimdBool trans);
+/** Input transform of F(2x2, 2x2): tile 3x3, 9 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel2x2Block2x2SetInput(const float* src, size_t srcChannels,
+                                         size_t srcHeight, size_t srcWidth, size_t padY,
+                                         size_t padX, size_t padH, size_t padW, float* dst,
+                                         size_t dstStride, SimdBool trans);
+/** Output transform of F(2x2, 2x2): tile 3x3, 9 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel2x2Block2x2SetOutput(const float* src, size_t srcStride, float* dst,
+                                          size_t dstChannels, size_t dstHeight,
+                                          size_t dstWidth, SimdBool trans);
+
+/** Filter transform of F(4x4, 2x2): tile 5x5, 25 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel2x2Block4x4SetFilter(const float* src, size_t size, float* dst,
+                                          SimdBool trans);
+/** Input transform of F(4x4, 2x2): tile 5x5, 25 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel2x2Block4x4SetInput(const float* src, size_t srcChannels,
+                                         size_t srcHeight, size_t srcWidth, size_t padY,
+                                         size_t padX, size_t padH, size_t padW, float* dst,
+                                         size_t dstStride, SimdBool trans);
+/** Output transform of F(4x4, 2x2): tile 5x5, 25 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel2x2Block4x4SetOutput(const float* src, size_t srcStride, float* dst,
+                                          size_t dstChannels, size_t dstHeight,
+                                          size_t dstWidth, SimdBool trans);
+
+/** Filter transform of F(2x2, 3x3): tile 4x4, 16 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel3x3Block2x2SetFilter(const float* src, size_t size, float* dst,
+                                          SimdBool trans);
+/** Input transform of F(2x2, 3x3): tile 4x4, 16 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel3x3Block2x2SetInput(const float* src, size_t srcChannels,
+                                         size_t srcHeight, size_t srcWidth, size_t padY,
+                                         size_t padX, size_t padH, size_t padW, float* dst,
+                                         size_t dstStride, SimdBool trans);
+/** Output transform of F(2x2, 3x3): tile 4x4, 16 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel3x3Block2x2SetOutput(const float* src, size_t srcStride, float* dst,
+                                          size_t dstChannels, size_t dstHeight,
+                                          size_t dstWidth, SimdBool trans);
+
+/** Filter transform of F(3x3, 3x3): tile 5x5, 25 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel3x3Block3x3SetFilter(const float* src, size_t size, float* dst,
+                                          SimdBool trans);
+/** Input transform of F(3x3, 3x3): tile 5x5, 25 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel3x3Block3x3SetInput(const float* src, size_t srcChannels,
+                                         size_t srcHeight, size_t srcWidth, size_t padY,
+                                         size_t padX, size_t padH, size_t padW, float* dst,
+                                         size_t dstStride, SimdBool trans);
+/** Output transform of F(3x3, 3x3): tile 5x5, 25 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel3x3Block3x3SetOutput(const float* src, size_t srcStride, float* dst,
+                                          size_t dstChannels, size_t dstHeight,
+                                          size_t dstWidth, SimdBool trans);
+
+/** Filter transform of F(4x4, 3x3): tile 6x6, 36 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel3x3Block4x4SetFilter(const float* src, size_t size, float* dst,
+                                          SimdBool trans);
+/** Input transform of F(4x4, 3x3): tile 6x6, 36 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel3x3Block4x4SetInput(const float* src, size_t srcChannels,
+                                         size_t srcHeight, size_t srcWidth, size_t padY,
+                                         size_t padX, size_t padH, size_t padW, float* dst,
+                                         size_t dstStride, SimdBool trans);
+/** Output transform of F(4x4, 3x3): tile 6x6, 36 planes. See the Winograd notes above. */
+SIMD_API void SimdWinogradKernel3x3Block4x4SetOutput(const float* src, size_t srcStride, float* dst,
+                                          size_t dstChannels, size_t dstHeight,
+                                          size_t dstWidth, SimdBool trans);
+
 /* @@WINOGRAD@@ */
 
 #ifdef __cplusplus
