@@ -1,0 +1,416 @@
+// Building blocks of the normalization family (SUPPLEMENT.md §6): accurate sums over rows and
+// columns of a tensor, and the row passes that apply the normalization.
+//
+// Two orientations cover every layout of every function:
+//  - rows: the statistics run along contiguous memory (NHWC over channels, NCHW over a plane);
+//  - columns: the statistics run across rows of a row-major m x n block, one result per column
+//    (NCHW over channels, NHWC over pixels); each lane is one column.
+//
+// Accuracy: the functions promise |error| <= 2e-6*|ref| + 1e-6 for rows of up to ~1e5 elements,
+// so sums must not lose precision with length. Every sum runs in FP32 vector accumulators over
+// short blocks (16 terms per lane), and the block sums are added with Kahan compensation; the
+// result is then good to a few FP32 ulps whatever the length.
+// Centred statistics use a two-step mean: m0 is the FP32 mean of a first pass, the second pass
+// sums d = x - m0 and d^2 (x - m0 is exact when x is close to m0, which is exactly the case where
+// the mean matters), so the true mean is m0 + delta with delta = sum(d)/n, and
+// variance = sum(d^2)/n - delta^2. The outputs use ((x - m0) - delta): no catastrophic
+// cancellation even for rows of large mean and tiny variance.
+//
+// Per-target include guard: this header is re-included once per Highway target.
+#if defined(SIMD_SYNET_NORMALIZATION_REDUCE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SIMD_SYNET_NORMALIZATION_REDUCE_INL_H_
+#undef SIMD_SYNET_NORMALIZATION_REDUCE_INL_H_
+#else
+#define SIMD_SYNET_NORMALIZATION_REDUCE_INL_H_
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "core/Loops-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace norm {
+
+// Upper bound of the float lanes of any target (sizes stack arrays).
+constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
+// Loop iterations (of 4 vectors in rows, of one row in columns) summed in FP32 before the block
+// sum is added to the compensated total.
+constexpr size_t kBlockSteps = 16;
+// Widest column tile (floats): the per-column statistics of a tile live in stack arrays.
+constexpr size_t kMaxTile = 512;
+
+// ---- Loads and stores of FP32 and BF16 (ABI.md: BF16 is the upper half of an FP32) --------
+
+template <class D>
+HWY_INLINE hn::Vec<D> LoadF(D d, const float* p) {
+    return hn::LoadU(d, p);
+}
+// BF16 -> FP32 is exact: the 16 bits become the upper half of the FP32 pattern.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadF(D d, const uint16_t* p) {
+    const hn::Rebind<uint16_t, D> du16;
+    const hn::RebindToUnsigned<D> du32;
+    return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
+}
+template <class D>
+HWY_INLINE void StoreF(D d, hn::Vec<D> v, float* p) {
+    hn::StoreU(v, d, p);
+}
+// FP32 -> BF16, round to nearest even (add 0x7FFF plus the lowest kept bit, keep the upper half).
+// A NaN keeps its upper half with the quiet bit set: the rounding add could carry a NaN payload
+// into the sign bit or turn it into an infinity.
+template <class D>
+HWY_INLINE void StoreF(D, hn::Vec<D> v, uint16_t* p) {
+    const hn::Rebind<uint16_t, D> du16;
+    const hn::RebindToUnsigned<D> du32;
+    const hn::RebindToSigned<D> di32;
+    const auto bits = hn::BitCast(du32, v);
+    const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
+    const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(bits, hn::Set(du32, 0x7FFFu)), lsb));
+    const auto quiet = hn::ShiftRight<16>(hn::Or(bits, hn::Set(du32, 0x00400000u)));
+    const auto result = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), quiet, rounded);
+    // Every lane is below 2^16, so the saturating demotion is exact.
+    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, result)), du16, p);
+}
+
+// total += value with Kahan compensation (comp holds minus the lost low part).
+template <class V>
+HWY_INLINE void KahanAdd(V& total, V& comp, V value) {
+    const V y = hn::Sub(value, comp);
+    const V t = hn::Add(total, y);
+    comp = hn::Sub(hn::Sub(t, total), y);
+    total = t;
+}
+
+// ---- Terms: what a pass sums. acc has kQ accumulators; c is the centre (or unused). ----------
+
+// sum x
+struct SumTerm {
+    static constexpr size_t kQ = 1;
+    template <class D, class V>
+    HWY_INLINE void operator()(D, V x, V, V* acc) const {
+        acc[0] = hn::Add(acc[0], x);
+    }
+};
+// sum x^2
+struct SquareTerm {
+    static constexpr size_t kQ = 1;
+    template <class D, class V>
+    HWY_INLINE void operator()(D, V x, V, V* acc) const {
+        acc[0] = hn::MulAdd(x, x, acc[0]);
+    }
+};
+// sum (x - c) and sum (x - c)^2
+struct DeviationTerm {
+    static constexpr size_t kQ = 2;
+    template <class D, class V>
+    HWY_INLINE void operator()(D, V x, V c, V* acc) const {
+        const V dev = hn::Sub(x, c);
+        acc[0] = hn::Add(acc[0], dev);
+        acc[1] = hn::MulAdd(dev, dev, acc[1]);
+    }
+};
+
+// ---- Rows --------------------------------------------------------------------------------
+
+// out[q] = sum over the n elements at p of the term's quantity q, with centre `centre`.
+template <class Term, class T>
+HWY_INLINE void ReduceRow(const T* p, size_t n, float centre, const Term& term, double* out) {
+    constexpr size_t kQ = Term::kQ;
+    const DF d;
+    const DF1 d1;
+    using V = hn::Vec<DF>;
+    const size_t L = hn::Lanes(d);
+    const V c = hn::Set(d, centre);
+    V total[kQ], comp[kQ];
+    for (size_t q = 0; q < kQ; ++q) total[q] = comp[q] = hn::Zero(d);
+    size_t i = 0;
+    // Full blocks of kBlockSteps groups of 4 vectors, then one partial block.
+    while (i + L <= n) {
+        V a0[kQ], a1[kQ], a2[kQ], a3[kQ];
+        for (size_t q = 0; q < kQ; ++q) a0[q] = a1[q] = a2[q] = a3[q] = hn::Zero(d);
+        size_t steps = 0;
+        for (; steps < kBlockSteps && i + 4 * L <= n; ++steps, i += 4 * L) {
+            term(d, LoadF(d, p + i + 0 * L), c, a0);
+            term(d, LoadF(d, p + i + 1 * L), c, a1);
+            term(d, LoadF(d, p + i + 2 * L), c, a2);
+            term(d, LoadF(d, p + i + 3 * L), c, a3);
+        }
+        if (steps < kBlockSteps)
+            for (; i + L <= n; i += L) term(d, LoadF(d, p + i), c, a0);
+        for (size_t q = 0; q < kQ; ++q)
+            KahanAdd(total[q], comp[q], hn::Add(hn::Add(a0[q], a1[q]), hn::Add(a2[q], a3[q])));
+    }
+    using V1 = hn::Vec<DF1>;
+    V1 tail[kQ];
+    for (size_t q = 0; q < kQ; ++q) tail[q] = hn::Zero(d1);
+    const V1 c1 = hn::Set(d1, centre);
+    for (; i < n; ++i) term(d1, LoadF(d1, p + i), c1, tail);
+    // Lanes combined in double.
+    HWY_ALIGN float lanesTotal[kMaxLanes], lanesComp[kMaxLanes];
+    for (size_t q = 0; q < kQ; ++q) {
+        hn::Store(total[q], d, lanesTotal);
+        hn::Store(comp[q], d, lanesComp);
+        double sum = hn::GetLane(tail[q]);
+        for (size_t j = 0; j < L; ++j) sum += double(lanesTotal[j]) - double(lanesComp[j]);
+        out[q] = sum;
+    }
+}
+
+// Row statistics: the centre m0, the mean correction delta (0 without centring) and the factor
+// r = 1/sqrt(variance + eps) (centred) or 1/sqrt(sum x^2 + eps) (not centred).
+struct RowStats {
+    float m0, delta, r;
+};
+
+template <class T>
+HWY_INLINE RowStats RowStatistics(const T* p, size_t n, bool centre, float eps) {
+    RowStats s{0.0f, 0.0f, 0.0f};
+    if (!centre) {
+        double squares;
+        ReduceRow(p, n, 0.0f, SquareTerm(), &squares);
+        s.r = float(1.0 / std::sqrt(squares + double(eps)));
+        return s;
+    }
+    double sum, dev[2];
+    ReduceRow(p, n, 0.0f, SumTerm(), &sum);
+    s.m0 = float(sum / double(n));
+    ReduceRow(p, n, s.m0, DeviationTerm(), dev);
+    const double delta = dev[0] / double(n);
+    double variance = dev[1] / double(n) - delta * delta;
+    if (variance < 0.0) variance = 0.0;
+    s.delta = float(delta);
+    s.r = float(1.0 / std::sqrt(variance + double(eps)));
+    return s;
+}
+
+// dst[i] = ((src[i] - m0) - delta) * k + shift for a row of n elements (k, shift per row).
+template <class T>
+HWY_INLINE void ApplyRowBroadcast(const T* src, size_t n, T* dst, float m0, float delta, float k,
+                                  float shift) {
+    const DF d;
+    const DF1 d1;
+    const size_t L = hn::Lanes(d);
+    const auto vm = hn::Set(d, m0), vd = hn::Set(d, delta), vk = hn::Set(d, k),
+               vs = hn::Set(d, shift);
+    auto f = [&](auto x) { return hn::MulAdd(hn::Sub(hn::Sub(x, vm), vd), vk, vs); };
+    size_t i = 0;
+    for (; i + 4 * L <= n; i += 4 * L) {
+        const auto y0 = f(LoadF(d, src + i + 0 * L));
+        const auto y1 = f(LoadF(d, src + i + 1 * L));
+        const auto y2 = f(LoadF(d, src + i + 2 * L));
+        const auto y3 = f(LoadF(d, src + i + 3 * L));
+        StoreF(d, y0, dst + i + 0 * L);
+        StoreF(d, y1, dst + i + 1 * L);
+        StoreF(d, y2, dst + i + 2 * L);
+        StoreF(d, y3, dst + i + 3 * L);
+    }
+    for (; i + L <= n; i += L) StoreF(d, f(LoadF(d, src + i)), dst + i);
+    for (; i < n; ++i) {
+        const auto x = LoadF(d1, src + i);
+        StoreF(d1,
+               hn::MulAdd(hn::Sub(hn::Sub(x, hn::Set(d1, m0)), hn::Set(d1, delta)), hn::Set(d1, k),
+                          hn::Set(d1, shift)),
+               dst + i);
+    }
+}
+
+// dst[i] = ((src[i] - m0) - delta) * (r * scale[i]) + shift[i]; shift may be NULL (0).
+template <class T>
+HWY_INLINE void ApplyRowPattern(const T* src, size_t n, T* dst, float m0, float delta, float r,
+                                const float* scale, const float* shift) {
+    const DF d;
+    const DF1 d1;
+    const size_t L = hn::Lanes(d);
+    const auto vm = hn::Set(d, m0), vd = hn::Set(d, delta), vr = hn::Set(d, r);
+    auto f = [&](auto x, size_t j) {
+        const auto sh = shift ? hn::LoadU(d, shift + j) : hn::Zero(d);
+        return hn::MulAdd(hn::Sub(hn::Sub(x, vm), vd), hn::Mul(vr, hn::LoadU(d, scale + j)), sh);
+    };
+    size_t i = 0;
+    for (; i + 4 * L <= n; i += 4 * L) {
+        const auto y0 = f(LoadF(d, src + i + 0 * L), i + 0 * L);
+        const auto y1 = f(LoadF(d, src + i + 1 * L), i + 1 * L);
+        const auto y2 = f(LoadF(d, src + i + 2 * L), i + 2 * L);
+        const auto y3 = f(LoadF(d, src + i + 3 * L), i + 3 * L);
+        StoreF(d, y0, dst + i + 0 * L);
+        StoreF(d, y1, dst + i + 1 * L);
+        StoreF(d, y2, dst + i + 2 * L);
+        StoreF(d, y3, dst + i + 3 * L);
+    }
+    for (; i + L <= n; i += L) StoreF(d, f(LoadF(d, src + i), i), dst + i);
+    for (; i < n; ++i) {
+        const auto x = LoadF(d1, src + i);
+        const auto sh = shift ? hn::LoadU(d1, shift + i) : hn::Zero(d1);
+        const auto k = hn::Mul(hn::Set(d1, r), hn::LoadU(d1, scale + i));
+        StoreF(d1, hn::MulAdd(hn::Sub(hn::Sub(x, hn::Set(d1, m0)), hn::Set(d1, delta)), k, sh),
+               dst + i);
+    }
+}
+
+// ---- Columns -----------------------------------------------------------------------------
+
+// For the G*L columns starting at `col` of m rows (row j at p + j*stride): adds the term's sums
+// to the compensated totals total[q*kMaxTile + col...] / comp[...] (tile arrays).
+template <size_t G, class Term, class D, class T>
+HWY_INLINE void ReduceColumnGroup(D d, const T* p, size_t m, size_t stride, size_t col,
+                                  const float* centre, const Term& term, float* total,
+                                  float* comp) {
+    constexpr size_t kQ = Term::kQ;
+    using V = hn::Vec<D>;
+    const size_t L = hn::Lanes(d);
+    V c[G];
+    for (size_t g = 0; g < G; ++g) c[g] = hn::LoadU(d, centre + col + g * L);
+    for (size_t r0 = 0; r0 < m; r0 += kBlockSteps) {
+        const size_t r1 = m - r0 < kBlockSteps ? m : r0 + kBlockSteps;
+        V acc[G][kQ];
+        for (size_t g = 0; g < G; ++g)
+            for (size_t q = 0; q < kQ; ++q) acc[g][q] = hn::Zero(d);
+        for (size_t r = r0; r < r1; ++r) {
+            const T* row = p + r * stride + col;
+            for (size_t g = 0; g < G; ++g) term(d, LoadF(d, row + g * L), c[g], acc[g]);
+        }
+        for (size_t g = 0; g < G; ++g)
+            for (size_t q = 0; q < kQ; ++q) {
+                float* t = total + q * kMaxTile + col + g * L;
+                float* k = comp + q * kMaxTile + col + g * L;
+                V tv = hn::LoadU(d, t), kv = hn::LoadU(d, k);
+                KahanAdd(tv, kv, acc[g][q]);
+                hn::StoreU(tv, d, t);
+                hn::StoreU(kv, d, k);
+            }
+    }
+}
+
+// Sums of the term over m rows for the w columns of a tile (w a multiple of Lanes(d)):
+// out[q*kMaxTile + j] for column j < w.
+template <class Term, class D, class T>
+HWY_INLINE void ReduceColumns(D d, const T* p, size_t m, size_t stride, size_t w,
+                              const float* centre, const Term& term, float* out) {
+    constexpr size_t kQ = Term::kQ;
+    const size_t L = hn::Lanes(d);
+    HWY_ALIGN float comp[kQ * kMaxTile];
+    for (size_t q = 0; q < kQ; ++q)
+        for (size_t j = 0; j < w; j += L) {
+            hn::StoreU(hn::Zero(d), d, out + q * kMaxTile + j);
+            hn::StoreU(hn::Zero(d), d, comp + q * kMaxTile + j);
+        }
+    size_t col = 0;
+    // Four columns vectors at a time: four independent accumulation chains.
+    for (; col + 4 * L <= w; col += 4 * L)
+        ReduceColumnGroup<4>(d, p, m, stride, col, centre, term, out, comp);
+    for (; col < w; col += L) ReduceColumnGroup<1>(d, p, m, stride, col, centre, term, out, comp);
+    for (size_t q = 0; q < kQ; ++q)
+        for (size_t j = 0; j < w; j += L) {
+            float* t = out + q * kMaxTile + j;
+            hn::StoreU(hn::Sub(hn::LoadU(d, t), hn::LoadU(d, comp + q * kMaxTile + j)), d, t);
+        }
+}
+
+// Normalizes the w columns of a tile over its m rows (row j at src + j*stride, same in dst):
+//   centred:     y = ((x - m0) - delta) * r * colScale[j] * rowScale[row] + colShift[j] +
+//   rowShift[row] not centred: y = x * r * colScale[j] * rowScale[row]
+// with r from the column statistics (see RowStatistics). Any of the four parameter arrays may
+// be NULL (factor 1, shift 0); colScale/colShift point at the tile's first column.
+template <class D, class T>
+HWY_INLINE void NormalizeColumns(D d, const T* src, size_t m, size_t stride, size_t w, T* dst,
+                                 bool centre, float eps, const float* rowScale,
+                                 const float* rowShift, const float* colScale,
+                                 const float* colShift) {
+    const size_t L = hn::Lanes(d);
+    HWY_ALIGN float stats[2 * kMaxTile];
+    HWY_ALIGN float m0[kMaxTile], delta[kMaxTile], factor[kMaxTile], shift[kMaxTile];
+    const auto invM = hn::Set(d, float(1.0 / double(m)));
+    const auto vEps = hn::Set(d, eps);
+    const auto one = hn::Set(d, 1.0f);
+    for (size_t j = 0; j < w; j += L) hn::StoreU(hn::Zero(d), d, m0 + j);
+    if (centre) {
+        ReduceColumns(d, src, m, stride, w, m0, SumTerm(), stats);
+        for (size_t j = 0; j < w; j += L)
+            hn::StoreU(hn::Mul(hn::LoadU(d, stats + j), invM), d, m0 + j);
+        ReduceColumns(d, src, m, stride, w, m0, DeviationTerm(), stats);
+        for (size_t j = 0; j < w; j += L) {
+            const auto dl = hn::Mul(hn::LoadU(d, stats + j), invM);
+            auto var = hn::Sub(hn::Mul(hn::LoadU(d, stats + kMaxTile + j), invM), hn::Mul(dl, dl));
+            var = hn::Max(var, hn::Zero(d));
+            hn::StoreU(dl, d, delta + j);
+            hn::StoreU(hn::Div(one, hn::Sqrt(hn::Add(var, vEps))), d, factor + j);
+        }
+    } else {
+        ReduceColumns(d, src, m, stride, w, m0, SquareTerm(), stats);
+        for (size_t j = 0; j < w; j += L) {
+            hn::StoreU(hn::Zero(d), d, delta + j);
+            hn::StoreU(hn::Div(one, hn::Sqrt(hn::Add(hn::LoadU(d, stats + j), vEps))), d,
+                       factor + j);
+        }
+    }
+    for (size_t j = 0; j < w; j += L) {
+        if (colScale)
+            hn::StoreU(hn::Mul(hn::LoadU(d, factor + j), hn::LoadU(d, colScale + j)), d,
+                       factor + j);
+        hn::StoreU(colShift ? hn::LoadU(d, colShift + j) : hn::Zero(d), d, shift + j);
+    }
+    for (size_t r = 0; r < m; ++r) {
+        const auto rs = hn::Set(d, rowScale ? rowScale[r] : 1.0f);
+        const auto rh = hn::Set(d, rowShift ? rowShift[r] : 0.0f);
+        const T* s = src + r * stride;
+        T* o = dst + r * stride;
+        for (size_t j = 0; j < w; j += L) {
+            const auto dev =
+                hn::Sub(hn::Sub(LoadF(d, s + j), hn::LoadU(d, m0 + j)), hn::LoadU(d, delta + j));
+            const auto k = hn::Mul(hn::LoadU(d, factor + j), rs);
+            StoreF(d, hn::MulAdd(dev, k, hn::Add(hn::LoadU(d, shift + j), rh)), o + j);
+        }
+    }
+}
+
+// Width of the column tiles for m rows: the tile (m rows of it) should stay in L2 between the
+// passes, but rows of at least 4 vectors keep the hardware prefetchers useful.
+HWY_INLINE size_t ColumnTileWidth(size_t m, size_t elementBytes) {
+    const size_t L = hn::Lanes(DF());
+    constexpr size_t kTileBytes = 256 * 1024;
+    size_t w = kTileBytes / (m * elementBytes);
+    w = w / L * L;
+    if (w < 4 * L) w = 4 * L;
+    if (w > kMaxTile) w = kMaxTile;
+    return w;
+}
+
+// Normalizes every column of a row-major m x n block (statistics over the m rows of a column),
+// parameters as in NormalizeColumns with colScale/colShift indexed by column.
+template <class T>
+HWY_INLINE void NormalizeAllColumns(const T* src, size_t m, size_t n, T* dst, bool centre,
+                                    float eps, const float* rowScale, const float* rowShift,
+                                    const float* colScale, const float* colShift) {
+    const DF d;
+    const DF1 d1;
+    const size_t L = hn::Lanes(d);
+    const size_t tile = ColumnTileWidth(m, sizeof(T));
+    size_t col = 0;
+    for (; col + L <= n; col += tile) {
+        size_t w = n - col < tile ? n - col : tile;
+        w = w / L * L;
+        if (w == 0) break;
+        NormalizeColumns(d, src + col, m, n, w, dst + col, centre, eps, rowScale, rowShift,
+                         colScale ? colScale + col : nullptr, colShift ? colShift + col : nullptr);
+        if (w < tile) {
+            col += w;
+            break;
+        }
+    }
+    if (col < n)
+        NormalizeColumns(d1, src + col, m, n, n - col, dst + col, centre, eps, rowScale, rowShift,
+                         colScale ? colScale + col : nullptr, colShift ? colShift + col : nullptr);
+}
+
+}  // namespace norm
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // SIMD_SYNET_NORMALIZATION_REDUCE_INL_H_
