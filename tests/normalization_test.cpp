@@ -19,15 +19,17 @@ using test::Guarded;
 
 // Input families: uniform values of both signs; mixed signs and magnitudes (1e-3 to 1e2); rows
 // with a large common offset and tiny noise (variance far below the mean, comparable to eps);
-// tiny values (sum of squares comparable to eps in V1/V4).
-enum class Data { Uniform, Mixed, Offset, Tiny };
+// tiny values (sum of squares comparable to eps in V1/V4); an offset with noise and every 37th
+// element (the first included) an outlier far above the mean.
+enum class Data { Uniform, Mixed, Offset, Tiny, Outlier };
 
 std::vector<float> MakeInput(size_t n, Data kind, uint32_t seed) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     std::uniform_real_distribution<float> exponent(-3.0f, 2.0f);
     std::vector<float> v(n);
-    for (float& x : v) {
+    for (size_t i = 0; i < n; ++i) {
+        float& x = v[i];
         switch (kind) {
             case Data::Uniform:
                 x = 2.0f * u(rng);
@@ -40,6 +42,9 @@ std::vector<float> MakeInput(size_t n, Data kind, uint32_t seed) {
                 break;
             case Data::Tiny:
                 x = 1e-4f * u(rng);
+                break;
+            case Data::Outlier:
+                x = i % 37 == 0 ? 50.0f + u(rng) : 3.0f + 1e-3f * u(rng);
                 break;
         }
     }
@@ -56,6 +61,8 @@ const char* DataName(Data kind) {
             return "offset";
         case Data::Tiny:
             return "tiny";
+        case Data::Outlier:
+            return "outlier";
     }
     return "?";
 }
@@ -187,7 +194,7 @@ float EpsV4(Data kind) {
 }
 
 const std::vector<Data> kV1Data = {Data::Uniform, Data::Mixed, Data::Tiny};
-const std::vector<Data> kV23Data = {Data::Uniform, Data::Mixed, Data::Offset};
+const std::vector<Data> kV23Data = {Data::Uniform, Data::Mixed, Data::Offset, Data::Outlier};
 const std::vector<Data> kV4Data = {Data::Uniform, Data::Mixed, Data::Tiny};
 
 SIMD_SYNET_TARGET_SUITE(Normalization);

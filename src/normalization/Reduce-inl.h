@@ -10,11 +10,12 @@
 // so sums must not lose precision with length. Every sum runs in FP32 vector accumulators over
 // short blocks (16 terms per lane), and the block sums are added with Kahan compensation; the
 // result is then good to a few FP32 ulps whatever the length.
-// Centred statistics use a two-step mean: m0 is the FP32 mean of a first pass, the second pass
-// sums d = x - m0 and d^2 (x - m0 is exact when x is close to m0, which is exactly the case where
-// the mean matters), so the true mean is m0 + delta with delta = sum(d)/n, and
-// variance = sum(d^2)/n - delta^2. The outputs use ((x - m0) - delta): no catastrophic
-// cancellation even for rows of large mean and tiny variance.
+// Centred statistics sum d = x - m0 and d^2 around a centre m0 close to the mean (x - m0 is
+// exact when x is close to m0, which is exactly the case where the mean matters), so the true
+// mean is m0 + delta with delta = sum(d)/n, and variance = sum(d^2)/n - delta^2. The outputs use
+// ((x - m0) - delta): no catastrophic cancellation even for rows of large mean and tiny
+// variance. Rows take m0 from their first vector (one pass; a second one when m0 turns out to
+// be far from the mean), columns from a first pass computing the FP32 mean.
 //
 // Per-target include guard: this header is re-included once per Highway target.
 #if defined(SIMD_SYNET_NORMALIZATION_REDUCE_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -36,8 +37,6 @@ namespace simd {
 namespace HWY_NAMESPACE {
 namespace norm {
 
-// Upper bound of the float lanes of any target (sizes stack arrays).
-constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
 // Loop iterations (of 4 vectors in rows, of one row in columns) summed in FP32 before the block
 // sum is added to the compensated total.
 constexpr size_t kBlockSteps = 16;
@@ -151,15 +150,12 @@ HWY_INLINE void ReduceRow(const T* p, size_t n, float centre, const Term& term, 
     for (size_t q = 0; q < kQ; ++q) tail[q] = hn::Zero(d1);
     const V1 c1 = hn::Set(d1, centre);
     for (; i < n; ++i) term(d1, LoadF(d1, p + i), c1, tail);
-    // Lanes combined in double.
-    HWY_ALIGN float lanesTotal[kMaxLanes], lanesComp[kMaxLanes];
-    for (size_t q = 0; q < kQ; ++q) {
-        hn::Store(total[q], d, lanesTotal);
-        hn::Store(comp[q], d, lanesComp);
-        double sum = hn::GetLane(tail[q]);
-        for (size_t j = 0; j < L; ++j) sum += double(lanesTotal[j]) - double(lanesComp[j]);
-        out[q] = sum;
-    }
+    // Lanes combined in FP32 (a log2(L)-step tree, error a few ulps of the sum of magnitudes):
+    // no caller needs more (see RowStatistics), and a scalar loop over the lanes would sit on
+    // the critical path of every short row.
+    for (size_t q = 0; q < kQ; ++q)
+        out[q] = double(hn::GetLane(hn::SumOfLanes(d, hn::Sub(total[q], comp[q])))) +
+                 double(hn::GetLane(tail[q]));
 }
 
 // Row statistics: the centre m0, the mean correction delta (0 without centring) and the factor
@@ -177,12 +173,27 @@ HWY_INLINE RowStats RowStatistics(const T* p, size_t n, bool centre, float eps) 
         s.r = float(1.0 / std::sqrt(squares + double(eps)));
         return s;
     }
-    double sum, dev[2];
-    ReduceRow(p, n, 0.0f, SumTerm(), &sum);
-    s.m0 = float(sum / double(n));
-    ReduceRow(p, n, s.m0, DeviationTerm(), dev);
-    const double delta = dev[0] / double(n);
-    double variance = dev[1] / double(n) - delta * delta;
+    // One pass around a provisional centre c0 (the mean of the first vector), giving
+    // delta = mean - c0 and variance = sum(d^2)/n - delta^2. The subtraction loses about
+    // delta^2/variance ulps, so when c0 is more than 2 standard deviations from the mean (outlier
+    // channels at the start of the row) the pass is repeated around c0 + delta.
+    const DF d;
+    const DF1 d1;
+    const size_t L = hn::Lanes(d);
+    const double invN = 1.0 / double(n);
+    float c0 = n >= L ? hn::GetLane(hn::SumOfLanes(d, LoadF(d, p))) * (1.0f / float(L))
+                      : hn::GetLane(LoadF(d1, p));
+    double dev[2];
+    ReduceRow(p, n, c0, DeviationTerm(), dev);
+    double delta = dev[0] * invN;
+    double variance = dev[1] * invN - delta * delta;
+    if (delta * delta > 4.0 * variance) {
+        c0 = float(double(c0) + delta);
+        ReduceRow(p, n, c0, DeviationTerm(), dev);
+        delta = dev[0] * invN;
+        variance = dev[1] * invN - delta * delta;
+    }
+    s.m0 = c0;
     if (variance < 0.0) variance = 0.0;
     s.delta = float(delta);
     s.r = float(1.0 / std::sqrt(variance + double(eps)));
