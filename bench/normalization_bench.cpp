@@ -28,25 +28,25 @@ void RegisterFp32(const std::string& function, const Shape& shape, SimdTensorFor
     const size_t n = shape.channels * shape.spatial;
     const std::string layout = format == SimdTensorFormatNhwc ? "Nhwc" : "Nchw";
     const std::string caseName = layout + shape.name;
-    bench::RegisterWithBaseline(
-        "Normalization/" + function + "/" + caseName, caseName, 2, n * sizeof(float),
-        n * sizeof(float), [=](benchmark::State& state) {
-            bench::Buffer<float> src(n), dst(n), scale(shape.channels), shift(shape.channels);
-            for (auto _ : state) {
-                call(src.data(), shape.channels, shape.spatial, scale.data(), shift.data(),
-                     format, dst.data());
-                benchmark::ClobberMemory();
-            }
-            bench::SetTraffic(state, 3 * n * sizeof(float));
-        });
+    bench::RegisterWithBaseline("Normalization/" + function + "/" + caseName, caseName, 2,
+                                n * sizeof(float), n * sizeof(float), [=](benchmark::State& state) {
+                                    bench::Buffer<float> src(n), dst(n), scale(shape.channels),
+                                        shift(shape.channels);
+                                    for (auto _ : state) {
+                                        call(src.data(), shape.channels, shape.spatial,
+                                             scale.data(), shift.data(), format, dst.data());
+                                        benchmark::ClobberMemory();
+                                    }
+                                    bench::SetTraffic(state, 3 * n * sizeof(float));
+                                });
 }
 
 void RegisterBf16(const Shape& shape) {
     const size_t n = shape.channels * shape.spatial;
     const std::string caseName = std::string("Nhwc") + shape.name;
     bench::RegisterWithBaseline(
-        "Normalization/NormalizeLayerForward16bV2/" + caseName, caseName, 2,
-        n * sizeof(uint16_t), n * sizeof(uint16_t), [=](benchmark::State& state) {
+        "Normalization/NormalizeLayerForward16bV2/" + caseName, caseName, 2, n * sizeof(uint16_t),
+        n * sizeof(uint16_t), [=](benchmark::State& state) {
             bench::Buffer<uint16_t> src(n), dst(n);
             bench::Buffer<float> scale(shape.channels), shift(shape.channels);
             // Ordinary BF16 values (the buffer's default fill would be denormal patterns).

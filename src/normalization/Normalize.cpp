@@ -86,9 +86,29 @@ void NormalizeLayerV2(const float* src, size_t batch, size_t C, size_t S, const 
     NormalizeLayerV2T(src, batch, C, S, scale, shift, eps, nhwc, dst);
 }
 
+// Channel counts up to this use the BF16 pair path (parameters split on the stack).
+constexpr size_t kMaxSplitChannels = 4096;
+
 void NormalizeLayer16bV2(const uint16_t* src, size_t batch, size_t C, size_t S, const float* scale,
                          const float* shift, float eps, uint16_t* dst) {
-    NormalizeLayerV2T(src, batch, C, S, scale, shift, eps, true, dst);
+    if (C > kMaxSplitChannels) {
+        NormalizeLayerV2T(src, batch, C, S, scale, shift, eps, true, dst);
+        return;
+    }
+    HWY_ALIGN float split[4][kMaxSplitChannels / 2];
+    for (size_t j = 0; j < C / 2; ++j) {
+        split[0][j] = scale[2 * j];
+        split[1][j] = scale[2 * j + 1];
+        split[2][j] = shift[2 * j];
+        split[3][j] = shift[2 * j + 1];
+    }
+    const norm::SplitParams params{split[0], split[1], split[2], split[3]};
+    const size_t rows = batch * S;
+    for (size_t p = 0; p < rows; ++p) {
+        const norm::RowStats st = norm::RowStatistics(src + p * C, C, true, eps);
+        norm::ApplyRowPairs(src + p * C, C, dst + p * C, st.m0, st.delta, st.r, params, scale,
+                            shift);
+    }
 }
 
 void NormalizeLayerV3(const float* src, size_t batch, size_t C, size_t S, const float* scale,

@@ -158,6 +158,85 @@ HWY_INLINE void ReduceRow(const T* p, size_t n, float centre, const Term& term, 
                  double(hn::GetLane(tail[q]));
 }
 
+// ---- BF16 rows as pairs --------------------------------------------------------------------
+// A 32-bit lane holds BF16 elements 2j (low half) and 2j + 1 (high half) on little-endian
+// targets, so one integer load gives the even and the odd elements as FP32 with one operation
+// each, and one store takes two rounded vectors back, without the cross-lane shuffles of a
+// 16 <-> 32-bit conversion. Sums do not care about the order; the affine pass takes its
+// parameters split into even and odd channels.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "BF16 pairs assume little-endian lanes");
+
+template <class D>
+HWY_INLINE void LoadPairs(D d, const uint16_t* p, hn::Vec<D>& even, hn::Vec<D>& odd) {
+    const hn::RebindToUnsigned<D> du32;
+    const auto v = hn::LoadU(du32, reinterpret_cast<const uint32_t*>(p));
+    even = hn::BitCast(d, hn::ShiftLeft<16>(v));
+    odd = hn::BitCast(d, hn::And(v, hn::Set(du32, 0xFFFF0000u)));
+}
+
+// The FP32 pattern of v rounded to BF16 (ABI.md) in the upper half; the lower half is garbage.
+template <class D>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> RoundedBf16Bits(D, hn::Vec<D> v) {
+    const hn::RebindToUnsigned<D> du32;
+    const auto bits = hn::BitCast(du32, v);
+    const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
+    const auto rounded = hn::Add(hn::Add(bits, hn::Set(du32, 0x7FFFu)), lsb);
+    const auto quiet = hn::Or(bits, hn::Set(du32, 0x00400000u));
+    return hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), quiet, rounded);
+}
+
+template <class D>
+HWY_INLINE void StorePairs(D d, hn::Vec<D> even, hn::Vec<D> odd, uint16_t* p) {
+    const hn::RebindToUnsigned<D> du32;
+    const auto lo = hn::ShiftRight<16>(RoundedBf16Bits(d, even));
+    const auto hi = hn::And(RoundedBf16Bits(d, odd), hn::Set(du32, 0xFFFF0000u));
+    hn::StoreU(hn::Or(lo, hi), du32, reinterpret_cast<uint32_t*>(p));
+}
+
+// ReduceRow for BF16: whole groups of 4 vectors from 2 pair loads, the rest through ReduceRow.
+template <class Term>
+HWY_INLINE void ReduceRowPairs(const uint16_t* p, size_t n, float centre, const Term& term,
+                               double* out) {
+    constexpr size_t kQ = Term::kQ;
+    const DF d;
+    using V = hn::Vec<DF>;
+    const size_t L = hn::Lanes(d);
+    const V c = hn::Set(d, centre);
+    V total[kQ], comp[kQ];
+    for (size_t q = 0; q < kQ; ++q) total[q] = comp[q] = hn::Zero(d);
+    size_t i = 0;
+    while (i + 4 * L <= n) {
+        V a0[kQ], a1[kQ], a2[kQ], a3[kQ];
+        for (size_t q = 0; q < kQ; ++q) a0[q] = a1[q] = a2[q] = a3[q] = hn::Zero(d);
+        for (size_t steps = 0; steps < kBlockSteps && i + 4 * L <= n; ++steps, i += 4 * L) {
+            V e0, o0, e1, o1;
+            LoadPairs(d, p + i, e0, o0);
+            LoadPairs(d, p + i + 2 * L, e1, o1);
+            term(d, e0, c, a0);
+            term(d, o0, c, a1);
+            term(d, e1, c, a2);
+            term(d, o1, c, a3);
+        }
+        for (size_t q = 0; q < kQ; ++q)
+            KahanAdd(total[q], comp[q], hn::Add(hn::Add(a0[q], a1[q]), hn::Add(a2[q], a3[q])));
+    }
+    double rest[kQ] = {};
+    if (i < n) ReduceRow(p + i, n - i, centre, term, rest);
+    for (size_t q = 0; q < kQ; ++q)
+        out[q] = double(hn::GetLane(hn::SumOfLanes(d, hn::Sub(total[q], comp[q])))) + rest[q];
+}
+
+template <class Term>
+HWY_INLINE void ReduceAnyRow(const float* p, size_t n, float centre, const Term& term,
+                             double* out) {
+    ReduceRow(p, n, centre, term, out);
+}
+template <class Term>
+HWY_INLINE void ReduceAnyRow(const uint16_t* p, size_t n, float centre, const Term& term,
+                             double* out) {
+    ReduceRowPairs(p, n, centre, term, out);
+}
+
 // Row statistics: the centre m0, the mean correction delta (0 without centring) and the factor
 // r = 1/sqrt(variance + eps) (centred) or 1/sqrt(sum x^2 + eps) (not centred).
 struct RowStats {
@@ -169,7 +248,7 @@ HWY_INLINE RowStats RowStatistics(const T* p, size_t n, bool centre, float eps) 
     RowStats s{0.0f, 0.0f, 0.0f};
     if (!centre) {
         double squares;
-        ReduceRow(p, n, 0.0f, SquareTerm(), &squares);
+        ReduceAnyRow(p, n, 0.0f, SquareTerm(), &squares);
         s.r = float(1.0 / std::sqrt(squares + double(eps)));
         return s;
     }
@@ -184,19 +263,21 @@ HWY_INLINE RowStats RowStatistics(const T* p, size_t n, bool centre, float eps) 
     float c0 = n >= L ? hn::GetLane(hn::SumOfLanes(d, LoadF(d, p))) * (1.0f / float(L))
                       : hn::GetLane(LoadF(d1, p));
     double dev[2];
-    ReduceRow(p, n, c0, DeviationTerm(), dev);
+    ReduceAnyRow(p, n, c0, DeviationTerm(), dev);
     double delta = dev[0] * invN;
     double variance = dev[1] * invN - delta * delta;
     if (delta * delta > 4.0 * variance) {
         c0 = float(double(c0) + delta);
-        ReduceRow(p, n, c0, DeviationTerm(), dev);
+        ReduceAnyRow(p, n, c0, DeviationTerm(), dev);
         delta = dev[0] * invN;
         variance = dev[1] * invN - delta * delta;
     }
     s.m0 = c0;
     if (variance < 0.0) variance = 0.0;
     s.delta = float(delta);
-    s.r = float(1.0 / std::sqrt(variance + double(eps)));
+    // In FP32: 1 ulp each for the square root and the division, well inside the bound, and
+    // shorter latency than double on the critical path of short rows.
+    s.r = 1.0f / std::sqrt(float(variance + double(eps)));
     return s;
 }
 
@@ -262,6 +343,46 @@ HWY_INLINE void ApplyRowPattern(const T* src, size_t n, T* dst, float m0, float 
         StoreF(d1, hn::MulAdd(hn::Sub(hn::Sub(x, hn::Set(d1, m0)), hn::Set(d1, delta)), k, sh),
                dst + i);
     }
+}
+
+// Channels split into even and odd ones for ApplyRowPairs: even[j] = channel 2j,
+// odd[j] = channel 2j + 1, for the `count` = C/2 pairs.
+struct SplitParams {
+    const float *scaleEven, *scaleOdd, *shiftEven, *shiftOdd;
+};
+
+// ApplyRowPattern on a BF16 row: pairs of vectors with split parameters, then the rest.
+HWY_INLINE void ApplyRowPairs(const uint16_t* src, size_t n, uint16_t* dst, float m0, float delta,
+                              float r, const SplitParams& split, const float* scale,
+                              const float* shift) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    const auto vm = hn::Set(d, m0), vd = hn::Set(d, delta), vr = hn::Set(d, r);
+    auto f = [&](hn::Vec<DF> x, const float* sc, const float* sh) {
+        return hn::MulAdd(hn::Sub(hn::Sub(x, vm), vd), hn::Mul(vr, hn::LoadU(d, sc)),
+                          hn::LoadU(d, sh));
+    };
+    size_t i = 0;
+    for (; i + 4 * L <= n; i += 4 * L) {
+        const size_t j = i / 2;
+        hn::Vec<DF> e0, o0, e1, o1;
+        LoadPairs(d, src + i, e0, o0);
+        LoadPairs(d, src + i + 2 * L, e1, o1);
+        e0 = f(e0, split.scaleEven + j, split.shiftEven + j);
+        o0 = f(o0, split.scaleOdd + j, split.shiftOdd + j);
+        e1 = f(e1, split.scaleEven + j + L, split.shiftEven + j + L);
+        o1 = f(o1, split.scaleOdd + j + L, split.shiftOdd + j + L);
+        StorePairs(d, e0, o0, dst + i);
+        StorePairs(d, e1, o1, dst + i + 2 * L);
+    }
+    for (; i + 2 * L <= n; i += 2 * L) {
+        const size_t j = i / 2;
+        hn::Vec<DF> e, o;
+        LoadPairs(d, src + i, e, o);
+        StorePairs(d, f(e, split.scaleEven + j, split.shiftEven + j),
+                   f(o, split.scaleOdd + j, split.shiftOdd + j), dst + i);
+    }
+    ApplyRowPattern(src + i, n - i, dst + i, m0, delta, r, scale + i, shift + i);
 }
 
 // ---- Columns -----------------------------------------------------------------------------
