@@ -142,7 +142,7 @@ void CheckAllSmall(const Fp32Call& call, const RefCall& reference, bool bufPerPi
     uint32_t seed = 1;
     for (SimdTensorFormatType format : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
         for (size_t channels : test::TailChannels())
-            for (size_t spatial : {1, 7, 33, 100})
+            for (size_t spatial : {1, 7, 15, 33, 100})
                 for (Data kind : kinds) {
                     const size_t batch = spatial == 7 ? 2 : 1;
                     const Case c{format, batch, channels, spatial, kind, epsOf(kind)};

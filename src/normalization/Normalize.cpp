@@ -142,24 +142,15 @@ HWY_INLINE void ColumnSquares(D d, const float* src, size_t m, size_t n, size_t 
 // `a` receives channels values (the caller's buf or an internal array).
 void NormalizeLayerV4(const float* src, size_t batch, size_t C, size_t S, const float* scale,
                       const float* shift, float eps, bool nhwc, float* a, float* dst) {
-    const DF d;
-    const DF1 d1;
-    const size_t L = hn::Lanes(d);
     const size_t item = C * S;
     for (size_t b = 0; b < batch; ++b) {
         const float* s = src + b * item;
         float* o = dst + b * item;
         // a[c] = sum of squares of channel c.
         if (nhwc) {
-            const size_t tile = norm::ColumnTileWidth(S, sizeof(float));
-            size_t col = 0;
-            for (; col + L <= C;) {
-                size_t w = C - col < tile ? C - col : tile;
-                w = w / L * L;
-                ColumnSquares(d, s, S, C, col, w, a);
-                col += w;
-            }
-            if (col < C) ColumnSquares(d1, s, S, C, col, C - col, a);
+            norm::ForEachColumnTile(S, C, sizeof(float), [&](auto dn, size_t col, size_t w) {
+                ColumnSquares(dn, s, S, C, col, w, a);
+            });
         } else {
             for (size_t c = 0; c < C; ++c) {
                 double squares;

@@ -400,19 +400,32 @@ HWY_INLINE void ReduceColumnGroup(D d, const T* p, size_t m, size_t stride, size
     for (size_t g = 0; g < G; ++g) c[g] = hn::LoadU(d, centre + col + g * L);
     for (size_t r0 = 0; r0 < m; r0 += kBlockSteps) {
         const size_t r1 = m - r0 < kBlockSteps ? m : r0 + kBlockSteps;
-        V acc[G][kQ];
-        for (size_t g = 0; g < G; ++g)
-            for (size_t q = 0; q < kQ; ++q) acc[g][q] = hn::Zero(d);
-        for (size_t r = r0; r < r1; ++r) {
+        // K rows at a time into K accumulator sets: at least 4 independent chains, also for
+        // narrow groups (otherwise one add per row waits for the previous one).
+        constexpr size_t K = 4 / G;
+        V acc[K][G][kQ];
+        for (size_t k = 0; k < K; ++k)
+            for (size_t g = 0; g < G; ++g)
+                for (size_t q = 0; q < kQ; ++q) acc[k][g][q] = hn::Zero(d);
+        size_t r = r0;
+        for (; r + K <= r1; r += K)
+            for (size_t k = 0; k < K; ++k) {
+                const T* row = p + (r + k) * stride + col;
+                for (size_t g = 0; g < G; ++g) term(d, LoadF(d, row + g * L), c[g], acc[k][g]);
+            }
+        for (; r < r1; ++r) {
             const T* row = p + r * stride + col;
-            for (size_t g = 0; g < G; ++g) term(d, LoadF(d, row + g * L), c[g], acc[g]);
+            for (size_t g = 0; g < G; ++g) term(d, LoadF(d, row + g * L), c[g], acc[0][g]);
         }
+        for (size_t k = 1; k < K; ++k)
+            for (size_t g = 0; g < G; ++g)
+                for (size_t q = 0; q < kQ; ++q) acc[0][g][q] = hn::Add(acc[0][g][q], acc[k][g][q]);
         for (size_t g = 0; g < G; ++g)
             for (size_t q = 0; q < kQ; ++q) {
                 float* t = total + q * kMaxTile + col + g * L;
                 float* k = comp + q * kMaxTile + col + g * L;
                 V tv = hn::LoadU(d, t), kv = hn::LoadU(d, k);
-                KahanAdd(tv, kv, acc[g][q]);
+                KahanAdd(tv, kv, acc[0][g][q]);
                 hn::StoreU(tv, d, t);
                 hn::StoreU(kv, d, k);
             }
@@ -507,10 +520,39 @@ HWY_INLINE size_t ColumnTileWidth(size_t m, size_t elementBytes) {
     const size_t L = hn::Lanes(DF());
     constexpr size_t kTileBytes = 256 * 1024;
     size_t w = kTileBytes / (m * elementBytes);
-    w = w / L * L;
+    w = w / (4 * L) * (4 * L);  // whole groups of 4 vectors
     if (w < 4 * L) w = 4 * L;
     if (w > kMaxTile) w = kMaxTile;
     return w;
+}
+
+// Calls run(tag, col, w) over the n columns of a block of m rows: tiles of full vectors, then
+// the leftover columns with 8- and 4-lane vectors (where the target's are wider), then single
+// lanes. w is a multiple of the tag's lanes.
+template <class Run>
+HWY_INLINE void ForEachColumnTile(size_t m, size_t n, size_t elementBytes, const Run& run) {
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    const size_t tile = ColumnTileWidth(m, elementBytes);
+    size_t col = 0;
+    while (n - col >= L) {
+        const size_t w = n - col < tile ? (n - col) / L * L : tile;
+        run(d, col, w);
+        col += w;
+    }
+    const hn::CappedTag<float, 8> d8;
+    const hn::CappedTag<float, 4> d4;
+    if (n - col >= hn::Lanes(d8)) {
+        const size_t w = (n - col) / hn::Lanes(d8) * hn::Lanes(d8);
+        run(d8, col, w);
+        col += w;
+    }
+    if (n - col >= hn::Lanes(d4)) {
+        const size_t w = (n - col) / hn::Lanes(d4) * hn::Lanes(d4);
+        run(d4, col, w);
+        col += w;
+    }
+    if (col < n) run(DF1(), col, n - col);
 }
 
 // Normalizes every column of a row-major m x n block (statistics over the m rows of a column),
@@ -519,25 +561,10 @@ template <class T>
 HWY_INLINE void NormalizeAllColumns(const T* src, size_t m, size_t n, T* dst, bool centre,
                                     float eps, const float* rowScale, const float* rowShift,
                                     const float* colScale, const float* colShift) {
-    const DF d;
-    const DF1 d1;
-    const size_t L = hn::Lanes(d);
-    const size_t tile = ColumnTileWidth(m, sizeof(T));
-    size_t col = 0;
-    for (; col + L <= n; col += tile) {
-        size_t w = n - col < tile ? n - col : tile;
-        w = w / L * L;
-        if (w == 0) break;
-        NormalizeColumns(d, src + col, m, n, w, dst + col, centre, eps, rowScale, rowShift,
+    ForEachColumnTile(m, n, sizeof(T), [&](auto dn, size_t col, size_t w) {
+        NormalizeColumns(dn, src + col, m, n, w, dst + col, centre, eps, rowScale, rowShift,
                          colScale ? colScale + col : nullptr, colShift ? colShift + col : nullptr);
-        if (w < tile) {
-            col += w;
-            break;
-        }
-    }
-    if (col < n)
-        NormalizeColumns(d1, src + col, m, n, n - col, dst + col, centre, eps, rowScale, rowShift,
-                         colScale ? colScale + col : nullptr, colShift ? colShift + col : nullptr);
+    });
 }
 
 }  // namespace norm
