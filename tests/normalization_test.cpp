@@ -253,6 +253,42 @@ TEST_P(Normalization, V2V3ConstantRows) {
     }
 }
 
+// The first 8 elements along the statistics axis far above the others (1000 vs 3 +- 1e-3):
+// a centre guessed from the start of the axis is then far from the mean, and the variance
+// around it cancels badly unless the implementation re-centres (rows and columns alike).
+TEST_P(Normalization, V2V3CentreFarFromMean) {
+    const size_t kLong = 4096, kShort = 3;
+    const float eps = 1e-6f;
+    uint32_t seed = 77;
+    for (int v = 2; v <= 3; ++v)
+        for (SimdTensorFormatType format : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            const size_t C = v == 2 ? kLong : kShort, S = v == 2 ? kShort : kLong;
+            const bool nhwc = format == SimdTensorFormatNhwc;
+            std::vector<float> in(C * S);
+            std::mt19937 rng(seed++);
+            std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+            for (size_t c = 0; c < C; ++c)
+                for (size_t s = 0; s < S; ++s)
+                    in[ref::NormIndex(nhwc, C, S, 0, c, s)] =
+                        (v == 2 ? c : s) < 8 ? 1000.0f + u(rng) : 3.0f + 1e-3f * u(rng);
+            const std::vector<float> scale = test::RandomFloats(C, -1.5f, 1.5f, seed);
+            const std::vector<float> shift = test::RandomFloats(C, -1.0f, 1.0f, seed + 1);
+            const ref::NormResult expected = (v == 2 ? ref::NormalizeV2 : ref::NormalizeV3)(
+                in.data(), 1, C, S, scale.data(), shift.data(), eps, nhwc);
+            Guarded<float> dst(C * S);
+            (v == 2 ? SimdSynetNormalizeLayerForwardV2 : SimdSynetNormalizeLayerForwardV3)(
+                in.data(), 1, C, S, scale.data(), shift.data(), &eps, format, nullptr, dst.data());
+            ASSERT_EQ(SimdSynetGetLastError(), nullptr);
+            EXPECT_TRUE(dst.GuardsIntact());
+            EXPECT_TRUE(test::AllOf(C * S,
+                                    [&](size_t i) {
+                                        return NearNorm(dst[i], expected.value[i],
+                                                        expected.magnitude[i]);
+                                    }))
+                << "V" << v << " format " << format;
+        }
+}
+
 // ---- BF16 ----------------------------------------------------------------------------------
 
 int OrderedBf16(uint16_t v) {

@@ -475,16 +475,32 @@ HWY_INLINE void NormalizeColumns(D d, const T* src, size_t m, size_t stride, siz
     const auto one = hn::Set(d, 1.0f);
     for (size_t j = 0; j < w; j += L) hn::StoreU(hn::Zero(d), d, m0 + j);
     if (centre) {
-        ReduceColumns(d, src, m, stride, w, m0, SumTerm(), stats);
-        for (size_t j = 0; j < w; j += L)
-            hn::StoreU(hn::Mul(hn::LoadU(d, stats + j), invM), d, m0 + j);
-        ReduceColumns(d, src, m, stride, w, m0, DeviationTerm(), stats);
+        // Provisional centres: the means of the first (up to) 8 rows. One deviation pass
+        // around them, repeated around the corrected centres when any column's centre is more
+        // than 2 standard deviations from its mean (see RowStatistics).
+        const size_t head = m < 8 ? m : 8;
+        const auto invHead = hn::Set(d, 1.0f / float(head));
         for (size_t j = 0; j < w; j += L) {
-            const auto dl = hn::Mul(hn::LoadU(d, stats + j), invM);
-            auto var = hn::Sub(hn::Mul(hn::LoadU(d, stats + kMaxTile + j), invM), hn::Mul(dl, dl));
-            var = hn::Max(var, hn::Zero(d));
-            hn::StoreU(dl, d, delta + j);
-            hn::StoreU(hn::Div(one, hn::Sqrt(hn::Add(var, vEps))), d, factor + j);
+            auto sum = hn::Zero(d);
+            for (size_t r = 0; r < head; ++r) sum = hn::Add(sum, LoadF(d, src + r * stride + j));
+            hn::StoreU(hn::Mul(sum, invHead), d, m0 + j);
+        }
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            ReduceColumns(d, src, m, stride, w, m0, DeviationTerm(), stats);
+            bool far = false;
+            for (size_t j = 0; j < w; j += L) {
+                const auto dl = hn::Mul(hn::LoadU(d, stats + j), invM);
+                auto var =
+                    hn::Sub(hn::Mul(hn::LoadU(d, stats + kMaxTile + j), invM), hn::Mul(dl, dl));
+                far = far ||
+                      !hn::AllFalse(d, hn::Gt(hn::Mul(dl, dl), hn::Mul(hn::Set(d, 4.0f), var)));
+                var = hn::Max(var, hn::Zero(d));
+                hn::StoreU(dl, d, delta + j);
+                hn::StoreU(hn::Div(one, hn::Sqrt(hn::Add(var, vEps))), d, factor + j);
+            }
+            if (!far || attempt == 1) break;
+            for (size_t j = 0; j < w; j += L)
+                hn::StoreU(hn::Add(hn::LoadU(d, m0 + j), hn::LoadU(d, delta + j)), d, m0 + j);
         }
     } else {
         ReduceColumns(d, src, m, stride, w, m0, SquareTerm(), stats);
