@@ -596,6 +596,76 @@ SIMD_API void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH
 
 /* @@POOLING@@ */
 
+/* ---------------------------------------------------------------------------------------- */
+/* Normalization layers.                                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+/**
+ * L2 normalization with a per-channel scale. The tensor holds `batch` items of `channels`
+ * channels by `spatial` pixels in `format` (Nchw or Nhwc); scale has `channels` values and eps
+ * points to one value. With acrossSpatial == SimdFalse every pixel is divided by the L2 norm of
+ * its channel values: dst = src * scale[c] / sqrt(eps[0] + sum over c of src^2). With SimdTrue
+ * one norm is taken over all channels and pixels of each batch item. buf may be NULL (it is not
+ * used). src and dst may be the same array. Accuracy: relative error about 1e-6. A bad format,
+ * an acrossSpatial other than SimdFalse/SimdTrue, NULL pointers or a size too large for memory
+ * are errors (SimdSynetGetLastError) and leave dst untouched; a zero size does nothing.
+ */
+SIMD_API void SimdSynetNormalizeLayerForward(const float* src, size_t batch, size_t channels,
+                                             size_t spatial, const float* scale, const float* eps,
+                                             SimdBool acrossSpatial, SimdTensorFormatType format,
+                                             float* buf, float* dst);
+
+/**
+ * Layer normalization over channels: for every batch item and pixel, with mean and variance
+ * (divided by channels) of its channel values, dst = (src - mean) / sqrt(variance + eps[0]) *
+ * scale[c] + shift[c]. Layouts, arrays and errors as for SimdSynetNormalizeLayerForward; buf may
+ * be NULL (it is not used). The mean is computed in two steps, so rows of large mean and tiny
+ * variance keep their precision. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetNormalizeLayerForwardV2(const float* src, size_t batch, size_t channels,
+                                               size_t spatial, const float* scale,
+                                               const float* shift, const float* eps,
+                                               SimdTensorFormatType format, float* buf,
+                                               float* dst);
+
+/**
+ * Instance normalization over pixels: for every batch item and channel c, with mean and
+ * variance (divided by spatial) of the channel's pixel values, dst = (src - mean) /
+ * sqrt(variance + eps[0]) * scale[c] + shift[c]. Layouts, arrays and errors as for
+ * SimdSynetNormalizeLayerForwardV2; buf may be NULL (it is not used).
+ */
+SIMD_API void SimdSynetNormalizeLayerForwardV3(const float* src, size_t batch, size_t channels,
+                                               size_t spatial, const float* scale,
+                                               const float* shift, const float* eps,
+                                               SimdTensorFormatType format, float* buf,
+                                               float* dst);
+
+/**
+ * Channel-norm reweighting: for every batch item, n[c] = sqrt(sum over pixels of src^2) for each
+ * channel, r = 1 / (mean of n over channels + eps[0]) (eps is not under a square root), and
+ * dst = src * (1 + scale[c] * n[c] * r) + shift[c]. buf is a scratch array of `channels` floats
+ * (its content afterwards is unspecified) or NULL, in which case an internal array is allocated
+ * for the call (failure to allocate is an error). Layouts and errors as for
+ * SimdSynetNormalizeLayerForwardV2. src and dst may be the same array.
+ */
+SIMD_API void SimdSynetNormalizeLayerForwardV4(const float* src, size_t batch, size_t channels,
+                                               size_t spatial, const float* scale,
+                                               const float* shift, const float* eps,
+                                               SimdTensorFormatType format, float* buf,
+                                               float* dst);
+
+/**
+ * SimdSynetNormalizeLayerForwardV2 on BF16 tensors (uint16_t holding the upper half of an FP32)
+ * in Nhwc only (any other format is an error): inputs are widened exactly, the statistics and
+ * the affine step are computed in FP32 and each output is rounded once to BF16 (nearest, ties to
+ * even; NaN stays NaN). buf may be NULL (it is not used). src and dst may be the same array.
+ */
+SIMD_API void SimdSynetNormalizeLayerForward16bV2(const uint16_t* src, size_t batch,
+                                                  size_t channels, size_t spatial,
+                                                  const float* scale, const float* shift,
+                                                  const float* eps, SimdTensorFormatType format,
+                                                  float* buf, uint16_t* dst);
+
 /* @@NORMALIZATION@@ */
 
 /**

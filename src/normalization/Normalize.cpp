@@ -1,0 +1,307 @@
+// Normalization layers (SUPPLEMENT.md §6): SimdSynetNormalizeLayerForward (V1, L2 norm),
+// V2 (layer norm over channels), V3 (instance norm over pixels), V4 (channel-norm reweighting)
+// and the BF16 V2, in Nchw and Nhwc (16bV2: Nhwc).
+//
+// Each layout maps to one of the two orientations of normalization/Reduce-inl.h: statistics
+// along contiguous rows (V1/V2 in Nhwc, V3/V4 in Nchw) or down the columns of a row-major block
+// (V1/V2 in Nchw, V3/V4 in Nhwc). No function needs the caller's scratch buffer except V4, which
+// keeps one value per channel there (or in an internal array when buf is NULL).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "normalization/Normalize.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "core/Loops-inl.h"
+#include "core/PerChannel-inl.h"
+#include "normalization/Reduce-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+
+// x * scale[c] * r (V1 across spatial).
+struct NormalizeScaleByOp {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 1;
+    float r;
+    template <class D, class V>
+    HWY_INLINE V operator()(D d, V x, V, V scale, V, V) const {
+        return hn::Mul(hn::Mul(x, scale), hn::Set(d, r));
+    }
+};
+
+// x * a[c] + shift[c] (V4).
+struct NormalizeAffineOp {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 2;
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V x, V, V a, V shift, V) const {
+        return hn::MulAdd(x, a, shift);
+    }
+};
+
+void NormalizeLayerV1(const float* src, size_t batch, size_t C, size_t S, const float* scale,
+                      float eps, bool across, bool nhwc, float* dst) {
+    const size_t item = C * S;
+    for (size_t b = 0; b < batch; ++b) {
+        const float* s = src + b * item;
+        float* o = dst + b * item;
+        if (across) {
+            double squares;
+            norm::ReduceRow(s, item, 0.0f, norm::SquareTerm(), &squares);
+            const float r = float(1.0 / std::sqrt(squares + double(eps)));
+            ChannelArgs<float, float> args{s, nullptr, {scale, nullptr, nullptr}, o};
+            PerChannel(NormalizeScaleByOp{r}, C, S, 1, nhwc, args);
+        } else if (nhwc) {
+            for (size_t p = 0; p < S; ++p) {
+                const norm::RowStats st = norm::RowStatistics(s + p * C, C, false, eps);
+                norm::ApplyRowPattern(s + p * C, C, o + p * C, 0.0f, 0.0f, st.r, scale, nullptr);
+            }
+        } else {
+            norm::NormalizeAllColumns(s, C, S, o, false, eps, scale, nullptr, nullptr, nullptr);
+        }
+    }
+}
+
+// V2 in FP32 (both layouts) and BF16 (Nhwc only; the entry point checks).
+template <class T>
+void NormalizeLayerV2T(const T* src, size_t batch, size_t C, size_t S, const float* scale,
+                       const float* shift, float eps, bool nhwc, T* dst) {
+    const size_t item = C * S;
+    for (size_t b = 0; b < batch; ++b) {
+        const T* s = src + b * item;
+        T* o = dst + b * item;
+        if (nhwc) {
+            for (size_t p = 0; p < S; ++p) {
+                const norm::RowStats st = norm::RowStatistics(s + p * C, C, true, eps);
+                norm::ApplyRowPattern(s + p * C, C, o + p * C, st.m0, st.delta, st.r, scale, shift);
+            }
+        } else {
+            norm::NormalizeAllColumns(s, C, S, o, true, eps, scale, shift, nullptr, nullptr);
+        }
+    }
+}
+
+void NormalizeLayerV2(const float* src, size_t batch, size_t C, size_t S, const float* scale,
+                      const float* shift, float eps, bool nhwc, float* dst) {
+    NormalizeLayerV2T(src, batch, C, S, scale, shift, eps, nhwc, dst);
+}
+
+// Channel counts up to this use the BF16 pair path (parameters split on the stack).
+constexpr size_t kMaxSplitChannels = 4096;
+
+void NormalizeLayer16bV2(const uint16_t* src, size_t batch, size_t C, size_t S, const float* scale,
+                         const float* shift, float eps, uint16_t* dst) {
+    if (C > kMaxSplitChannels) {
+        NormalizeLayerV2T(src, batch, C, S, scale, shift, eps, true, dst);
+        return;
+    }
+    HWY_ALIGN float split[4][kMaxSplitChannels / 2];
+    for (size_t j = 0; j < C / 2; ++j) {
+        split[0][j] = scale[2 * j];
+        split[1][j] = scale[2 * j + 1];
+        split[2][j] = shift[2 * j];
+        split[3][j] = shift[2 * j + 1];
+    }
+    const norm::SplitParams params{split[0], split[1], split[2], split[3]};
+    const size_t rows = batch * S;
+    for (size_t p = 0; p < rows; ++p) {
+        const norm::RowStats st = norm::RowStatistics(src + p * C, C, true, eps);
+        norm::ApplyRowPairs(src + p * C, C, dst + p * C, st.m0, st.delta, st.r, params, scale,
+                            shift);
+    }
+}
+
+void NormalizeLayerV3(const float* src, size_t batch, size_t C, size_t S, const float* scale,
+                      const float* shift, float eps, bool nhwc, float* dst) {
+    const size_t item = C * S;
+    for (size_t b = 0; b < batch; ++b) {
+        const float* s = src + b * item;
+        float* o = dst + b * item;
+        if (nhwc) {
+            norm::NormalizeAllColumns(s, S, C, o, true, eps, nullptr, nullptr, scale, shift);
+        } else {
+            for (size_t c = 0; c < C; ++c) {
+                const norm::RowStats st = norm::RowStatistics(s + c * S, S, true, eps);
+                norm::ApplyRowBroadcast(s + c * S, S, o + c * S, st.m0, st.delta, st.r * scale[c],
+                                        shift[c]);
+            }
+        }
+    }
+}
+
+// sums[j] = sum over the m rows of x^2 in column j of a row-major m x n block.
+template <class D>
+HWY_INLINE void ColumnSquares(D d, const float* src, size_t m, size_t n, size_t col, size_t w,
+                              float* sums) {
+    HWY_ALIGN float zeros[norm::kMaxTile] = {};
+    HWY_ALIGN float stats[norm::kMaxTile];
+    norm::ReduceColumns(d, src + col, m, n, w, zeros, norm::SquareTerm(), stats);
+    for (size_t j = 0; j < w; ++j) sums[col + j] = stats[j];
+}
+
+// `a` receives channels values (the caller's buf or an internal array).
+void NormalizeLayerV4(const float* src, size_t batch, size_t C, size_t S, const float* scale,
+                      const float* shift, float eps, bool nhwc, float* a, float* dst) {
+    const size_t item = C * S;
+    for (size_t b = 0; b < batch; ++b) {
+        const float* s = src + b * item;
+        float* o = dst + b * item;
+        // a[c] = sum of squares of channel c.
+        if (nhwc) {
+            norm::ForEachColumnTile(S, C, sizeof(float), [&](auto dn, size_t col, size_t w) {
+                ColumnSquares(dn, s, S, C, col, w, a);
+            });
+        } else {
+            for (size_t c = 0; c < C; ++c) {
+                double squares;
+                norm::ReduceRow(s + c * S, S, 0.0f, norm::SquareTerm(), &squares);
+                a[c] = float(squares);
+            }
+        }
+        double sum = 0.0;
+        for (size_t c = 0; c < C; ++c) sum += std::sqrt(double(a[c]));
+        const double r = 1.0 / (sum / double(C) + double(eps));
+        for (size_t c = 0; c < C; ++c)
+            a[c] = float(1.0 + double(scale[c]) * std::sqrt(double(a[c])) * r);
+        ChannelArgs<float, float> args{s, nullptr, {a, shift, nullptr}, o};
+        PerChannel(NormalizeAffineOp{}, C, S, 1, nhwc, args);
+    }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <cstdlib>
+#include <memory>
+
+#include "core/Dispatch.h"
+#include "SimdSynet.h"
+#include "core/Error.h"
+#include "core/Format.h"
+
+namespace simd {
+HWY_EXPORT(NormalizeLayerV1);
+HWY_EXPORT(NormalizeLayerV2);
+HWY_EXPORT(NormalizeLayerV3);
+HWY_EXPORT(NormalizeLayerV4);
+HWY_EXPORT(NormalizeLayer16bV2);
+
+namespace {
+// Layout and size checks shared by the entry points (§6, §15): Nchw or Nhwc (Nhwc only when
+// nhwcOnly), and batch*channels*spatial elements of `bytes` bytes addressable. Records a
+// message naming `function` and returns false when the call is rejected.
+bool CheckNormalizeShape(const char* function, size_t batch, size_t channels, size_t spatial,
+                         SimdTensorFormatType format, bool nhwcOnly, size_t bytes) {
+    if (nhwcOnly && format != SimdTensorFormatNhwc)
+        return SetLastErrorF("%s: format %d is not Nhwc", function, int(format));
+    if (format != SimdTensorFormatNchw && format != SimdTensorFormatNhwc)
+        return SetLastErrorF("%s: format %d is not Nchw or Nhwc", function, int(format));
+    size_t planes;
+    if (!CheckedMul(batch, channels, &planes) || !FitsInMemory(planes, spatial, bytes))
+        return SetLastErrorF("%s: batch * channels * spatial is too large for memory", function);
+    return true;
+}
+}  // namespace
+}  // namespace simd
+
+SIMD_API void SimdSynetNormalizeLayerForward(const float* src, size_t batch, size_t channels,
+                                             size_t spatial, const float* scale, const float* eps,
+                                             SimdBool acrossSpatial, SimdTensorFormatType format,
+                                             float* buf, float* dst) {
+    (void)buf;  // not needed: Nchw statistics live in stack tiles
+    simd::ClearLastError();
+    SIMD_FAIL_IF(acrossSpatial != SimdFalse && acrossSpatial != SimdTrue,
+                 "SimdSynetNormalizeLayerForward: acrossSpatial must be SimdFalse or SimdTrue");
+    if (!simd::CheckNormalizeShape("SimdSynetNormalizeLayerForward", batch, channels, spatial,
+                                   format, false, sizeof(float)))
+        return;
+    if (batch == 0 || channels == 0 || spatial == 0) return;
+    SIMD_FAIL_IF(!src || !scale || !eps || !dst,
+                 "SimdSynetNormalizeLayerForward: src, scale, eps and dst must not be NULL");
+    SIMD_DISPATCH(simd::NormalizeLayerV1)
+    (src, batch, channels, spatial, scale, *eps, acrossSpatial == SimdTrue,
+     format == SimdTensorFormatNhwc, dst);
+}
+
+SIMD_API void SimdSynetNormalizeLayerForwardV2(const float* src, size_t batch, size_t channels,
+                                               size_t spatial, const float* scale,
+                                               const float* shift, const float* eps,
+                                               SimdTensorFormatType format, float* buf,
+                                               float* dst) {
+    (void)buf;  // not needed: Nchw statistics live in stack tiles
+    simd::ClearLastError();
+    if (!simd::CheckNormalizeShape("SimdSynetNormalizeLayerForwardV2", batch, channels, spatial,
+                                   format, false, sizeof(float)))
+        return;
+    if (batch == 0 || channels == 0 || spatial == 0) return;
+    SIMD_FAIL_IF(!src || !scale || !shift || !eps || !dst,
+                 "SimdSynetNormalizeLayerForwardV2: src, scale, shift, eps and dst must not be "
+                 "NULL");
+    SIMD_DISPATCH(simd::NormalizeLayerV2)
+    (src, batch, channels, spatial, scale, shift, *eps, format == SimdTensorFormatNhwc, dst);
+}
+
+SIMD_API void SimdSynetNormalizeLayerForwardV3(const float* src, size_t batch, size_t channels,
+                                               size_t spatial, const float* scale,
+                                               const float* shift, const float* eps,
+                                               SimdTensorFormatType format, float* buf,
+                                               float* dst) {
+    (void)buf;  // not needed: Nhwc statistics live in stack tiles
+    simd::ClearLastError();
+    if (!simd::CheckNormalizeShape("SimdSynetNormalizeLayerForwardV3", batch, channels, spatial,
+                                   format, false, sizeof(float)))
+        return;
+    if (batch == 0 || channels == 0 || spatial == 0) return;
+    SIMD_FAIL_IF(!src || !scale || !shift || !eps || !dst,
+                 "SimdSynetNormalizeLayerForwardV3: src, scale, shift, eps and dst must not be "
+                 "NULL");
+    SIMD_DISPATCH(simd::NormalizeLayerV3)
+    (src, batch, channels, spatial, scale, shift, *eps, format == SimdTensorFormatNhwc, dst);
+}
+
+SIMD_API void SimdSynetNormalizeLayerForwardV4(const float* src, size_t batch, size_t channels,
+                                               size_t spatial, const float* scale,
+                                               const float* shift, const float* eps,
+                                               SimdTensorFormatType format, float* buf,
+                                               float* dst) {
+    simd::ClearLastError();
+    if (!simd::CheckNormalizeShape("SimdSynetNormalizeLayerForwardV4", batch, channels, spatial,
+                                   format, false, sizeof(float)))
+        return;
+    if (batch == 0 || channels == 0 || spatial == 0) return;
+    SIMD_FAIL_IF(!src || !scale || !shift || !eps || !dst,
+                 "SimdSynetNormalizeLayerForwardV4: src, scale, shift, eps and dst must not be "
+                 "NULL");
+    // One value per channel; without a caller buffer an internal one (freed on return).
+    // (malloc, not new[]: new[] throws for impossible sizes even with std::nothrow.)
+    std::unique_ptr<float, decltype(&std::free)> owned(nullptr, &std::free);
+    if (!buf) {
+        owned.reset(static_cast<float*>(std::malloc(channels * sizeof(float))));
+        SIMD_FAIL_IF(!owned,
+                     "SimdSynetNormalizeLayerForwardV4: could not allocate the channel buffer");
+        buf = owned.get();
+    }
+    SIMD_DISPATCH(simd::NormalizeLayerV4)
+    (src, batch, channels, spatial, scale, shift, *eps, format == SimdTensorFormatNhwc, buf, dst);
+}
+
+SIMD_API void SimdSynetNormalizeLayerForward16bV2(const uint16_t* src, size_t batch,
+                                                  size_t channels, size_t spatial,
+                                                  const float* scale, const float* shift,
+                                                  const float* eps, SimdTensorFormatType format,
+                                                  float* buf, uint16_t* dst) {
+    (void)buf;  // not needed: each row is converted on the fly
+    simd::ClearLastError();
+    if (!simd::CheckNormalizeShape("SimdSynetNormalizeLayerForward16bV2", batch, channels, spatial,
+                                   format, true, sizeof(uint16_t)))
+        return;
+    if (batch == 0 || channels == 0 || spatial == 0) return;
+    SIMD_FAIL_IF(!src || !scale || !shift || !eps || !dst,
+                 "SimdSynetNormalizeLayerForward16bV2: src, scale, shift, eps and dst must not "
+                 "be NULL");
+    SIMD_DISPATCH(simd::NormalizeLayer16bV2)
+    (src, batch, channels, spatial, scale, shift, *eps, dst);
+}
+#endif  // HWY_ONCE
