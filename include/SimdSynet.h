@@ -508,8 +508,8 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
 
 /**
  * Matrix product C = alpha[0]*A*B + beta[0]*C of row-major FP32 matrices: A is M x K with rows
- * lda apart (lda >= K), B is K x N with rows ldb apart (ldb >= N), C is M x N with rows ldc
- * apart (ldc >= N). alpha and beta point to one float each. When beta[0] == 0, C is only
+ * lda apart (lda >= K), B is K x N with rows ldb apart (ldb >= N when K > 0), C is M x N with
+ * rows ldc apart (ldc >= N). alpha and beta point to one float each. When beta[0] == 0, C is only
  * written (its previous content, NaN included, does not matter); K == 0 gives C = beta[0]*C.
  * Sums run in any order with fused multiply-adds (accuracy class ACC). M == 0 or N == 0 is a
  * no-op; NULL pointers (A and B may be NULL when K == 0), leading dimensions below the minimum

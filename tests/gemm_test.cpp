@@ -25,9 +25,21 @@ std::vector<Shape> Shapes() {
     const size_t small[] = {1, 2, 3, 7, 8, 15, 16, 17, 33};
     for (size_t m : small)
         for (size_t n : small) shapes.push_back({m, n, (m * 7 + n * 3) % 40 + 1});
-    const Shape large[] = {{64, 64, 64},  {100, 33, 257}, {13, 100, 17},  {257, 7, 100},
-                           {33, 257, 8},  {17, 64, 300},  {100, 100, 100}, {3, 257, 513},
-                           {257, 17, 2},  {64, 1, 257},   {1, 64, 257},    {29, 35, 1000}};
+    const Shape large[] = {{64, 64, 64},
+                           {100, 33, 257},
+                           {13, 100, 17},
+                           {257, 7, 100},
+                           {33, 257, 8},
+                           {17, 64, 300},
+                           {100, 100, 100},
+                           {3, 257, 513},
+                           {257, 17, 2},
+                           {64, 1, 257},
+                           {1, 64, 257},
+                           {29, 35, 1000},
+                           // Several row blocks (mc) and column blocks (nc) on every target.
+                           {1100, 20, 600},
+                           {5, 4500, 30}};
     for (const Shape& s : large) shapes.push_back(s);
     return shapes;
 }
@@ -66,8 +78,8 @@ using GemmFunction = void (*)(size_t, size_t, size_t, const float*, const float*
                                        before.data(), ldc, i, j, &mag);
             ::testing::AssertionResult ok = test::Near(C[i * ldc + j], r, mag, 1e-5, 1e-6);
             if (!ok)
-                return ::testing::AssertionFailure() << "C(" << i << ", " << j << "): "
-                                                     << ok.message();
+                return ::testing::AssertionFailure()
+                       << "C(" << i << ", " << j << "): " << ok.message();
         }
     }
     return ::testing::AssertionSuccess();
@@ -106,13 +118,15 @@ TEST_P(Gemm, EmptySum) {
             for (size_t i = 0; i < M; ++i)
                 for (size_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? kNaN : float(i + j);
             const float alpha = 2.0f;
-            (transB ? SimdGemm32fNT : SimdGemm32fNN)(M, N, 0, &alpha, nullptr, 0, nullptr, 0,
-                                                      &beta, C.data(), ldc);
+            (transB ? SimdGemm32fNT : SimdGemm32fNN)(M, N, 0, &alpha, nullptr, 0, nullptr, 0, &beta,
+                                                     C.data(), ldc);
             EXPECT_EQ(SimdSynetGetLastError(), nullptr);
             EXPECT_TRUE(C.GuardsIntact());
             for (size_t i = 0; i < M; ++i)
                 for (size_t j = 0; j < ldc; ++j) {
-                    const float expected = j >= N ? 3.0f : beta == 0.0f ? 0.0f : beta * float(i + j);
+                    const float expected = j >= N         ? 3.0f
+                                           : beta == 0.0f ? 0.0f
+                                                          : beta * float(i + j);
                     EXPECT_EQ(C[i * ldc + j], expected) << i << "," << j << " beta=" << beta;
                 }
         }
@@ -128,8 +142,8 @@ TEST_P(Gemm, LargeSampled) {
         Guarded<float> C(M * N, kNaN);
         const float alpha = 0.5f, beta = 0.0f;
         const size_t ldb = transB ? K : N;
-        (transB ? SimdGemm32fNT : SimdGemm32fNN)(M, N, K, &alpha, A.data(), K, B.data(), ldb,
-                                                  &beta, C.data(), N);
+        (transB ? SimdGemm32fNT : SimdGemm32fNN)(M, N, K, &alpha, A.data(), K, B.data(), ldb, &beta,
+                                                 C.data(), N);
         EXPECT_EQ(SimdSynetGetLastError(), nullptr);
         EXPECT_TRUE(C.GuardsIntact());
         for (size_t i = 0; i < M; i += 7)

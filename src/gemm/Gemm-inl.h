@@ -33,7 +33,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Micro-tile shape per target: kRows x kVecs accumulators plus kVecs loaded B vectors and one
 // broadcast A value must fit the register file (16 vector registers on SSE4/AVX2, 32 on
-// AVX-512 and NEON). Shapes measured on Zen4 (bench/gemm_bench.cpp).
+// AVX-512 and NEON). Measured on Zen4 at 1024^3 (bench/gemm_bench.cpp): AVX-512 6x4 ~91% of
+// the FMA peak, 12x2 ~87%, 8x3 ~68% (48 columns also waste work on N = 64); AVX2 6x2 ~92%.
 template <class D>
 struct GemmTraits {
 #if HWY_TARGET == HWY_SCALAR
@@ -41,7 +42,7 @@ struct GemmTraits {
 #elif HWY_ARCH_X86 && HWY_TARGET > HWY_AVX3
     static constexpr size_t kRows = 6, kVecs = 2;
 #elif HWY_ARCH_X86
-    static constexpr size_t kRows = 12, kVecs = 2;
+    static constexpr size_t kRows = 6, kVecs = 4;
 #else
     static constexpr size_t kRows = 8, kVecs = 3;
 #endif
@@ -63,8 +64,8 @@ HWY_INLINE hn::Vec<D> GemmCombine(D d, hn::Vec<D> acc, const float* c, hn::Vec<D
 
 // One row of a partial tile: `cols` values of `tile` into c, whole vectors then 1-lane tails.
 template <class D>
-HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, float alpha,
-                             float beta, GemmStore mode) {
+HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, float alpha, float beta,
+                             GemmStore mode) {
     const size_t L = hn::Lanes(d);
     size_t j = 0;
     for (; j + L <= cols; j += L)
@@ -84,8 +85,7 @@ HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, floa
 template <class D>
 HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                 const float* HWY_RESTRICT b, float* HWY_RESTRICT c, size_t ldc,
-                                size_t rows, size_t cols, float alpha, float beta,
-                                GemmStore mode) {
+                                size_t rows, size_t cols, float alpha, float beta, GemmStore mode) {
     using T = GemmTraits<D>;
     using V = hn::Vec<D>;
     constexpr size_t R = T::kRows, NV = T::kVecs, L = T::kLanes, NR = T::kCols;
@@ -231,8 +231,8 @@ void GemmMacroKernel(D d, size_t mc, size_t nc, size_t kc, const float* packedA,
         const float* b = packedB + j * kc;
         for (size_t i = 0; i < mc; i += MR) {
             const size_t rows = mc - i < MR ? mc - i : MR;
-            GemmMicroKernel(d, kc, packedA + i * kc, kc, b, C + i * ldc + j, ldc, rows, cols,
-                            alpha, beta, mode);
+            GemmMicroKernel(d, kc, packedA + i * kc, kc, b, C + i * ldc + j, ldc, rows, cols, alpha,
+                            beta, mode);
         }
     }
 }
@@ -249,7 +249,8 @@ void GemmScaleC(D d, size_t M, size_t N, float beta, float* C, size_t ldc) {
             continue;
         }
         size_t j = 0;
-        for (; j + L <= N; j += L) hn::StoreU(hn::Mul(hn::Set(d, beta), hn::LoadU(d, c + j)), d, c + j);
+        for (; j + L <= N; j += L)
+            hn::StoreU(hn::Mul(hn::Set(d, beta), hn::LoadU(d, c + j)), d, c + j);
         for (; j < N; ++j) hn::StoreU(hn::Mul(hn::Set(d1, beta), hn::LoadU(d1, c + j)), d1, c + j);
     }
 }
@@ -279,14 +280,14 @@ bool Gemm32f(D d, bool transB, size_t M, size_t N, size_t K, float alpha, const 
                 GemmPackBTransposed(d, kc, nc, B + j * ldb + k, ldb, packedB);
             else
                 GemmPackB(d, kc, nc, B + k * ldb + j, ldb, packedB);
-            const GemmStore mode = k > 0         ? GemmStore::kAccumulate
+            const GemmStore mode = k > 0          ? GemmStore::kAccumulate
                                    : beta == 0.0f ? GemmStore::kOverwrite
                                                   : GemmStore::kBlend;
             for (size_t i = 0; i < M; i += blocks.mc) {
                 const size_t mc = M - i < blocks.mc ? M - i : blocks.mc;
                 GemmPackA(d, mc, kc, A + i * lda + k, lda, packedA);
-                GemmMacroKernel(d, mc, nc, kc, packedA, packedB, C + i * ldc + j, ldc, alpha,
-                                beta, mode);
+                GemmMacroKernel(d, mc, nc, kc, packedA, packedB, C + i * ldc + j, ldc, alpha, beta,
+                                mode);
             }
         }
     }

@@ -50,12 +50,12 @@ bool ValidateGemm(const char* function, size_t M, size_t N, size_t K, const floa
                   const float* A, size_t lda, const float* B, size_t ldb, size_t bRows,
                   size_t bCols, const float* beta, const float* C, size_t ldc) {
     if (!alpha || !beta || !C || (K > 0 && (!A || !B)))
-        return SetLastErrorF("%s: alpha, beta, C (and A, B when K > 0) must not be NULL",
-                             function);
+        return SetLastErrorF("%s: alpha, beta, C (and A, B when K > 0) must not be NULL", function);
     if (lda < K || (K > 0 && ldb < bCols) || ldc < N)
-        return SetLastErrorF("%s: leading dimension too small (lda %zu < K, ldb %zu < %zu or "
-                             "ldc %zu < N)",
-                             function, lda, ldb, bCols, ldc);
+        return SetLastErrorF(
+            "%s: leading dimension too small (lda %zu < K, ldb %zu < %zu or "
+            "ldc %zu < N)",
+            function, lda, ldb, bCols, ldc);
     if (!SpanFits(M, N, ldc) || (K > 0 && (!SpanFits(M, K, lda) || !SpanFits(bRows, bCols, ldb))))
         return SetLastErrorF("%s: matrix size in bytes overflows size_t", function);
     return true;
@@ -71,9 +71,9 @@ SIMD_API void SimdGemm32fNN(size_t M, size_t N, size_t K, const float* alpha, co
     if (M == 0 || N == 0) return;
     if (!simd::ValidateGemm("SimdGemm32fNN", M, N, K, alpha, A, lda, B, ldb, K, N, beta, C, ldc))
         return;
-    SIMD_FAIL_IF(!SIMD_DISPATCH(simd::Gemm32fNNKernel)(M, N, K, *alpha, A, lda, B, ldb, *beta, C,
-                                                       ldc),
-                 "SimdGemm32fNN: out of memory for the packed panels");
+    SIMD_FAIL_IF(
+        !SIMD_DISPATCH(simd::Gemm32fNNKernel)(M, N, K, *alpha, A, lda, B, ldb, *beta, C, ldc),
+        "SimdGemm32fNN: out of memory for the packed panels");
 }
 
 SIMD_API void SimdGemm32fNT(size_t M, size_t N, size_t K, const float* alpha, const float* A,
@@ -83,8 +83,8 @@ SIMD_API void SimdGemm32fNT(size_t M, size_t N, size_t K, const float* alpha, co
     if (M == 0 || N == 0) return;
     if (!simd::ValidateGemm("SimdGemm32fNT", M, N, K, alpha, A, lda, B, ldb, N, K, beta, C, ldc))
         return;
-    SIMD_FAIL_IF(!SIMD_DISPATCH(simd::Gemm32fNTKernel)(M, N, K, *alpha, A, lda, B, ldb, *beta, C,
-                                                       ldc),
-                 "SimdGemm32fNT: out of memory for the packed panels");
+    SIMD_FAIL_IF(
+        !SIMD_DISPATCH(simd::Gemm32fNTKernel)(M, N, K, *alpha, A, lda, B, ldb, *beta, C, ldc),
+        "SimdGemm32fNT: out of memory for the packed panels");
 }
 #endif  // HWY_ONCE

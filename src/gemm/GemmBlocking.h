@@ -21,9 +21,9 @@ struct GemmBlocks {
 };
 
 // Picks the blocks for an M x N x K product and a micro-kernel of mr rows and nr columns:
-// kc so that a B micro-panel fills about half of L1, mc so that the A block fills about half of
-// L2, nc so that the B block stays well inside L3; each then shrunk to split its dimension
-// into equal chunks (no thin last chunk). mc is a multiple of mr, nc of nr.
+// kc so that a B micro-panel is about twice L1 (128..512), mc so that the A block fills about a
+// quarter of L2, nc so that the B block stays well inside L3; each then shrunk to split its
+// dimension into equal chunks (no thin last chunk). mc is a multiple of mr, nc of nr.
 GemmBlocks GemmChooseBlocks(size_t M, size_t N, size_t K, size_t mr, size_t nr);
 
 }  // namespace simd
