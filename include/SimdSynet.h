@@ -700,6 +700,30 @@ SIMD_API void SimdSynetInnerProductLayerForward(const float* src, const float* w
 
 /* @@SOFTMAX_LRN_INNERPRODUCT@@ */
 
+/**
+ * Matrix product C = alpha[0]*A*B + beta[0]*C of row-major FP32 matrices: A is M x K with rows
+ * lda apart (lda >= K), B is K x N with rows ldb apart (ldb >= N when K > 0), C is M x N with
+ * rows ldc apart (ldc >= N). alpha and beta point to one float each. When beta[0] == 0, C is only
+ * written (its previous content, NaN included, does not matter); K == 0 gives C = beta[0]*C.
+ * Sums run in any order with fused multiply-adds (accuracy class ACC). M == 0 or N == 0 is a
+ * no-op; NULL pointers (A and B may be NULL when K == 0), leading dimensions below the minimum
+ * or matrices whose byte size overflows size_t are rejected without writing C (see
+ * SimdSynetGetLastError). The columns of C between N and ldc are not touched. This function
+ * satisfies the SimdGemm32fNNPtr contract.
+ */
+SIMD_API void SimdGemm32fNN(size_t M, size_t N, size_t K, const float* alpha, const float* A,
+                            size_t lda, const float* B, size_t ldb, const float* beta, float* C,
+                            size_t ldc);
+
+/**
+ * Matrix product C = alpha[0]*A*transpose(B) + beta[0]*C: as SimdGemm32fNN, except that B is
+ * stored as N x K (row j holds column j of the product's right operand) with rows ldb apart,
+ * ldb >= K.
+ */
+SIMD_API void SimdGemm32fNT(size_t M, size_t N, size_t K, const float* alpha, const float* A,
+                            size_t lda, const float* B, size_t ldb, const float* beta, float* C,
+                            size_t ldc);
+
 /* @@GEMM@@ */
 
 /* ---------------------------------------------------------------------------------------- */

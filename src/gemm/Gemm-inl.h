@@ -1,0 +1,301 @@
+// The GEMM compute core, per Highway target: packing of A and B into panels, the register-blocked
+// micro-kernel and the blocked driver. Other families (convolution, inner product) include this
+// header from their own foreach_target translation unit and call the pieces directly:
+//
+//   GemmTraits<D>::kRows x kCols    the micro-tile (rows of A x columns of B, kCols = kVecs
+//                                   vectors) of this target
+//   GemmPackB / GemmPackBTransposed a kc x nc block of B into column panels of kCols, each kc
+//                                   rows of kCols floats, zero-padded to whole panels
+//   GemmPackA                       an mc x kc block of A into row micro-panels of kRows rows of
+//                                   kc floats, zero-padded to whole micro-panels
+//   GemmMacroKernel                 C block (mc x nc) op= alpha * packedA * packedB
+//   Gemm32f                         the whole product with cache blocking and its own scratch
+//
+// Per-target include guard: this header is re-included once per Highway target.
+#if defined(SIMD_SYNET_GEMM_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SIMD_SYNET_GEMM_GEMM_INL_H_
+#undef SIMD_SYNET_GEMM_GEMM_INL_H_
+#else
+#define SIMD_SYNET_GEMM_GEMM_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/aligned_allocator.h"
+#include "hwy/highway.h"
+#include "gemm/GemmBlocking.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Micro-tile shape per target: kRows x kVecs accumulators plus kVecs loaded B vectors and one
+// broadcast A value must fit the register file (16 vector registers on SSE4/AVX2, 32 on
+// AVX-512 and NEON). Measured on Zen4 at 1024^3 (bench/gemm_bench.cpp): AVX-512 6x4 ~91% of
+// the FMA peak, 12x2 ~87%, 8x3 ~68% (48 columns also waste work on N = 64); AVX2 6x2 ~92%.
+template <class D>
+struct GemmTraits {
+#if HWY_TARGET == HWY_SCALAR
+    static constexpr size_t kRows = 4, kVecs = 4;
+#elif HWY_ARCH_X86 && HWY_TARGET > HWY_AVX3
+    static constexpr size_t kRows = 6, kVecs = 2;
+#elif HWY_ARCH_X86
+    static constexpr size_t kRows = 6, kVecs = 4;
+#else
+    static constexpr size_t kRows = 8, kVecs = 3;
+#endif
+    static constexpr size_t kLanes = hn::MaxLanes(D());
+    static constexpr size_t kCols = kVecs * kLanes;
+};
+
+// How the finished tile combines with C: the first K chunk writes alpha*AB (beta == 0: C is
+// never read, so NaN there does not matter) or alpha*AB + beta*C; later chunks add alpha*AB.
+enum class GemmStore { kOverwrite, kBlend, kAccumulate };
+
+template <class D>
+HWY_INLINE hn::Vec<D> GemmCombine(D d, hn::Vec<D> acc, const float* c, hn::Vec<D> alpha,
+                                  hn::Vec<D> beta, GemmStore mode) {
+    if (mode == GemmStore::kOverwrite) return hn::Mul(alpha, acc);
+    if (mode == GemmStore::kAccumulate) return hn::MulAdd(alpha, acc, hn::LoadU(d, c));
+    return hn::MulAdd(alpha, acc, hn::Mul(beta, hn::LoadU(d, c)));
+}
+
+// One row of a partial tile: `cols` values of `tile` into c, whole vectors then 1-lane tails.
+template <class D>
+HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, float alpha, float beta,
+                             GemmStore mode) {
+    const size_t L = hn::Lanes(d);
+    size_t j = 0;
+    for (; j + L <= cols; j += L)
+        hn::StoreU(GemmCombine(d, hn::LoadU(d, tile + j), c + j, hn::Set(d, alpha),
+                               hn::Set(d, beta), mode),
+                   d, c + j);
+    const hn::CappedTag<float, 1> d1;
+    for (; j < cols; ++j)
+        hn::StoreU(GemmCombine(d1, hn::LoadU(d1, tile + j), c + j, hn::Set(d1, alpha),
+                               hn::Set(d1, beta), mode),
+                   d1, c + j);
+}
+
+// C tile (rows x cols, at most kRows x kCols) op= alpha * A micro-panel * B micro-panel.
+// a: kRows rows of kc floats, `aStride` apart; b: kc rows of kCols floats. Rows and columns
+// beyond the tile are computed on the zero padding of the panels and not stored.
+template <class D>
+HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
+                                const float* HWY_RESTRICT b, float* HWY_RESTRICT c, size_t ldc,
+                                size_t rows, size_t cols, float alpha, float beta, GemmStore mode) {
+    using T = GemmTraits<D>;
+    using V = hn::Vec<D>;
+    constexpr size_t R = T::kRows, NV = T::kVecs, L = T::kLanes, NR = T::kCols;
+    V acc[R][NV];
+#pragma GCC unroll 16
+    for (size_t r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
+    for (size_t k = 0; k < kc; ++k, b += NR) {
+        V bv[NV];
+#pragma GCC unroll 4
+        for (size_t v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, b + v * L);
+#pragma GCC unroll 16
+        for (size_t r = 0; r < R; ++r) {
+            const V av = hn::Set(d, a[r * aStride + k]);
+#pragma GCC unroll 4
+            for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
+        }
+    }
+    if (rows == R && cols == NR) {
+        const V va = hn::Set(d, alpha), vb = hn::Set(d, beta);
+#pragma GCC unroll 16
+        for (size_t r = 0; r < R; ++r)
+#pragma GCC unroll 4
+            for (size_t v = 0; v < NV; ++v) {
+                float* p = c + r * ldc + v * L;
+                hn::StoreU(GemmCombine(d, acc[r][v], p, va, vb, mode), d, p);
+            }
+        return;
+    }
+    HWY_ALIGN float tile[R * NR];
+    for (size_t r = 0; r < R; ++r)
+        for (size_t v = 0; v < NV; ++v) hn::Store(acc[r][v], d, tile + r * NR + v * L);
+    for (size_t r = 0; r < rows; ++r)
+        GemmStoreRow(d, tile + r * NR, c + r * ldc, cols, alpha, beta, mode);
+}
+
+// Copies n floats (whole vectors, then 1-lane tails).
+template <class D>
+HWY_INLINE void GemmCopy(D d, const float* HWY_RESTRICT src, size_t n, float* HWY_RESTRICT dst) {
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + 2 * L <= n; i += 2 * L) {
+        hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+        hn::StoreU(hn::LoadU(d, src + i + L), d, dst + i + L);
+    }
+    for (; i + L <= n; i += L) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+    const hn::CappedTag<float, 1> d1;
+    for (; i < n; ++i) hn::StoreU(hn::LoadU(d1, src + i), d1, dst + i);
+}
+
+template <class D>
+HWY_INLINE void GemmZero(D d, size_t n, float* HWY_RESTRICT dst) {
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + L <= n; i += L) hn::StoreU(hn::Zero(d), d, dst + i);
+    const hn::CappedTag<float, 1> d1;
+    for (; i < n; ++i) hn::StoreU(hn::Zero(d1), d1, dst + i);
+}
+
+// Number of floats GemmPackA / GemmPackB write for an mc x kc / kc x nc block.
+template <class D>
+constexpr size_t GemmPackedASize(size_t mc, size_t kc) {
+    using T = GemmTraits<D>;
+    return (mc + T::kRows - 1) / T::kRows * T::kRows * kc;
+}
+template <class D>
+constexpr size_t GemmPackedBSize(size_t kc, size_t nc) {
+    using T = GemmTraits<D>;
+    return (nc + T::kCols - 1) / T::kCols * T::kCols * kc;
+}
+
+// Packs rows [0, mc) x columns [0, kc) of A (row stride lda) as micro-panels of kRows rows of
+// kc floats; the rows that complete the last micro-panel are zero. A plain row copy: the copy
+// gives the kernel rows a small stride (no L1 set conflicts for power-of-two lda, few pages).
+template <class D>
+void GemmPackA(D d, size_t mc, size_t kc, const float* A, size_t lda, float* packed) {
+    using T = GemmTraits<D>;
+    const size_t rows = (mc + T::kRows - 1) / T::kRows * T::kRows;
+    for (size_t r = 0; r < mc; ++r) GemmCopy(d, A + r * lda, kc, packed + r * kc);
+    GemmZero(d, (rows - mc) * kc, packed + mc * kc);
+}
+
+// Packs rows [0, kc) x columns [0, nc) of a row-major B (row stride ldb) as panels of kCols
+// columns: panel p holds kc rows of kCols floats, columns beyond nc are zero.
+template <class D>
+void GemmPackB(D d, size_t kc, size_t nc, const float* B, size_t ldb, float* packed) {
+    using T = GemmTraits<D>;
+    constexpr size_t NR = T::kCols;
+    for (size_t j = 0; j < nc; j += NR, packed += kc * NR) {
+        const size_t cols = nc - j < NR ? nc - j : NR;
+        if (cols == NR) {
+            for (size_t k = 0; k < kc; ++k) GemmCopy(d, B + k * ldb + j, NR, packed + k * NR);
+        } else {
+            for (size_t k = 0; k < kc; ++k) {
+                GemmCopy(d, B + k * ldb + j, cols, packed + k * NR);
+                GemmZero(d, NR - cols, packed + k * NR + cols);
+            }
+        }
+    }
+}
+
+// As GemmPackB for B stored transposed (N x K, row stride ldb): element (k, j) is B[j*ldb + k].
+// Full vectors of a panel are gathered (lane t reads row j + t); the columns of a partial panel
+// and strides too large for 32-bit gather offsets go one lane at a time.
+template <class D>
+void GemmPackBTransposed(D d, size_t kc, size_t nc, const float* B, size_t ldb, float* packed) {
+    using T = GemmTraits<D>;
+    constexpr size_t NR = T::kCols;
+    const size_t L = hn::Lanes(d);
+    const hn::RebindToSigned<D> di;
+    const bool gather = ldb <= size_t(INT32_MAX) / L;
+    const auto offsets = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(gather ? ldb : 0)));
+    const hn::CappedTag<float, 1> d1;
+    for (size_t j = 0; j < nc; j += NR, packed += kc * NR) {
+        const size_t cols = nc - j < NR ? nc - j : NR;
+        size_t c = 0;
+        if (gather)
+            for (; c + L <= cols; c += L) {
+                const float* column = B + (j + c) * ldb;
+                for (size_t k = 0; k < kc; ++k)
+                    hn::StoreU(hn::GatherIndex(d, column + k, offsets), d, packed + k * NR + c);
+            }
+        for (; c < cols; ++c) {
+            const float* column = B + (j + c) * ldb;
+            for (size_t k = 0; k < kc; ++k)
+                hn::StoreU(hn::LoadU(d1, column + k), d1, packed + k * NR + c);
+        }
+        for (; c < NR; ++c)
+            for (size_t k = 0; k < kc; ++k) hn::StoreU(hn::Zero(d1), d1, packed + k * NR + c);
+    }
+}
+
+// C block (mc x nc, row stride ldc) op= alpha * A block * B block from the packed forms.
+template <class D>
+void GemmMacroKernel(D d, size_t mc, size_t nc, size_t kc, const float* packedA,
+                     const float* packedB, float* C, size_t ldc, float alpha, float beta,
+                     GemmStore mode) {
+    using T = GemmTraits<D>;
+    constexpr size_t MR = T::kRows, NR = T::kCols;
+    for (size_t j = 0; j < nc; j += NR) {
+        const size_t cols = nc - j < NR ? nc - j : NR;
+        const float* b = packedB + j * kc;
+        for (size_t i = 0; i < mc; i += MR) {
+            const size_t rows = mc - i < MR ? mc - i : MR;
+            GemmMicroKernel(d, kc, packedA + i * kc, kc, b, C + i * ldc + j, ldc, rows, cols, alpha,
+                            beta, mode);
+        }
+    }
+}
+
+// C (M x N) = beta*C row by row (K == 0); beta == 0 writes zeros without reading C.
+template <class D>
+void GemmScaleC(D d, size_t M, size_t N, float beta, float* C, size_t ldc) {
+    const size_t L = hn::Lanes(d);
+    const hn::CappedTag<float, 1> d1;
+    for (size_t i = 0; i < M; ++i) {
+        float* c = C + i * ldc;
+        if (beta == 0.0f) {
+            GemmZero(d, N, c);
+            continue;
+        }
+        size_t j = 0;
+        for (; j + L <= N; j += L)
+            hn::StoreU(hn::Mul(hn::Set(d, beta), hn::LoadU(d, c + j)), d, c + j);
+        for (; j < N; ++j) hn::StoreU(hn::Mul(hn::Set(d1, beta), hn::LoadU(d1, c + j)), d1, c + j);
+    }
+}
+
+// C = alpha*A*op(B) + beta*C with op(B) = B (transB false, B is K x N) or B^T (B is N x K).
+// Returns false, before writing anything, when the scratch buffer cannot be allocated.
+template <class D>
+bool Gemm32f(D d, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A,
+             size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+    using T = GemmTraits<D>;
+    if (K == 0) {
+        GemmScaleC(d, M, N, beta, C, ldc);
+        return true;
+    }
+    const GemmBlocks blocks = GemmChooseBlocks(M, N, K, T::kRows, T::kCols);
+    const size_t sizeA = GemmPackedASize<D>(blocks.mc, blocks.kc);
+    const size_t sizeB = GemmPackedBSize<D>(blocks.kc, blocks.nc);
+    hwy::AlignedFreeUniquePtr<float[]> scratch = hwy::AllocateAligned<float>(sizeA + sizeB);
+    if (!scratch) return false;
+    float* packedA = scratch.get();
+    float* packedB = packedA + sizeA;
+    for (size_t j = 0; j < N; j += blocks.nc) {
+        const size_t nc = N - j < blocks.nc ? N - j : blocks.nc;
+        for (size_t k = 0; k < K; k += blocks.kc) {
+            const size_t kc = K - k < blocks.kc ? K - k : blocks.kc;
+            if (transB)
+                GemmPackBTransposed(d, kc, nc, B + j * ldb + k, ldb, packedB);
+            else
+                GemmPackB(d, kc, nc, B + k * ldb + j, ldb, packedB);
+            const GemmStore mode = k > 0          ? GemmStore::kAccumulate
+                                   : beta == 0.0f ? GemmStore::kOverwrite
+                                                  : GemmStore::kBlend;
+            for (size_t i = 0; i < M; i += blocks.mc) {
+                const size_t mc = M - i < blocks.mc ? M - i : blocks.mc;
+                GemmPackA(d, mc, kc, A + i * lda + k, lda, packedA);
+                GemmMacroKernel(d, mc, nc, kc, packedA, packedB, C + i * ldc + j, ldc, alpha, beta,
+                                mode);
+            }
+        }
+    }
+    return true;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard
