@@ -62,10 +62,9 @@ namespace {
 // 25 repetitions reported by their minimum: the noise of a shared machine only adds time.
 void MinimumOfRepetitions(benchmark::internal::Benchmark* b) {
     b->Repetitions(25)
-        ->ComputeStatistics("min",
-                            [](const std::vector<double>& v) {
-                                return *std::min_element(v.begin(), v.end());
-                            })
+        ->ComputeStatistics(
+            "min",
+            [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
         ->ReportAggregatesOnly(true);
 }
 
@@ -84,22 +83,24 @@ void RegisterPair(const std::string& function, Api api, Direct direct) {
         for (bool viaApi : {false, true}) {
             if (viaApi && !small) continue;
             const std::string name = base + (viaApi ? "api/" : "direct/") + size;
-            benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-                Buffer<float> src(elements), dst(elements), s(kChannels), b(kChannels);
-                // One channel for the small call (one plane of 16), 16 planes of 64 for 4 KiB.
-                const size_t channels = small ? 1 : kChannels;
-                for (auto _ : state) {
+            benchmark::RegisterBenchmark(
+                name.c_str(),
+                [=](benchmark::State& state) {
+                    Buffer<float> src(elements), dst(elements), s(kChannels), b(kChannels);
+                    // One channel for the small call (one plane of 16), 16 planes of 64 for 4 KiB.
+                    const size_t channels = small ? 1 : kChannels;
+                    for (auto _ : state) {
+                        if (viaApi)
+                            api(src.data(), s.data(), b.data(), channels, dst.data());
+                        else
+                            direct(src.data(), s.data(), b.data(), channels, dst.data());
+                        benchmark::ClobberMemory();
+                    }
+                    SetTraffic(state, 2 * elements * sizeof(float));
                     if (viaApi)
-                        api(src.data(), s.data(), b.data(), channels, dst.data());
-                    else
-                        direct(src.data(), s.data(), b.data(), channels, dst.data());
-                    benchmark::ClobberMemory();
-                }
-                SetTraffic(state, 2 * elements * sizeof(float));
-                if (viaApi)
-                    state.SetLabel("validation vs " + base + "direct/16 per " + base +
-                                   "direct/4KiB");
-            })
+                        state.SetLabel("validation vs " + base + "direct/16 per " + base +
+                                       "direct/4KiB");
+                })
                 ->Unit(benchmark::kNanosecond)
                 ->Apply(MinimumOfRepetitions);
         }
@@ -112,26 +113,29 @@ void RegisterPair(const std::string& function, Api api, Direct direct) {
 template <class Call>
 void RegisterChecks(const std::string& function, const std::string& how, Call call) {
     const std::string name = "Validation/" + function + "/" + how;
-    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-        Buffer<float> src(16), s(16), b(16), dst(16);
-        for (auto _ : state) {
-            call(src.data(), s.data(), b.data(), dst.data());
-            benchmark::DoNotOptimize(SimdSynetGetLastError());
-        }
-        state.SetLabel("checks vs Validation/EmptyCall per Validation/" + function +
-                       "/direct/4KiB");
-    })
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [=](benchmark::State& state) {
+            Buffer<float> src(16), s(16), b(16), dst(16);
+            for (auto _ : state) {
+                call(src.data(), s.data(), b.data(), dst.data());
+                benchmark::DoNotOptimize(SimdSynetGetLastError());
+            }
+            state.SetLabel("checks vs Validation/EmptyCall per Validation/" + function +
+                           "/direct/4KiB");
+        })
         ->Unit(benchmark::kNanosecond)
         ->Apply(MinimumOfRepetitions);
 }
 
 void RegisterAll() {
-    benchmark::RegisterBenchmark("Validation/EmptyCall", [](benchmark::State& state) {
-        for (auto _ : state) {
-            benchmark::DoNotOptimize(SimdSynetGetLastError());
-            benchmark::DoNotOptimize(SimdSynetGetLastError());
-        }
-    })
+    benchmark::RegisterBenchmark("Validation/EmptyCall",
+                                 [](benchmark::State& state) {
+                                     for (auto _ : state) {
+                                         benchmark::DoNotOptimize(SimdSynetGetLastError());
+                                         benchmark::DoNotOptimize(SimdSynetGetLastError());
+                                     }
+                                 })
         ->Unit(benchmark::kNanosecond)
         ->Apply(MinimumOfRepetitions);
     // Relu32f returns on size 0 before its pointer checks: a NULL dst is its last check.
@@ -151,8 +155,8 @@ void RegisterAll() {
             SimdSynetRelu32f(src, channels * 64 / (channels == 1 ? 4 : 1), &slope, dst);
         },
         [=](const float* src, const float*, const float*, size_t channels, float* dst) {
-            HWY_DYNAMIC_DISPATCH(ReluDirect)(src, channels * 64 / (channels == 1 ? 4 : 1), slope,
-                                             dst);
+            HWY_DYNAMIC_DISPATCH(ReluDirect)
+            (src, channels * 64 / (channels == 1 ? 4 : 1), slope, dst);
         });
     RegisterPair(
         "ScaleLayerForward",

@@ -210,6 +210,17 @@ SIMD_API void SimdFree(void* ptr);
 /** Destroys a context created by any ...Init function of this library; NULL is a no-op. */
 SIMD_API void SimdRelease(void* context);
 
+/**
+ * Sets how many threads one call of a function that splits its work may use (the calling
+ * thread included): currently SimdGemm32fNN and SimdGemm32fNT. 0 counts as 1 and values
+ * above 256 as 256. The threads belong to one pool, created on first use and reused; results
+ * do not depend on the number. Process-wide; the default is 1.
+ */
+SIMD_API void SimdSetThreadNumber(size_t threadNumber);
+
+/** Returns the thread budget set by SimdSetThreadNumber (1 by default). */
+SIMD_API size_t SimdGetThreadNumber(void);
+
 /* ---------------------------------------------------------------------------------------- */
 /* Tensor formats.                                                                            */
 /* ---------------------------------------------------------------------------------------- */
@@ -531,6 +542,8 @@ SIMD_API void SimdGemm32fNT(size_t M, size_t N, size_t K, const float* alpha, co
                             size_t ldc);
 
 /* @@GEMM@@ */
+
+/* @@WINOGRAD@@ */
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,13 @@
 // Tests of the helpers, formats, error slot and dispatch of src/core.
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <set>
 #include <thread>
+#include <vector>
 
 #include "TestUtil.h"
+#include "core/ThreadPool.h"
 
 namespace {
 
@@ -12,11 +17,20 @@ TEST_P(Core, IsaMatchesForcedTarget) {
     const int64_t target = GetParam();
     const std::string isa = SimdSynetIsa();
     switch (target) {
-        case HWY_SCALAR: EXPECT_EQ(isa, "scalar"); break;
-        case HWY_SSE4: EXPECT_EQ(isa, "sse4"); break;
-        case HWY_AVX2: EXPECT_EQ(isa, "avx2"); break;
-        case HWY_AVX3: EXPECT_EQ(isa, "avx512"); break;
-        default: break;
+        case HWY_SCALAR:
+            EXPECT_EQ(isa, "scalar");
+            break;
+        case HWY_SSE4:
+            EXPECT_EQ(isa, "sse4");
+            break;
+        case HWY_AVX2:
+            EXPECT_EQ(isa, "avx2");
+            break;
+        case HWY_AVX3:
+            EXPECT_EQ(isa, "avx512");
+            break;
+        default:
+            break;
     }
     const size_t alignment = SimdAlignment();
     EXPECT_EQ(alignment, target == HWY_AVX3 ? 64u : target == HWY_AVX2 ? 32u : 16u);
@@ -78,7 +92,9 @@ TEST(CoreHelpers, AllocateAndFree) {
     EXPECT_EQ(SimdSynetGetLastError(), nullptr);
 }
 
-TEST(CoreHelpers, Version) { EXPECT_STREQ(SimdVersion(), "0.1.0"); }
+TEST(CoreHelpers, Version) {
+    EXPECT_STREQ(SimdVersion(), "0.1.0");
+}
 
 TEST(CoreHelpers, LastErrorIsPerThread) {
     SimdAlign(5, 3);
@@ -101,9 +117,86 @@ TEST(CoreHelpers, MaxIsaEnvironmentCapsTheTarget) {
     }
     // Unknown values are ignored rather than disabling everything.
     const std::string best = SimdSynetIsa();
-    const std::string cmd = std::string("SIMD_SYNET_MAX_ISA=bogus ") + SIMD_SYNET_ISA_PROBE +
-                            " | grep -qx " + best;
+    const std::string cmd =
+        std::string("SIMD_SYNET_MAX_ISA=bogus ") + SIMD_SYNET_ISA_PROBE + " | grep -qx " + best;
     EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Thread budget and pool (core/ThreadPool.h).
+
+// Restores the default budget when a test ends, whatever it set.
+struct BudgetGuard {
+    ~BudgetGuard() { SimdSetThreadNumber(1); }
+};
+
+TEST(ThreadPool, BudgetIsClampedAndDefaultsToOne) {
+    BudgetGuard guard;
+    EXPECT_EQ(SimdGetThreadNumber(), 1u);
+    SimdSetThreadNumber(0);
+    EXPECT_EQ(SimdGetThreadNumber(), 1u);
+    SimdSetThreadNumber(3);
+    EXPECT_EQ(SimdGetThreadNumber(), 3u);
+    SimdSetThreadNumber(size_t(1) << 40);
+    EXPECT_EQ(SimdGetThreadNumber(), 256u);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+}
+
+TEST(ThreadPool, PartRangesCoverEverythingOnce) {
+    for (size_t count : {0u, 1u, 5u, 64u, 1001u})
+        for (size_t parts : {1u, 2u, 3u, 7u, 64u}) {
+            size_t next = 0;
+            for (size_t part = 0; part < parts; ++part) {
+                const auto range = simd::PartRange(count, part, parts);
+                EXPECT_EQ(range.first, next);
+                EXPECT_LE(range.second - range.first, count / parts + 1);
+                next = range.second;
+            }
+            EXPECT_EQ(next, count);
+        }
+}
+
+// Every part runs exactly once, on the calling thread when the budget is 1 and on as many
+// distinct threads as the budget allows otherwise.
+TEST(ThreadPool, EveryPartRunsOnceOnUpToBudgetThreads) {
+    BudgetGuard guard;
+    for (size_t budget : {1u, 2u, 4u}) {
+        SimdSetThreadNumber(budget);
+        for (size_t parts : {1u, 2u, 3u, 9u}) {
+            std::vector<std::atomic<int>> runs(parts);
+            std::vector<std::thread::id> ids(parts);
+            simd::ParallelParts(parts, [&](size_t part, size_t count) {
+                EXPECT_EQ(count, parts);
+                runs[part].fetch_add(1);
+                ids[part] = std::this_thread::get_id();
+            });
+            std::set<std::thread::id> distinct(ids.begin(), ids.end());
+            for (size_t part = 0; part < parts; ++part) EXPECT_EQ(runs[part].load(), 1);
+            EXPECT_EQ(ids[0], std::this_thread::get_id());
+            EXPECT_EQ(distinct.size(), std::min(budget, parts)) << budget << " " << parts;
+        }
+    }
+}
+
+// A part that starts a parallel call of its own, and callers on several threads at once: the
+// pool is busy, so those calls run serially on their caller, and nothing deadlocks.
+TEST(ThreadPool, NestedAndConcurrentCallsComplete) {
+    BudgetGuard guard;
+    SimdSetThreadNumber(2);
+    std::atomic<int> inner{0};
+    simd::ParallelParts(2, [&](size_t, size_t) {
+        simd::ParallelParts(3, [&](size_t, size_t) { inner.fetch_add(1); });
+    });
+    EXPECT_EQ(inner.load(), 6);
+    std::atomic<long> total{0};
+    std::vector<std::thread> callers;
+    for (int t = 0; t < 4; ++t)
+        callers.emplace_back([&] {
+            for (int i = 0; i < 200; ++i)
+                simd::ParallelParts(4, [&](size_t part, size_t) { total.fetch_add(part + 1); });
+        });
+    for (auto& caller : callers) caller.join();
+    EXPECT_EQ(total.load(), 4L * 200 * 10);
 }
 
 }  // namespace

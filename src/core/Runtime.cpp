@@ -72,4 +72,6 @@ const IsaCap g_isaCap;
 }  // namespace
 }  // namespace simd
 
-SIMD_API const char* SimdSynetGetLastError(void) { return simd::g_lastError; }
+SIMD_API const char* SimdSynetGetLastError(void) {
+    return simd::g_lastError;
+}

@@ -21,12 +21,11 @@ struct PerChannelShape {
 // Checks the layout (Nchw, Nhwc, Nchw4c/8c/16c) and that `factor` tensors' worth of floats,
 // aligned channels * spatial * factor, is addressable. `function` prefixes the message.
 inline bool ValidatePerChannel(const char* function, size_t channels, size_t spatial,
-                               SimdTensorFormatType format, size_t factor,
-                               PerChannelShape* shape) {
+                               SimdTensorFormatType format, size_t factor, PerChannelShape* shape) {
     shape->block = ImageBlock(format);
     if (shape->block == 0)
-        return SetLastErrorF("%s: format %d is not Nchw, Nhwc, Nchw4c, Nchw8c or Nchw16c",
-                             function, static_cast<int>(format));
+        return SetLastErrorF("%s: format %d is not Nchw, Nhwc, Nchw4c, Nchw8c or Nchw16c", function,
+                             static_cast<int>(format));
     shape->empty = channels == 0 || spatial == 0;
     // Common case in one branch: with both below 2^26 nothing can overflow
     // ((2^26 + 15) * 2 * 2^26 * 4 < 2^64 for factor <= 2).

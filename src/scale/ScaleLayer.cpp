@@ -89,8 +89,8 @@ namespace {
 
 // Cold path of SimdSynetScaleLayerForward: the fast check failed or a pointer is NULL. Decides
 // whether the call is an error (and which) or a no-op on zero sizes.
-HWY_NOINLINE void ScaleLayerForwardRejected(const float* src, const float* scale,
-                                            size_t channels, size_t spatial, float* dst,
+HWY_NOINLINE void ScaleLayerForwardRejected(const float* src, const float* scale, size_t channels,
+                                            size_t spatial, float* dst,
                                             SimdTensorFormatType format) {
     simd::PerChannelShape shape{};
     if (!simd::ValidatePerChannel("SimdSynetScaleLayerForward", channels, spatial, format, 1,

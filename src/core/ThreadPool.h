@@ -1,0 +1,41 @@
+// The thread budget of SimdSetThreadNumber and the process-wide pool that spends it.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+namespace simd {
+
+// Threads one call may use (SimdSetThreadNumber; 1 by default).
+size_t ThreadBudget();
+
+// Work of one parallel call: `run(context, part, parts)` computes part `part` of `parts`.
+using ParallelTask = void (*)(void* context, size_t part, size_t parts);
+
+// Runs task(context, part, parts) for every part < parts and returns when all are done. The
+// caller computes part 0; workers of one pool (created on first use, grown up to the budget,
+// reused by every later call) compute the others. Parts beyond the budget, calls made while
+// the pool is busy (another thread's call, or a nested one) and parts == 1 run on the calling
+// thread, in order. Which thread computes a part never changes what it computes, so callers
+// that split independent outputs get bit-identical results for any thread count.
+void RunParts(size_t parts, ParallelTask task, void* context);
+
+// RunParts over a callable `f(part, parts)`.
+template <class F>
+void ParallelParts(size_t parts, F&& f) {
+    RunParts(
+        parts,
+        [](void* context, size_t part, size_t count) {
+            (*static_cast<std::remove_reference_t<F>*>(context))(part, count);
+        },
+        const_cast<void*>(static_cast<const void*>(&f)));
+}
+
+// [begin, end) of part `part` when `count` items are split into `parts` nearly equal ranges.
+inline std::pair<size_t, size_t> PartRange(size_t count, size_t part, size_t parts) {
+    const size_t base = count / parts, extra = count % parts;
+    const size_t begin = part * base + (part < extra ? part : extra);
+    return {begin, begin + base + (part < extra ? 1 : 0)};
+}
+
+}  // namespace simd
