@@ -545,6 +545,8 @@ SIMD_API void SimdGemm32fNT(size_t M, size_t N, size_t K, const float* alpha, co
 
 /* @@WINOGRAD@@ */
 
+/* @@CONVOLUTION@@ */
+
 #ifdef __cplusplus
 }
 #endif
