@@ -52,26 +52,26 @@ SimdConvolutionParameters Make(const Shape& s, SimdTensorFormatType format,
 std::vector<Shape> Shapes() {
     return {
         // srcC dstC  H   W  kY kX sY sX dY dX pY pX pH pW group
-        {3, 32, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},     // first layer
-        {64, 64, 6, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 3x3 body
-        {17, 33, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // 1x1
-        {64, 7, 5, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},       // 1x1 narrow output
-        {33, 64, 13, 5, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},     // 1x1 stride 2
-        {8, 17, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},       // single pixel
-        {7, 8, 1, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},       // height 1
-        {8, 7, 13, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},       // width 1
-        {7, 8, 5, 5, 3, 3, 1, 1, 1, 1, 4, 0, 2, 5, 1},        // pads beyond the kernel
-        {3, 17, 13, 13, 5, 5, 3, 3, 1, 1, 2, 1, 0, 3, 1},     // 5x5 stride 3
-        {8, 8, 13, 13, 7, 7, 1, 2, 2, 1, 6, 3, 5, 2, 1},      // 7x7 dilated
-        {17, 8, 5, 13, 1, 3, 1, 1, 1, 2, 0, 2, 0, 1, 1},      // 1x3
-        {8, 33, 13, 5, 3, 1, 2, 1, 1, 1, 1, 0, 2, 0, 1},      // 3x1
-        {1, 3, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},      // one input channel, dilated
-        {64, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // K over one chunk on small L1?
-        {8, 8, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},      // groups
+        {3, 32, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // first layer
+        {64, 64, 6, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 3x3 body
+        {17, 33, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // 1x1
+        {64, 7, 5, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},    // 1x1 narrow output
+        {33, 64, 13, 5, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},  // 1x1 stride 2
+        {8, 17, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},    // single pixel
+        {7, 8, 1, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // height 1
+        {8, 7, 13, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // width 1
+        {7, 8, 5, 5, 3, 3, 1, 1, 1, 1, 4, 0, 2, 5, 1},     // pads beyond the kernel
+        {3, 17, 13, 13, 5, 5, 3, 3, 1, 1, 2, 1, 0, 3, 1},  // 5x5 stride 3
+        {8, 8, 13, 13, 7, 7, 1, 2, 2, 1, 6, 3, 5, 2, 1},   // 7x7 dilated
+        {17, 8, 5, 13, 1, 3, 1, 1, 1, 2, 0, 2, 0, 1, 1},   // 1x3
+        {8, 33, 13, 5, 3, 1, 2, 1, 1, 1, 1, 0, 2, 0, 1},   // 3x1
+        {1, 3, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},   // one input channel, dilated
+        {64, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // K over one chunk on small L1?
+        {8, 8, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},   // groups
         {8, 16, 5, 13, 3, 3, 2, 1, 1, 1, 0, 1, 1, 0, 4},
-        {64, 64, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4},     // grouped 1x1
-        {34, 66, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},      // group of 17 / 33
-        {7, 14, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7},      // depthwise multiplier 2
+        {64, 64, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4},  // grouped 1x1
+        {34, 66, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},   // group of 17 / 33
+        {7, 14, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7},   // depthwise multiplier 2
         // Depthwise.
         {1, 1, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
         {3, 3, 13, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
@@ -86,7 +86,7 @@ std::vector<Shape> Shapes() {
         {8, 8, 1, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},
         {16, 16, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},
         {17, 17, 13, 13, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 17},
-        {17, 17, 5, 5, 3, 3, 1, 1, 1, 1, 5, 5, 5, 5, 17},     // pads beyond the kernel
+        {17, 17, 5, 5, 3, 3, 1, 1, 1, 1, 5, 5, 5, 5, 17},  // pads beyond the kernel
     };
 }
 
@@ -100,24 +100,24 @@ const SimdConvolutionActivationType kActivations[] = {
 
 std::vector<float> ActivationParams(SimdConvolutionActivationType act, size_t dstC) {
     switch (act) {
-    case SimdConvolutionActivationLeakyRelu:
-        return {0.1f};
-    case SimdConvolutionActivationRestrictRange:
-        return {-0.5f, 0.7f};
-    case SimdConvolutionActivationPrelu:
-        return test::RandomFloats(dstC, -0.5f, 0.5f, 7);
-    case SimdConvolutionActivationElu:
-        return {1.1f};
-    case SimdConvolutionActivationHswish:
-        return {3.0f, 1.0f / 6.0f};
-    case SimdConvolutionActivationMish:
-        return {20.0f};
-    case SimdConvolutionActivationHardSigmoid:
-        return {0.2f, 0.5f};
-    case SimdConvolutionActivationSwish:
-        return {1.3f};
-    default:
-        return {};
+        case SimdConvolutionActivationLeakyRelu:
+            return {0.1f};
+        case SimdConvolutionActivationRestrictRange:
+            return {-0.5f, 0.7f};
+        case SimdConvolutionActivationPrelu:
+            return test::RandomFloats(dstC, -0.5f, 0.5f, 7);
+        case SimdConvolutionActivationElu:
+            return {1.1f};
+        case SimdConvolutionActivationHswish:
+            return {3.0f, 1.0f / 6.0f};
+        case SimdConvolutionActivationMish:
+            return {20.0f};
+        case SimdConvolutionActivationHardSigmoid:
+            return {0.2f, 0.5f};
+        case SimdConvolutionActivationSwish:
+            return {1.3f};
+        default:
+            return {};
     }
 }
 
@@ -139,8 +139,8 @@ struct Data {
 Data MakeData(const SimdConvolutionParameters& p, size_t batch, uint32_t seed) {
     Data data;
     data.src = test::RandomFloats(batch * p.srcC * p.srcH * p.srcW, -1.0f, 1.0f, seed);
-    data.weight = test::RandomFloats(p.kernelY * p.kernelX * p.srcC / p.group * p.dstC, -1.0f,
-                                     1.0f, seed + 1);
+    data.weight = test::RandomFloats(p.kernelY * p.kernelX * p.srcC / p.group * p.dstC, -1.0f, 1.0f,
+                                     seed + 1);
     data.bias = test::RandomFloats(p.dstC, -1.0f, 1.0f, seed + 2);
     data.params = ActivationParams(p.activation, p.dstC);
     return data;
@@ -152,9 +152,8 @@ Data MakeData(const SimdConvolutionParameters& p, size_t batch, uint32_t seed) {
     ref::Convolution32f(p, batch, data.src.data(), data.weight.data(),
                         withBias ? data.bias.data() : nullptr, data.params.data(), ref, mag);
     if (!dst.GuardsIntact()) return ::testing::AssertionFailure() << "guard zone overwritten";
-    return test::AllOf(ref.size(), [&](size_t i) {
-        return test::Near(dst[i], ref[i], mag[i], 1e-5, 1e-6);
-    });
+    return test::AllOf(ref.size(),
+                       [&](size_t i) { return test::Near(dst[i], ref[i], mag[i], 1e-5, 1e-6); });
 }
 
 // Init, SetParams, Forward (own buffer or NULL) and comparison with the reference.
@@ -273,7 +272,8 @@ TEST_P(ConvolutionTest, SharedContextTwoThreads) {
             auto work = [&](const Data* in, std::vector<float>* out) {
                 std::vector<float> buf(bufSize);
                 for (int r = 0; r < 20; ++r)
-                    SimdSynetConvolution32fForward(context, in->src.data(), buf.data(), out->data());
+                    SimdSynetConvolution32fForward(context, in->src.data(), buf.data(),
+                                                   out->data());
             };
             std::thread t1(work, &a, &gotA), t2(work, &b, &gotB);
             t1.join();
@@ -306,8 +306,8 @@ TEST_P(ConvolutionTest, SetParamsAgainAndInfo) {
         SimdSynetConvolution32fSetParams(context, first.weight.data(), &internal, nullptr, nullptr);
         EXPECT_EQ(internal, SimdTrue);
         EXPECT_GT(SimdSynetConvolution32fInternalBufferSize(context), 0u);
-        SimdSynetConvolution32fSetParams(context, second.weight.data(), nullptr,
-                                         second.bias.data(), nullptr);
+        SimdSynetConvolution32fSetParams(context, second.weight.data(), nullptr, second.bias.data(),
+                                         nullptr);
         // The first weights are gone: the output follows the second set.
         std::fill(first.weight.begin(), first.weight.end(), 0.0f);
         Guarded<float> dst(p.dstC * p.dstH * p.dstW);
@@ -316,7 +316,6 @@ TEST_P(ConvolutionTest, SetParamsAgainAndInfo) {
         SimdRelease(context);
     }
 }
-
 
 // ---- Rejections (plain tests).
 
@@ -403,9 +402,8 @@ TEST(ConvolutionErrors, NullArgumentsWriteNothing) {
     EXPECT_EQ(SimdSynetConvolution32fExternalBufferSize(nullptr), 0u);
     SimdRelease(context);
     // An activation with parameters refuses params == NULL.
-    const SimdConvolutionParameters q =
-        Make({8, 16, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, SimdTensorFormatNchw,
-             SimdConvolutionActivationPrelu);
+    const SimdConvolutionParameters q = Make({8, 16, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                                             SimdTensorFormatNchw, SimdConvolutionActivationPrelu);
     context = SimdSynetConvolution32fInit(1, &q, nullptr);
     ASSERT_NE(context, nullptr);
     SimdSynetConvolution32fSetParams(context, weight.data(), nullptr, nullptr, nullptr);

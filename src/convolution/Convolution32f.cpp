@@ -48,7 +48,9 @@ const char* TargetIsa() {
 #endif
 }
 
-inline size_t RoundUp(size_t a, size_t b) { return (a + b - 1) / b * b; }
+inline size_t RoundUp(size_t a, size_t b) {
+    return (a + b - 1) / b * b;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Activations (§3.1), one vector at a time.
@@ -93,45 +95,47 @@ template <class D, class V>
 HWY_INLINE V Activate(D d, V x, V slope, const Act& act) {
     const V zero = hn::Zero(d), one = hn::Set(d, 1.0f);
     switch (act.type) {
-    case SimdConvolutionActivationIdentity:
-        return x;
-    case SimdConvolutionActivationRelu:
-        return hn::Max(x, zero);
-    case SimdConvolutionActivationLeakyRelu:
-    case SimdConvolutionActivationPrelu:
-        return hn::MulAdd(slope, hn::Min(x, zero), hn::Max(x, zero));
-    case SimdConvolutionActivationRestrictRange:
-        return hn::Min(hn::Max(hn::Set(d, act.p0), x), hn::Set(d, act.p1));
-    case SimdConvolutionActivationElu: {
-        V e[1] = {hn::Min(x, zero)};
-        Exp(d, e);
-        return hn::IfThenElse(hn::Ge(x, zero), x, hn::Mul(hn::Set(d, act.p0), hn::Sub(e[0], one)));
-    }
-    case SimdConvolutionActivationHswish: {
-        const V shift = hn::Set(d, act.p0);
-        return hn::Mul(hn::Mul(hn::Max(hn::Add(hn::Min(x, shift), shift), zero), hn::Set(d, act.p1)),
-                       x);
-    }
-    case SimdConvolutionActivationMish: {
-        V e[1] = {x};
-        Exp(d, e);
-        const V a = hn::Add(e[0], one);
-        const V q = hn::MulAdd(a, a, one);
-        const V y = hn::Mul(x, hn::Sub(one, hn::Div(hn::Set(d, 2.0f), q)));
-        return hn::IfThenElse(hn::Gt(x, hn::Set(d, act.p0)), x, y);
-    }
-    case SimdConvolutionActivationHardSigmoid:
-        return hn::Max(zero, hn::Min(hn::MulAdd(x, hn::Set(d, act.p0), hn::Set(d, act.p1)), one));
-    case SimdConvolutionActivationSwish: {
-        V e[1] = {hn::Mul(hn::Set(d, -act.p0), x)};
-        Exp(d, e);
-        return hn::Div(x, hn::Add(one, e[0]));
-    }
-    case SimdConvolutionActivationGelu:
-    default: {
-        const V erf = Erf(d, hn::Mul(x, hn::Set(d, 0.70710678118654752f)));
-        return hn::Mul(hn::Mul(x, hn::Add(one, erf)), hn::Set(d, 0.5f));
-    }
+        case SimdConvolutionActivationIdentity:
+            return x;
+        case SimdConvolutionActivationRelu:
+            return hn::Max(x, zero);
+        case SimdConvolutionActivationLeakyRelu:
+        case SimdConvolutionActivationPrelu:
+            return hn::MulAdd(slope, hn::Min(x, zero), hn::Max(x, zero));
+        case SimdConvolutionActivationRestrictRange:
+            return hn::Min(hn::Max(hn::Set(d, act.p0), x), hn::Set(d, act.p1));
+        case SimdConvolutionActivationElu: {
+            V e[1] = {hn::Min(x, zero)};
+            Exp(d, e);
+            return hn::IfThenElse(hn::Ge(x, zero), x,
+                                  hn::Mul(hn::Set(d, act.p0), hn::Sub(e[0], one)));
+        }
+        case SimdConvolutionActivationHswish: {
+            const V shift = hn::Set(d, act.p0);
+            return hn::Mul(
+                hn::Mul(hn::Max(hn::Add(hn::Min(x, shift), shift), zero), hn::Set(d, act.p1)), x);
+        }
+        case SimdConvolutionActivationMish: {
+            V e[1] = {x};
+            Exp(d, e);
+            const V a = hn::Add(e[0], one);
+            const V q = hn::MulAdd(a, a, one);
+            const V y = hn::Mul(x, hn::Sub(one, hn::Div(hn::Set(d, 2.0f), q)));
+            return hn::IfThenElse(hn::Gt(x, hn::Set(d, act.p0)), x, y);
+        }
+        case SimdConvolutionActivationHardSigmoid:
+            return hn::Max(zero,
+                           hn::Min(hn::MulAdd(x, hn::Set(d, act.p0), hn::Set(d, act.p1)), one));
+        case SimdConvolutionActivationSwish: {
+            V e[1] = {hn::Mul(hn::Set(d, -act.p0), x)};
+            Exp(d, e);
+            return hn::Div(x, hn::Add(one, e[0]));
+        }
+        case SimdConvolutionActivationGelu:
+        default: {
+            const V erf = Erf(d, hn::Mul(x, hn::Set(d, 0.70710678118654752f)));
+            return hn::Mul(hn::Mul(x, hn::Add(one, erf)), hn::Set(d, 0.5f));
+        }
     }
 }
 
@@ -165,9 +169,9 @@ HWY_NOINLINE void BiasActivatePlane(float* x, size_t n, float bias, float slope,
     for (; i + L <= n; i += L)
         hn::StoreU(Activate(d, hn::Add(hn::LoadU(d, x + i), b), s, act), d, x + i);
     for (; i < n; ++i)
-        hn::StoreU(Activate(d1, hn::Add(hn::LoadU(d1, x + i), hn::Set(d1, bias)), hn::Set(d1, slope),
-                            act),
-                   d1, x + i);
+        hn::StoreU(
+            Activate(d1, hn::Add(hn::LoadU(d1, x + i), hn::Set(d1, bias)), hn::Set(d1, slope), act),
+            d1, x + i);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,7 +200,9 @@ HWY_INLINE void CopyRun(const float* HWY_RESTRICT src, size_t n, float* HWY_REST
     for (; i < n; ++i) hn::StoreU(hn::LoadU(d1, src + i), d1, dst + i);
 }
 
-HWY_INLINE void ZeroRun(size_t n, float* dst) { GemmZero(hn::ScalableTag<float>(), n, dst); }
+HWY_INLINE void ZeroRun(size_t n, float* dst) {
+    GemmZero(hn::ScalableTag<float>(), n, dst);
+}
 
 // out[t] = row[sx0 + t*sX] where 0 <= sx0 + t*sX < srcW, else 0 (t < n); row NULL: all zero.
 void FillShifted(const float* row, ptrdiff_t sx0, size_t sX, size_t srcW, size_t n, float* out) {
@@ -231,9 +237,22 @@ struct Geometry {
     size_t srcC, srcH, srcW, dstC, dstH, dstW, kY, kX, dY, dX, sY, sX, padY, padX, G, Cg, Dg;
     size_t srcImage, dstImage, pixels;
     explicit Geometry(const SimdConvolutionParameters& p)
-        : srcC(p.srcC), srcH(p.srcH), srcW(p.srcW), dstC(p.dstC), dstH(p.dstH), dstW(p.dstW),
-          kY(p.kernelY), kX(p.kernelX), dY(p.dilationY), dX(p.dilationX), sY(p.strideY),
-          sX(p.strideX), padY(p.padY), padX(p.padX), G(p.group), Cg(p.srcC / p.group),
+        : srcC(p.srcC),
+          srcH(p.srcH),
+          srcW(p.srcW),
+          dstC(p.dstC),
+          dstH(p.dstH),
+          dstW(p.dstW),
+          kY(p.kernelY),
+          kX(p.kernelX),
+          dY(p.dilationY),
+          dX(p.dilationX),
+          sY(p.strideY),
+          sX(p.strideX),
+          padY(p.padY),
+          padX(p.padX),
+          G(p.group),
+          Cg(p.srcC / p.group),
           Dg(p.dstC / p.group) {
         srcImage = srcC * srcH * srcW;
         dstImage = dstC * dstH * dstW;
@@ -241,8 +260,8 @@ struct Geometry {
     }
     // 1x1, stride 1, no padding: the image itself is the GEMM operand.
     bool Pointwise() const {
-        return kY == 1 && kX == 1 && sY == 1 && sX == 1 && padY == 0 && padX == 0 &&
-               srcH == dstH && srcW == dstW;
+        return kY == 1 && kX == 1 && sY == 1 && sX == 1 && padY == 0 && padX == 0 && srcH == dstH &&
+               srcW == dstW;
     }
     // Source row of output row dy and kernel row ky, or -1 when it falls in the padding.
     ptrdiff_t SrcY(size_t dy, size_t ky) const {
@@ -259,8 +278,8 @@ struct Geometry {
 
 // The values [k0, k1) of the im2row row of output pixel (dy, dx) of group g: index
 // k = (ky*kX + kx)*Cg + ci, zero where the tap falls in the padding.
-void Im2rowSegment(const Geometry& q, const float* image, size_t g, size_t dy, size_t dx,
-                   size_t k0, size_t k1, float* out) {
+void Im2rowSegment(const Geometry& q, const float* image, size_t g, size_t dy, size_t dx, size_t k0,
+                   size_t k1, float* out) {
     size_t k = k0;
     while (k < k1) {
         const size_t tap = k / q.Cg, ci = k % q.Cg;
@@ -294,8 +313,8 @@ public:
         blocks_ = GemmChooseBlocks(q_.pixels, q_.Dg, K_, T::kRows, T::kCols);
         dgPad_ = RoundUp(q_.Dg, T::kCols);
         info_ = std::string(TargetIsa()) +
-                (gemm ? "::nhwc-usergemm" : "::nhwc-gemm-" + std::to_string(T::kRows) + "x" +
-                                                std::to_string(T::kCols));
+                (gemm ? "::nhwc-usergemm"
+                      : "::nhwc-gemm-" + std::to_string(T::kRows) + "x" + std::to_string(T::kCols));
     }
     size_t ExternalBufferSize() const override {
         if (gemm_) return q_.Pointwise() ? 1 : q_.pixels * K_;
@@ -343,12 +362,13 @@ protected:
                     for (size_t k = 0; k < K_; k += blocks_.kc) {
                         const size_t kc = std::min(blocks_.kc, K_ - k);
                         PackA(src, g, i, mc, k, kc, buf);
-                        const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                        const GemmStore mode =
+                            k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
                         for (size_t j = 0; j < q_.Dg; j += blocks_.nc) {
                             const size_t nc = std::min(blocks_.nc, q_.Dg - j);
-                            GemmMacroKernel(d, mc, nc, kc, buf, weights_.data() + BOffset(g, j, k, nc),
-                                            dst + i * q_.dstC + g * q_.Dg + j, q_.dstC, 1.0f, 0.0f,
-                                            mode);
+                            GemmMacroKernel(
+                                d, mc, nc, kc, buf, weights_.data() + BOffset(g, j, k, nc),
+                                dst + i * q_.dstC + g * q_.Dg + j, q_.dstC, 1.0f, 0.0f, mode);
                         }
                     }
                     BiasActivate(dst + i * q_.dstC, mc, g);
@@ -406,8 +426,8 @@ public:
         blocks_ = GemmChooseBlocks(q_.Dg, q_.pixels, K_, T::kRows, T::kCols);
         mPad_ = RoundUp(q_.Dg, T::kRows);
         info_ = std::string(TargetIsa()) +
-                (gemm ? "::nchw-usergemm" : "::nchw-gemm-" + std::to_string(T::kRows) + "x" +
-                                                std::to_string(T::kCols));
+                (gemm ? "::nchw-usergemm"
+                      : "::nchw-gemm-" + std::to_string(T::kRows) + "x" + std::to_string(T::kCols));
         // Runs of output pixels inside one output row and one B panel, in pixel order.
         for (size_t j = 0; j < q_.pixels;) {
             const size_t dy = j / q_.dstW, dx = j % q_.dstW;
@@ -473,7 +493,8 @@ protected:
                     for (size_t k = 0; k < K_; k += blocks_.kc) {
                         const size_t kc = std::min(blocks_.kc, K_ - k);
                         PackB(srcG, j, nc, k, kc, buf);
-                        const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                        const GemmStore mode =
+                            k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
                         for (size_t i = 0; i < q_.Dg; i += blocks_.mc) {
                             const size_t mc = std::min(blocks_.mc, q_.Dg - i);
                             GemmMacroKernel(d, mc, nc, kc, weights + k * mPad_ + i * kc, buf,
@@ -507,8 +528,8 @@ protected:
                 if (len == 0) break;
                 float* out = packed + (pos / NR) * kc * NR + kk * NR + pos % NR;
                 const ptrdiff_t sy = q_.SrcY(run.dy, ky);
-                FillShifted(sy < 0 ? nullptr : channel + size_t(sy) * q_.srcW,
-                            q_.SrcX0(run.dx, kx), q_.sX, q_.srcW, len, out);
+                FillShifted(sy < 0 ? nullptr : channel + size_t(sy) * q_.srcW, q_.SrcX0(run.dx, kx),
+                            q_.sX, q_.srcW, len, out);
             }
         }
         const size_t tail = nc % NR;
@@ -551,8 +572,8 @@ protected:
 // Output pixel (dy, dx), channels [c, c + lanes): any kernel, taps in the padding skipped.
 template <class DV>
 HWY_INLINE void DepthwiseNhwcPixel(DV dv, const Geometry& q, const float* image, const float* w,
-                                   const float* bias, const float* slope, const Act& act,
-                                   size_t dy, size_t dx, size_t c, float* out) {
+                                   const float* bias, const float* slope, const Act& act, size_t dy,
+                                   size_t dx, size_t c, float* out) {
     auto acc = hn::LoadU(dv, bias + c);
     for (size_t ky = 0; ky < q.kY; ++ky) {
         const ptrdiff_t sy = q.SrcY(dy, ky);
@@ -607,8 +628,8 @@ public:
                 (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
         // Output columns whose kernel taps are all inside the image.
         dxLo_ = (q_.padX + q_.sX - 1) / q_.sX;
-        const ptrdiff_t last = ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) -
-                               ptrdiff_t((q_.kX - 1) * q_.dX);
+        const ptrdiff_t last =
+            ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) - ptrdiff_t((q_.kX - 1) * q_.dX);
         dxHi_ = last < 0 ? 0 : std::min(q_.dstW, size_t(last) / q_.sX + 1);
         dxHi_ = std::max(dxHi_, std::min(dxLo_, q_.dstW));
         dxLo_ = std::min(dxLo_, dxHi_);
@@ -627,8 +648,8 @@ protected:
         const float* slope = slope_.empty() ? nullptr : slope_.data();
         for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
             for (size_t dy = 0; dy < q_.dstH; ++dy) {
-                const bool rowInside = dy * q_.sY >= q_.padY &&
-                                       dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
+                const bool rowInside =
+                    dy * q_.sY >= q_.padY && dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
                 float* out = dst + dy * q_.dstW * C;
                 size_t dx = 0;
                 auto general = [&](size_t x) {
@@ -645,14 +666,18 @@ protected:
                         float* o = out + dx * C;
                         if (q_.sX == 1) {
                             for (; c + L <= C; c += L)
-                                DepthwiseNhwc3x3Quad<1>(d, q_, src, w, bias, slope, act, dy, dx, c, o);
+                                DepthwiseNhwc3x3Quad<1>(d, q_, src, w, bias, slope, act, dy, dx, c,
+                                                        o);
                             for (; c < C; ++c)
-                                DepthwiseNhwc3x3Quad<1>(d1, q_, src, w, bias, slope, act, dy, dx, c, o);
+                                DepthwiseNhwc3x3Quad<1>(d1, q_, src, w, bias, slope, act, dy, dx, c,
+                                                        o);
                         } else {
                             for (; c + L <= C; c += L)
-                                DepthwiseNhwc3x3Quad<2>(d, q_, src, w, bias, slope, act, dy, dx, c, o);
+                                DepthwiseNhwc3x3Quad<2>(d, q_, src, w, bias, slope, act, dy, dx, c,
+                                                        o);
                             for (; c < C; ++c)
-                                DepthwiseNhwc3x3Quad<2>(d1, q_, src, w, bias, slope, act, dy, dx, c, o);
+                                DepthwiseNhwc3x3Quad<2>(d1, q_, src, w, bias, slope, act, dy, dx, c,
+                                                        o);
                         }
                     }
                 }
@@ -686,64 +711,103 @@ HWY_INLINE void DepthwiseNchwColumns(DV dv, const Geometry& q, const float* plan
         for (size_t kx = 0; kx < kX; ++kx) {
             const ptrdiff_t sx = q.SrcX0(dx, kx);
             if (!inside && (sx < 0 || sx >= ptrdiff_t(q.srcW))) continue;
-            const auto v = q.sX == 1 ? hn::LoadU(dv, row + sx) : hn::GatherIndex(dv, row + sx, offsets);
+            const auto v =
+                q.sX == 1 ? hn::LoadU(dv, row + sx) : hn::GatherIndex(dv, row + sx, offsets);
             acc = hn::MulAdd(v, hn::Set(dv, w[ky * kX + kx]), acc);
         }
     }
     hn::StoreU(Activate(dv, acc, hn::Set(dv, slope), act), dv, out + dx);
 }
 
-// 3x3 interior vectors with the nine weights in registers; stride 1 loads, stride 2 takes the
-// even and odd lanes of two loads.
+// One vector of output columns of a 3x3 kernel (all taps inside the image), source column sx of
+// the first tap. kLoad: 0 = contiguous loads (stride 1, or a single lane), 1 = stride 2 as the
+// even / odd lanes of two loads (reads up to sx + 2*lanes + 1), 2 = stride kStride gathered.
+template <int kLoad, size_t kStride, class DV>
+HWY_INLINE void DepthwiseNchw3x3Vector(DV dv, const float* const* rows, const float* w, float bias,
+                                       float slope, const Act& act, size_t sx, float* out) {
+    using V = hn::Vec<DV>;
+    const size_t L = hn::Lanes(dv);
+    V acc[3];
+    for (size_t ky = 0; ky < 3; ++ky) {
+        const float* p = rows[ky] + sx;
+        V s0, s1, s2;
+        if constexpr (kLoad == 0) {
+            s0 = hn::LoadU(dv, p);
+            s1 = hn::LoadU(dv, p + 1);
+            s2 = hn::LoadU(dv, p + 2);
+        } else if constexpr (kLoad == 1) {
+#if HWY_TARGET != HWY_SCALAR
+            const V lo = hn::LoadU(dv, p), hi = hn::LoadU(dv, p + L);
+            s0 = hn::ConcatEven(dv, hi, lo);
+            s1 = hn::ConcatOdd(dv, hi, lo);
+            s2 = hn::ConcatEven(dv, hn::LoadU(dv, p + L + 2), hn::LoadU(dv, p + 2));
+#else
+            (void)L;
+#endif
+        } else {
+            const hn::RebindToSigned<DV> di;
+            const auto offsets = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(kStride)));
+            s0 = hn::GatherIndex(dv, p, offsets);
+            s1 = hn::GatherIndex(dv, p + 1, offsets);
+            s2 = hn::GatherIndex(dv, p + 2, offsets);
+        }
+        acc[ky] = hn::Mul(s0, hn::Set(dv, w[ky * 3]));
+        acc[ky] = hn::MulAdd(s1, hn::Set(dv, w[ky * 3 + 1]), acc[ky]);
+        acc[ky] = hn::MulAdd(s2, hn::Set(dv, w[ky * 3 + 2]), acc[ky]);
+    }
+    const V sum = hn::Add(hn::Add(acc[0], hn::Set(dv, bias)), hn::Add(acc[1], acc[2]));
+    hn::StoreU(Activate(dv, sum, hn::Set(dv, slope), act), dv, out);
+}
+
+// Columns [dx, end) of output row dy (every tap inside the image): full vectors, then 8- and
+// 4-lane vectors, then single lanes.
 template <size_t kStride>
 HWY_NOINLINE void DepthwiseNchw3x3Row(const Geometry& q, const float* plane, const float* w,
-                                      float bias, float slope, const Act& act, size_t dy,
-                                      size_t dx, size_t end, float* out) {
+                                      float bias, float slope, const Act& act, size_t dy, size_t dx,
+                                      size_t end, float* out) {
     const hn::ScalableTag<float> d;
-    using V = hn::Vec<decltype(d)>;
     const size_t L = hn::Lanes(d);
-    V wv[9];
-    for (size_t i = 0; i < 9; ++i) wv[i] = hn::Set(d, w[i]);
-    const V b = hn::Set(d, bias), sl = hn::Set(d, slope);
     const float* rows[3];
     for (size_t ky = 0; ky < 3; ++ky) rows[ky] = plane + (dy * q.sY + ky - q.padY) * q.srcW;
-    const hn::RebindToSigned<decltype(d)> di;
-    const auto offsets = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(kStride)));
-    for (; dx + L <= end; dx += L) {
-        V acc0 = b, acc1 = hn::Zero(d), acc2 = hn::Zero(d);
-        V* accs[3] = {&acc0, &acc1, &acc2};
-        const size_t sx = dx * kStride - q.padX;
-        for (size_t ky = 0; ky < 3; ++ky) {
-            const float* p = rows[ky] + sx;
-            V& acc = *accs[ky];
-            if (kStride == 1) {
-                acc = hn::MulAdd(hn::LoadU(d, p), wv[ky * 3], acc);
-                acc = hn::MulAdd(hn::LoadU(d, p + 1), wv[ky * 3 + 1], acc);
-                acc = hn::MulAdd(hn::LoadU(d, p + 2), wv[ky * 3 + 2], acc);
-            } else {
-                acc = hn::MulAdd(hn::GatherIndex(d, p, offsets), wv[ky * 3], acc);
-                acc = hn::MulAdd(hn::GatherIndex(d, p + 1, offsets), wv[ky * 3 + 1], acc);
-                acc = hn::MulAdd(hn::GatherIndex(d, p + 2, offsets), wv[ky * 3 + 2], acc);
-            }
-        }
-        hn::StoreU(Activate(d, hn::Add(hn::Add(acc0, acc1), acc2), sl, act), d, out + dx);
+    auto sx = [&](size_t x) { return x * kStride - q.padX; };
+    if (kStride == 1) {
+        for (; dx + L <= end; dx += L)
+            DepthwiseNchw3x3Vector<0, 1>(d, rows, w, bias, slope, act, sx(dx), out + dx);
+    } else {
+#if HWY_TARGET != HWY_SCALAR
+        for (; dx + L <= end && sx(dx) + 2 * L + 2 <= q.srcW; dx += L)
+            DepthwiseNchw3x3Vector<1, kStride>(d, rows, w, bias, slope, act, sx(dx), out + dx);
+#endif
+        for (; dx + L <= end; dx += L)
+            DepthwiseNchw3x3Vector<2, kStride>(d, rows, w, bias, slope, act, sx(dx), out + dx);
     }
+#if HWY_TARGET != HWY_SCALAR
+    const hn::CappedTag<float, 8> d8;
+    const hn::CappedTag<float, 4> d4;
+    constexpr int kPart = kStride == 1 ? 0 : 2;
+    if (L > 8)
+        for (; dx + 8 <= end; dx += 8)
+            DepthwiseNchw3x3Vector<kPart, kStride>(d8, rows, w, bias, slope, act, sx(dx), out + dx);
+    if (L > 4)
+        for (; dx + 4 <= end; dx += 4)
+            DepthwiseNchw3x3Vector<kPart, kStride>(d4, rows, w, bias, slope, act, sx(dx), out + dx);
+#endif
     const hn::CappedTag<float, 1> d1;
     for (; dx < end; ++dx)
-        DepthwiseNchwColumns<3>(d1, q, plane, w, bias, slope, act, dy, dx, true, out);
+        DepthwiseNchw3x3Vector<0, kStride>(d1, rows, w, bias, slope, act, sx(dx), out + dx);
 }
 
 class DepthwiseNchw : public Convolution32f {
 public:
     DepthwiseNchw(size_t batch, const SimdConvolutionParameters& p)
         : Convolution32f(batch, p, nullptr), q_(p) {
-        fast3x3_ = q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1 &&
-                   (q_.sX == 1 || q_.sX == 2);
+        fast3x3_ =
+            q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1 && (q_.sX == 1 || q_.sX == 2);
         info_ = std::string(TargetIsa()) + "::nchw-depthwise-" +
                 (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
         dxLo_ = (q_.padX + q_.sX - 1) / q_.sX;
-        const ptrdiff_t last = ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) -
-                               ptrdiff_t((q_.kX - 1) * q_.dX);
+        const ptrdiff_t last =
+            ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) - ptrdiff_t((q_.kX - 1) * q_.dX);
         dxHi_ = last < 0 ? 0 : std::min(q_.dstW, size_t(last) / q_.sX + 1);
         dxHi_ = std::max(dxHi_, std::min(dxLo_, q_.dstW));
         dxLo_ = std::min(dxLo_, dxHi_);
@@ -769,7 +833,8 @@ protected:
                                            dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
                     size_t dx = 0;
                     for (; dx < dxLo_; ++dx)
-                        DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, false, out);
+                        DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, false,
+                                                out);
                     if (fast3x3_ && rowInside) {
                         if (q_.sX == 1)
                             DepthwiseNchw3x3Row<1>(q_, in, w, bias, slope, act, dy, dx, dxHi_, out);
@@ -778,12 +843,15 @@ protected:
                         dx = dxHi_;
                     } else {
                         for (; dx + L <= dxHi_; dx += L)
-                            DepthwiseNchwColumns<0>(d, q_, in, w, bias, slope, act, dy, dx, true, out);
+                            DepthwiseNchwColumns<0>(d, q_, in, w, bias, slope, act, dy, dx, true,
+                                                    out);
                         for (; dx < dxHi_; ++dx)
-                            DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, true, out);
+                            DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, true,
+                                                    out);
                     }
                     for (; dx < q_.dstW; ++dx)
-                        DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, false, out);
+                        DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, false,
+                                                out);
                 }
             }
         }
@@ -863,8 +931,10 @@ bool ValidConvolution(size_t batch, const SimdConvolutionParameters* p) {
         p->padW > big || p->kernelY > big || p->kernelX > big || p->dilationY > big ||
         p->dilationX > big)
         return SetLastErrorF("%s: sizes too large", f);
-    const size_t dstH = OutputExtent(p->srcH, p->padY, p->padH, p->kernelY, p->dilationY, p->strideY);
-    const size_t dstW = OutputExtent(p->srcW, p->padX, p->padW, p->kernelX, p->dilationX, p->strideX);
+    const size_t dstH =
+        OutputExtent(p->srcH, p->padY, p->padH, p->kernelY, p->dilationY, p->strideY);
+    const size_t dstW =
+        OutputExtent(p->srcW, p->padX, p->padW, p->kernelX, p->dilationX, p->strideX);
     if (dstH == 0 || p->dstH != dstH)
         return SetLastErrorF("%s: dstH does not follow the size rule (expected %zu)", f, dstH);
     if (dstW == 0 || p->dstW != dstW)
@@ -873,7 +943,8 @@ bool ValidConvolution(size_t batch, const SimdConvolutionParameters* p) {
     if (!FitsInMemory(p->srcC, p->srcH * p->srcW, sizeof(float)) ||
         !FitsInMemory(p->dstC, p->dstH * p->dstW, sizeof(float)) ||
         !CheckedMul(p->srcC / p->group * p->kernelY, p->kernelX, &n) ||
-        !FitsInMemory(n, p->dstC, sizeof(float)) || !FitsInMemory(n, p->dstH * p->dstW, sizeof(float)) ||
+        !FitsInMemory(n, p->dstC, sizeof(float)) ||
+        !FitsInMemory(n, p->dstH * p->dstW, sizeof(float)) ||
         !FitsInMemory(batch, p->srcC * p->srcH * p->srcW, sizeof(float)) ||
         !FitsInMemory(batch, p->dstC * p->dstH * p->dstW, sizeof(float)))
         return SetLastErrorF("%s: tensor sizes overflow", f);
@@ -946,7 +1017,8 @@ SIMD_API void SimdSynetConvolution32fForward(void* context, const float* src, fl
 
 SIMD_API const char* SimdSynetConvolution32fInfo(const void* context) {
     simd::ClearLastError();
-    SIMD_FAIL_IF_RETURN(context == nullptr, "SimdSynetConvolution32fInfo: context is NULL", nullptr);
+    SIMD_FAIL_IF_RETURN(context == nullptr, "SimdSynetConvolution32fInfo: context is NULL",
+                        nullptr);
     return static_cast<const simd::Convolution32f*>(context)->Info();
 }
 

@@ -54,8 +54,7 @@ public:
     bool ready_ = false;
 };
 
-inline void Convolution32f::SetParams(const float* weight, const float* bias,
-                                      const float* params) {
+inline void Convolution32f::SetParams(const float* weight, const float* bias, const float* params) {
     const size_t dstC = p_.dstC;
     bias_.assign(dstC, 0.0f);
     if (bias)
@@ -63,25 +62,25 @@ inline void Convolution32f::SetParams(const float* weight, const float* bias,
     slope_.clear();
     param0_ = param1_ = 0.0f;
     switch (p_.activation) {
-    case SimdConvolutionActivationLeakyRelu:
-        slope_.assign(dstC, params[0]);
-        break;
-    case SimdConvolutionActivationPrelu:
-        slope_.assign(params, params + dstC);
-        break;
-    case SimdConvolutionActivationRestrictRange:
-    case SimdConvolutionActivationHswish:
-    case SimdConvolutionActivationHardSigmoid:
-        param0_ = params[0];
-        param1_ = params[1];
-        break;
-    case SimdConvolutionActivationElu:
-    case SimdConvolutionActivationMish:
-    case SimdConvolutionActivationSwish:
-        param0_ = params[0];
-        break;
-    default:
-        break;
+        case SimdConvolutionActivationLeakyRelu:
+            slope_.assign(dstC, params[0]);
+            break;
+        case SimdConvolutionActivationPrelu:
+            slope_.assign(params, params + dstC);
+            break;
+        case SimdConvolutionActivationRestrictRange:
+        case SimdConvolutionActivationHswish:
+        case SimdConvolutionActivationHardSigmoid:
+            param0_ = params[0];
+            param1_ = params[1];
+            break;
+        case SimdConvolutionActivationElu:
+        case SimdConvolutionActivationMish:
+        case SimdConvolutionActivationSwish:
+            param0_ = params[0];
+            break;
+        default:
+            break;
     }
     PackWeights(weight);
     ready_ = true;

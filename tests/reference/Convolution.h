@@ -15,28 +15,28 @@ namespace ref {
 inline double ConvolutionActivate(double x, SimdConvolutionActivationType type, const float* p,
                                   size_t c) {
     switch (type) {
-    case SimdConvolutionActivationIdentity:
-        return x;
-    case SimdConvolutionActivationRelu:
-        return std::max(0.0, x);
-    case SimdConvolutionActivationLeakyRelu:
-        return std::max(0.0, x) + double(p[0]) * std::min(0.0, x);
-    case SimdConvolutionActivationRestrictRange:
-        return std::min(std::max(double(p[0]), x), double(p[1]));
-    case SimdConvolutionActivationPrelu:
-        return std::max(0.0, x) + double(p[c]) * std::min(0.0, x);
-    case SimdConvolutionActivationElu:
-        return x >= 0 ? x : double(p[0]) * (std::exp(x) - 1.0);
-    case SimdConvolutionActivationHswish:
-        return std::max(std::min(x, double(p[0])) + double(p[0]), 0.0) * double(p[1]) * x;
-    case SimdConvolutionActivationMish:
-        return x > double(p[0]) ? x : x * std::tanh(std::log1p(std::exp(x)));
-    case SimdConvolutionActivationHardSigmoid:
-        return std::max(0.0, std::min(x * double(p[0]) + double(p[1]), 1.0));
-    case SimdConvolutionActivationSwish:
-        return x / (1.0 + std::exp(-double(p[0]) * x));
-    case SimdConvolutionActivationGelu:
-        return x * (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0;
+        case SimdConvolutionActivationIdentity:
+            return x;
+        case SimdConvolutionActivationRelu:
+            return std::max(0.0, x);
+        case SimdConvolutionActivationLeakyRelu:
+            return std::max(0.0, x) + double(p[0]) * std::min(0.0, x);
+        case SimdConvolutionActivationRestrictRange:
+            return std::min(std::max(double(p[0]), x), double(p[1]));
+        case SimdConvolutionActivationPrelu:
+            return std::max(0.0, x) + double(p[c]) * std::min(0.0, x);
+        case SimdConvolutionActivationElu:
+            return x >= 0 ? x : double(p[0]) * (std::exp(x) - 1.0);
+        case SimdConvolutionActivationHswish:
+            return std::max(std::min(x, double(p[0])) + double(p[0]), 0.0) * double(p[1]) * x;
+        case SimdConvolutionActivationMish:
+            return x > double(p[0]) ? x : x * std::tanh(std::log1p(std::exp(x)));
+        case SimdConvolutionActivationHardSigmoid:
+            return std::max(0.0, std::min(x * double(p[0]) + double(p[1]), 1.0));
+        case SimdConvolutionActivationSwish:
+            return x / (1.0 + std::exp(-double(p[0]) * x));
+        case SimdConvolutionActivationGelu:
+            return x * (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0;
     }
     return x;
 }
@@ -73,8 +73,9 @@ inline void Convolution32f(const SimdConvolutionParameters& p, size_t batch, con
                                 if (sy < 0 || sy >= ptrdiff_t(p.srcH) || sx < 0 ||
                                     sx >= ptrdiff_t(p.srcW))
                                     continue;
-                                const double term = double(srcAt(b, g * Cg + ci, size_t(sy), size_t(sx))) *
-                                                    double(weightAt(dc, ci, ky, kx));
+                                const double term =
+                                    double(srcAt(b, g * Cg + ci, size_t(sy), size_t(sx))) *
+                                    double(weightAt(dc, ci, ky, kx));
                                 sum += term;
                                 mag += std::fabs(term);
                             }
