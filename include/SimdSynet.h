@@ -862,6 +862,59 @@ SIMD_API void SimdWinogradKernel3x3Block4x4SetOutput(const float* src, size_t sr
 
 /* @@WINOGRAD@@ */
 
+/**
+ * Creates an FP32 convolution context (SUPPLEMENT.md 8) for `batch` images of the shape in
+ * *conv (copied). srcT and dstT must be 32f, srcF == dstF either Nchw or Nhwc, dstH/dstW must
+ * follow the output-size rule, group must divide srcC and dstC, kernel, stride and dilation
+ * must be at least 1, activation one of SimdConvolutionActivationType and batch at least 1;
+ * otherwise NULL is returned and SimdSynetGetLastError names the offending field. gemm is an
+ * optional matrix product (NULL: the library's own) used by the GEMM-based algorithms, called
+ * only from Forward with alpha 1 and beta 0. The algorithm is chosen here per shape and
+ * instruction set (see SimdSynetConvolution32fInfo). Destroy the context with SimdRelease.
+ */
+SIMD_API void* SimdSynetConvolution32fInit(size_t batch, const SimdConvolutionParameters* conv,
+                                           SimdGemm32fNNPtr gemm);
+
+/**
+ * Number of floats of scratch a Forward call needs when the caller passes its own buffer
+ * (at least 1, fixed after Init). Returns 0 for a NULL context.
+ */
+SIMD_API size_t SimdSynetConvolution32fExternalBufferSize(const void* context);
+
+/**
+ * Number of floats the context owns at present: re-ordered weights, copies of bias and
+ * activation parameters, and the scratch it allocated for Forward calls without a buffer.
+ */
+SIMD_API size_t SimdSynetConvolution32fInternalBufferSize(const void* context);
+
+/**
+ * Gives the context its parameters (call before Forward; may be called again). weight holds
+ * kernelY*kernelX*srcC*dstC/group floats: OIYX for Nchw, YXIO (I = srcC/group) for Nhwc.
+ * bias holds dstC floats or is NULL (zeros). params holds the activation parameters (dstC
+ * slopes for Prelu) and may be NULL only for Identity, Relu and Gelu. The context copies
+ * everything, so *internal (when internal is not NULL) is set to SimdTrue.
+ */
+SIMD_API void SimdSynetConvolution32fSetParams(void* context, const float* weight,
+                                               SimdBool* internal, const float* bias,
+                                               const float* params);
+
+/**
+ * Convolves the batch of images in src into dst (same layout), adding the bias and applying
+ * the activation. buf is NULL (the context uses scratch of its own) or a caller buffer of
+ * ExternalBufferSize floats, whose content is overwritten; with a caller buffer the context
+ * is only read, so threads with separate buffers may share one context.
+ */
+SIMD_API void SimdSynetConvolution32fForward(void* context, const float* src, float* buf,
+                                             float* dst);
+
+/**
+ * Names the algorithm and instruction set the context runs, e.g. "avx512::nhwc-gemm-12x32"
+ * (static for the lifetime of the context; NULL for a NULL context).
+ */
+SIMD_API const char* SimdSynetConvolution32fInfo(const void* context);
+
+/* @@CONVOLUTION@@ */
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,1027 @@
+// FP32 convolution framework (SUPPLEMENT.md §8): SimdSynetConvolution32fInit / ExternalBufferSize
+// / InternalBufferSize / SetParams / Forward / Info.
+//
+// Init picks one algorithm per shape and target and returns it as a context (a class derived
+// from simd::Convolution32f), so Forward makes no dispatch of its own:
+//   nhwc-gemm   NHWC, any group: an implicit GEMM dst[pixels x Dg] = im2row(src) * W, where the
+//               rows of im2row are packed straight from the image into the GEMM core's A panels
+//               (1x1 stride 1 without padding packs the pixel rows themselves); the weights (YXIO
+//               is already K x dstC) are packed once at SetParams into B panels.
+//   nchw-gemm   NCHW, any group: dst[Dg x pixels] = W * im2col(src); the weights are the packed
+//               A panels (SetParams), the im2col rows are packed straight from the image into B
+//               panels (1x1 stride 1 without padding: the channel planes themselves).
+//   *-usergemm  as above through the caller's SimdGemm32fNNPtr with explicit im2col/im2row
+//               matrices (none for unpadded 1x1 stride 1).
+//   depthwise   group == srcC == dstC: NHWC vectorised over channels, NCHW over output columns;
+//               3x3 kernels of stride 1 and 2 have register-resident weight kernels.
+// Bias and activation are applied to each finished block while it is still in cache.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "convolution/Convolution32f.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "convolution/Convolution32f.h"
+#include "core/Math-inl.h"
+#include "gemm/Gemm-inl.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace conv32f {
+
+const char* TargetIsa() {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+    return "scalar";
+#elif HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
+    return "sse4";
+#elif HWY_TARGET == HWY_AVX2
+    return "avx2";
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    return "avx512";
+#elif HWY_TARGET == HWY_NEON
+    return "neon";
+#else
+    return hwy::TargetName(HWY_TARGET);
+#endif
+}
+
+inline size_t RoundUp(size_t a, size_t b) {
+    return (a + b - 1) / b * b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activations (§3.1), one vector at a time.
+
+struct Act {
+    SimdConvolutionActivationType type;
+    float p0, p1;
+};
+
+// erf(x): for |x| < 0.5 its Maclaurin series up to x^13 (truncation below 1e-9 relative);
+// above, 1 - t*P(t)*exp(-x^2) with t = 1/(1 + p|x|) (Abramowitz-Stegun 7.1.26, absolute error
+// below 1.5e-7, i.e. 3e-7 relative since erf(0.5) = 0.52); |x| is clamped at 6 (erf = 1 in FP32).
+template <class D, class V>
+HWY_INLINE V Erf(D d, V x) {
+    const V a = hn::Min(hn::Abs(x), hn::Set(d, 6.0f));
+    const V z = hn::Mul(x, x);
+    // Series: 2/sqrt(pi) * x * sum (-1)^n z^n / (n! (2n + 1)).
+    V s = hn::Set(d, 1.0f / 9360.0f);
+    s = hn::MulAdd(s, z, hn::Set(d, -1.0f / 1320.0f));
+    s = hn::MulAdd(s, z, hn::Set(d, 1.0f / 216.0f));
+    s = hn::MulAdd(s, z, hn::Set(d, -1.0f / 42.0f));
+    s = hn::MulAdd(s, z, hn::Set(d, 1.0f / 10.0f));
+    s = hn::MulAdd(s, z, hn::Set(d, -1.0f / 3.0f));
+    s = hn::MulAdd(s, z, hn::Set(d, 1.0f));
+    const V small = hn::Mul(hn::Mul(s, x), hn::Set(d, 1.12837916709551257f));
+    const V t = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(a, hn::Set(d, 0.3275911f), hn::Set(d, 1.0f)));
+    V q = hn::Set(d, 1.061405429f);
+    q = hn::MulAdd(q, t, hn::Set(d, -1.453152027f));
+    q = hn::MulAdd(q, t, hn::Set(d, 1.421413741f));
+    q = hn::MulAdd(q, t, hn::Set(d, -0.284496736f));
+    q = hn::MulAdd(q, t, hn::Set(d, 0.254829592f));
+    q = hn::Mul(q, t);
+    V e[1] = {hn::Neg(hn::Mul(a, a))};
+    Exp(d, e);
+    const V large = hn::CopySignToAbs(hn::NegMulAdd(q, e[0], hn::Set(d, 1.0f)), x);
+    return hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, 0.5f)), small, large);
+}
+
+// The activation of x (bias already added); `slope` is the per-channel negative slope of
+// LeakyRelu/Prelu (unused otherwise).
+template <class D, class V>
+HWY_INLINE V Activate(D d, V x, V slope, const Act& act) {
+    const V zero = hn::Zero(d), one = hn::Set(d, 1.0f);
+    switch (act.type) {
+        case SimdConvolutionActivationIdentity:
+            return x;
+        case SimdConvolutionActivationRelu:
+            return hn::Max(x, zero);
+        case SimdConvolutionActivationLeakyRelu:
+        case SimdConvolutionActivationPrelu:
+            return hn::MulAdd(slope, hn::Min(x, zero), hn::Max(x, zero));
+        case SimdConvolutionActivationRestrictRange:
+            return hn::Min(hn::Max(hn::Set(d, act.p0), x), hn::Set(d, act.p1));
+        case SimdConvolutionActivationElu: {
+            V e[1] = {hn::Min(x, zero)};
+            Exp(d, e);
+            return hn::IfThenElse(hn::Ge(x, zero), x,
+                                  hn::Mul(hn::Set(d, act.p0), hn::Sub(e[0], one)));
+        }
+        case SimdConvolutionActivationHswish: {
+            const V shift = hn::Set(d, act.p0);
+            return hn::Mul(
+                hn::Mul(hn::Max(hn::Add(hn::Min(x, shift), shift), zero), hn::Set(d, act.p1)), x);
+        }
+        case SimdConvolutionActivationMish: {
+            V e[1] = {x};
+            Exp(d, e);
+            const V a = hn::Add(e[0], one);
+            const V q = hn::MulAdd(a, a, one);
+            const V y = hn::Mul(x, hn::Sub(one, hn::Div(hn::Set(d, 2.0f), q)));
+            return hn::IfThenElse(hn::Gt(x, hn::Set(d, act.p0)), x, y);
+        }
+        case SimdConvolutionActivationHardSigmoid:
+            return hn::Max(zero,
+                           hn::Min(hn::MulAdd(x, hn::Set(d, act.p0), hn::Set(d, act.p1)), one));
+        case SimdConvolutionActivationSwish: {
+            V e[1] = {hn::Mul(hn::Set(d, -act.p0), x)};
+            Exp(d, e);
+            return hn::Div(x, hn::Add(one, e[0]));
+        }
+        case SimdConvolutionActivationGelu:
+        default: {
+            const V erf = Erf(d, hn::Mul(x, hn::Set(d, 0.70710678118654752f)));
+            return hn::Mul(hn::Mul(x, hn::Add(one, erf)), hn::Set(d, 0.5f));
+        }
+    }
+}
+
+// x[i] = Activate(x[i] + bias[i]) for i < n (NHWC pixel: values along the channels);
+// slope may be NULL when the activation does not read it.
+HWY_NOINLINE void BiasActivateChannels(float* x, size_t n, const float* bias, const float* slope,
+                                       const Act& act) {
+    const hn::ScalableTag<float> d;
+    const hn::CappedTag<float, 1> d1;
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + L <= n; i += L) {
+        const auto s = slope ? hn::LoadU(d, slope + i) : hn::Zero(d);
+        hn::StoreU(Activate(d, hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, bias + i)), s, act), d,
+                   x + i);
+    }
+    for (; i < n; ++i) {
+        const auto s = slope ? hn::LoadU(d1, slope + i) : hn::Zero(d1);
+        hn::StoreU(Activate(d1, hn::Add(hn::LoadU(d1, x + i), hn::LoadU(d1, bias + i)), s, act), d1,
+                   x + i);
+    }
+}
+
+// x[i] = Activate(x[i] + bias) for i < n (NCHW: a run of one channel's plane).
+HWY_NOINLINE void BiasActivatePlane(float* x, size_t n, float bias, float slope, const Act& act) {
+    const hn::ScalableTag<float> d;
+    const hn::CappedTag<float, 1> d1;
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    const auto b = hn::Set(d, bias), s = hn::Set(d, slope);
+    for (; i + L <= n; i += L)
+        hn::StoreU(Activate(d, hn::Add(hn::LoadU(d, x + i), b), s, act), d, x + i);
+    for (; i < n; ++i)
+        hn::StoreU(
+            Activate(d1, hn::Add(hn::LoadU(d1, x + i), hn::Set(d1, bias)), hn::Set(d1, slope), act),
+            d1, x + i);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data movement helpers.
+
+// Copies n floats with the widest vectors, then halves of them, then single lanes (short runs
+// such as the 3-channel pixels of a first layer).
+HWY_INLINE void CopyRun(const float* HWY_RESTRICT src, size_t n, float* HWY_RESTRICT dst) {
+    const hn::ScalableTag<float> d;
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + L <= n; i += L) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+#if HWY_TARGET != HWY_SCALAR
+    const hn::CappedTag<float, 8> d8;
+    const hn::CappedTag<float, 4> d4;
+    if (L > 8 && i + 8 <= n) {
+        hn::StoreU(hn::LoadU(d8, src + i), d8, dst + i);
+        i += 8;
+    }
+    if (L > 4 && i + 4 <= n) {
+        hn::StoreU(hn::LoadU(d4, src + i), d4, dst + i);
+        i += 4;
+    }
+#endif
+    const hn::CappedTag<float, 1> d1;
+    for (; i < n; ++i) hn::StoreU(hn::LoadU(d1, src + i), d1, dst + i);
+}
+
+HWY_INLINE void ZeroRun(size_t n, float* dst) {
+    GemmZero(hn::ScalableTag<float>(), n, dst);
+}
+
+// out[t] = row[sx0 + t*sX] where 0 <= sx0 + t*sX < srcW, else 0 (t < n); row NULL: all zero.
+void FillShifted(const float* row, ptrdiff_t sx0, size_t sX, size_t srcW, size_t n, float* out) {
+    if (row == nullptr) {
+        ZeroRun(n, out);
+        return;
+    }
+    const ptrdiff_t s = ptrdiff_t(sX), w = ptrdiff_t(srcW);
+    size_t lo = sx0 >= 0 ? 0 : size_t((-sx0 + s - 1) / s);
+    size_t hi = sx0 >= w ? 0 : size_t((w - sx0 + s - 1) / s);
+    lo = std::min(lo, n);
+    hi = std::max(std::min(hi, n), lo);
+    ZeroRun(lo, out);
+    if (sX == 1) {
+        CopyRun(row + sx0 + ptrdiff_t(lo), hi - lo, out + lo);
+    } else {
+        const hn::ScalableTag<float> d;
+        const hn::RebindToSigned<decltype(d)> di;
+        const size_t L = hn::Lanes(d);
+        const auto offsets = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(sX)));
+        size_t t = lo;
+        for (; t + L <= hi; t += L)
+            hn::StoreU(hn::GatherIndex(d, row + sx0 + ptrdiff_t(t) * s, offsets), d, out + t);
+        const hn::CappedTag<float, 1> d1;
+        for (; t < hi; ++t) hn::StoreU(hn::LoadU(d1, row + sx0 + ptrdiff_t(t) * s), d1, out + t);
+    }
+    ZeroRun(n - hi, out + hi);
+}
+
+// Shape numbers every algorithm uses.
+struct Geometry {
+    size_t srcC, srcH, srcW, dstC, dstH, dstW, kY, kX, dY, dX, sY, sX, padY, padX, G, Cg, Dg;
+    size_t srcImage, dstImage, pixels;
+    explicit Geometry(const SimdConvolutionParameters& p)
+        : srcC(p.srcC),
+          srcH(p.srcH),
+          srcW(p.srcW),
+          dstC(p.dstC),
+          dstH(p.dstH),
+          dstW(p.dstW),
+          kY(p.kernelY),
+          kX(p.kernelX),
+          dY(p.dilationY),
+          dX(p.dilationX),
+          sY(p.strideY),
+          sX(p.strideX),
+          padY(p.padY),
+          padX(p.padX),
+          G(p.group),
+          Cg(p.srcC / p.group),
+          Dg(p.dstC / p.group) {
+        srcImage = srcC * srcH * srcW;
+        dstImage = dstC * dstH * dstW;
+        pixels = dstH * dstW;
+    }
+    // 1x1, stride 1, no padding: the image itself is the GEMM operand.
+    bool Pointwise() const {
+        return kY == 1 && kX == 1 && sY == 1 && sX == 1 && padY == 0 && padX == 0 && srcH == dstH &&
+               srcW == dstW;
+    }
+    // Source row of output row dy and kernel row ky, or -1 when it falls in the padding.
+    ptrdiff_t SrcY(size_t dy, size_t ky) const {
+        const ptrdiff_t sy = ptrdiff_t(dy * sY + ky * dY) - ptrdiff_t(padY);
+        return sy >= 0 && sy < ptrdiff_t(srcH) ? sy : -1;
+    }
+    ptrdiff_t SrcX0(size_t dx, size_t kx) const {
+        return ptrdiff_t(dx * sX + kx * dX) - ptrdiff_t(padX);
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// NHWC: implicit GEMM over im2row panels.
+
+// The values [k0, k1) of the im2row row of output pixel (dy, dx) of group g: index
+// k = (ky*kX + kx)*Cg + ci, zero where the tap falls in the padding.
+void Im2rowSegment(const Geometry& q, const float* image, size_t g, size_t dy, size_t dx, size_t k0,
+                   size_t k1, float* out) {
+    size_t k = k0;
+    while (k < k1) {
+        const size_t tap = k / q.Cg, ci = k % q.Cg;
+        const size_t ky = tap / q.kX, kx = tap % q.kX;
+        size_t len = std::min(q.Cg - ci, k1 - k);
+        const ptrdiff_t sy = q.SrcY(dy, ky);
+        const ptrdiff_t sx = q.SrcX0(dx, kx);
+        if (sy < 0 || sx < 0 || sx >= ptrdiff_t(q.srcW)) {
+            ZeroRun(len, out);
+        } else {
+            if (q.G == 1 && q.dX == 1) {
+                // Following taps of the same kernel row are the next pixels: one run.
+                const size_t lastKx = std::min(q.kX - 1, kx + (q.srcW - 1 - size_t(sx)));
+                len = std::min((lastKx - kx + 1) * q.Cg - ci, k1 - k);
+            }
+            CopyRun(image + (size_t(sy) * q.srcW + size_t(sx)) * q.srcC + g * q.Cg + ci, len, out);
+        }
+        out += len;
+        k += len;
+    }
+}
+
+class NhwcGemm : public Convolution32f {
+    using D = hn::ScalableTag<float>;
+    using T = GemmTraits<D>;
+
+public:
+    NhwcGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
+        : Convolution32f(batch, p, gemm), q_(p) {
+        K_ = q_.kY * q_.kX * q_.Cg;
+        blocks_ = GemmChooseBlocks(q_.pixels, q_.Dg, K_, T::kRows, T::kCols);
+        dgPad_ = RoundUp(q_.Dg, T::kCols);
+        info_ = std::string(TargetIsa()) +
+                (gemm ? "::nhwc-usergemm"
+                      : "::nhwc-gemm-" + std::to_string(T::kRows) + "x" + std::to_string(T::kCols));
+    }
+    size_t ExternalBufferSize() const override {
+        if (gemm_) return q_.Pointwise() ? 1 : q_.pixels * K_;
+        return std::max<size_t>(GemmPackedASize<D>(blocks_.mc, blocks_.kc), 1);
+    }
+
+protected:
+    void PackWeights(const float* w) override {
+        if (gemm_) {
+            weights_.assign(w, w + K_ * q_.dstC);
+            return;
+        }
+        const D d;
+        weights_.assign(q_.G * K_ * dgPad_, 0.0f);
+        for (size_t g = 0; g < q_.G; ++g)
+            for (size_t j = 0; j < q_.Dg; j += blocks_.nc) {
+                const size_t nc = std::min(blocks_.nc, q_.Dg - j);
+                for (size_t k = 0; k < K_; k += blocks_.kc) {
+                    const size_t kc = std::min(blocks_.kc, K_ - k);
+                    GemmPackB(d, kc, nc, w + k * q_.dstC + g * q_.Dg + j, q_.dstC,
+                              weights_.data() + BOffset(g, j, k, nc));
+                }
+            }
+    }
+    size_t BOffset(size_t g, size_t j, size_t k, size_t nc) const {
+        return g * K_ * dgPad_ + j * K_ + k * RoundUp(nc, T::kCols);
+    }
+    void BiasActivate(float* dst, size_t rows, size_t g) const {
+        const Act act{p_.activation, param0_, param1_};
+        const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg;
+        for (size_t r = 0; r < rows; ++r)
+            BiasActivateChannels(dst + r * q_.dstC + g * q_.Dg, q_.Dg, bias_.data() + g * q_.Dg,
+                                 slope, act);
+    }
+    void Run(const float* src, float* buf, float* dst) const override {
+        const D d;
+        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
+            for (size_t g = 0; g < q_.G; ++g) {
+                if (gemm_) {
+                    RunUser(src, buf, dst, g);
+                    continue;
+                }
+                for (size_t i = 0; i < q_.pixels; i += blocks_.mc) {
+                    const size_t mc = std::min(blocks_.mc, q_.pixels - i);
+                    for (size_t k = 0; k < K_; k += blocks_.kc) {
+                        const size_t kc = std::min(blocks_.kc, K_ - k);
+                        PackA(src, g, i, mc, k, kc, buf);
+                        const GemmStore mode =
+                            k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                        for (size_t j = 0; j < q_.Dg; j += blocks_.nc) {
+                            const size_t nc = std::min(blocks_.nc, q_.Dg - j);
+                            GemmMacroKernel(
+                                d, mc, nc, kc, buf, weights_.data() + BOffset(g, j, k, nc),
+                                dst + i * q_.dstC + g * q_.Dg + j, q_.dstC, 1.0f, 0.0f, mode);
+                        }
+                    }
+                    BiasActivate(dst + i * q_.dstC, mc, g);
+                }
+            }
+        }
+    }
+    // Rows [i, i + mc) x columns [k, k + kc) of im2row as GemmPackA micro-panels.
+    void PackA(const float* image, size_t g, size_t i, size_t mc, size_t k, size_t kc,
+               float* packed) const {
+        const D d;
+        if (q_.Pointwise()) {
+            GemmPackA(d, mc, kc, image + i * q_.srcC + g * q_.Cg + k, q_.srcC, packed);
+            return;
+        }
+        size_t dy = i / q_.dstW, dx = i % q_.dstW;
+        for (size_t r = 0; r < mc; ++r) {
+            Im2rowSegment(q_, image, g, dy, dx, k, k + kc, packed + r * kc);
+            if (++dx == q_.dstW) dx = 0, ++dy;
+        }
+        ZeroRun((RoundUp(mc, T::kRows) - mc) * kc, packed + mc * kc);
+    }
+    void RunUser(const float* image, float* buf, float* dst, size_t g) const {
+        const float one = 1.0f, zero = 0.0f;
+        const float* a = image + g * q_.Cg;
+        size_t lda = q_.srcC;
+        if (!q_.Pointwise()) {
+            for (size_t dy = 0, r = 0; dy < q_.dstH; ++dy)
+                for (size_t dx = 0; dx < q_.dstW; ++dx, ++r)
+                    Im2rowSegment(q_, image, g, dy, dx, 0, K_, buf + r * K_);
+            a = buf;
+            lda = K_;
+        }
+        gemm_(q_.pixels, q_.Dg, K_, &one, a, lda, weights_.data() + g * q_.Dg, q_.dstC, &zero,
+              dst + g * q_.Dg, q_.dstC);
+        BiasActivate(dst, q_.pixels, g);
+    }
+
+    Geometry q_;
+    size_t K_, dgPad_;
+    GemmBlocks blocks_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// NCHW: W * im2col.
+
+class NchwGemm : public Convolution32f {
+    using D = hn::ScalableTag<float>;
+    using T = GemmTraits<D>;
+
+public:
+    NchwGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
+        : Convolution32f(batch, p, gemm), q_(p) {
+        K_ = q_.Cg * q_.kY * q_.kX;
+        blocks_ = GemmChooseBlocks(q_.Dg, q_.pixels, K_, T::kRows, T::kCols);
+        mPad_ = RoundUp(q_.Dg, T::kRows);
+        info_ = std::string(TargetIsa()) +
+                (gemm ? "::nchw-usergemm"
+                      : "::nchw-gemm-" + std::to_string(T::kRows) + "x" + std::to_string(T::kCols));
+        // Runs of output pixels inside one output row and one B panel, in pixel order.
+        for (size_t j = 0; j < q_.pixels;) {
+            const size_t dy = j / q_.dstW, dx = j % q_.dstW;
+            const size_t len = std::min(q_.dstW - dx, T::kCols - j % T::kCols);
+            runs_.push_back({j, dy, dx, len});
+            j += len;
+        }
+        // firstRun_[p]: the first run of panel p (runs never cross a panel boundary).
+        const size_t panels = (q_.pixels + T::kCols - 1) / T::kCols;
+        for (size_t panel = 0, r = 0; panel <= panels; ++panel) {
+            while (r < runs_.size() && runs_[r].j < panel * T::kCols) ++r;
+            firstRun_.push_back(r);
+        }
+    }
+    size_t ExternalBufferSize() const override {
+        if (gemm_) return q_.Pointwise() ? 1 : K_ * q_.pixels;
+        return std::max<size_t>(GemmPackedBSize<D>(blocks_.kc, blocks_.nc), 1);
+    }
+
+protected:
+    struct PixelRun {
+        size_t j, dy, dx, len;
+    };
+    void PackWeights(const float* w) override {
+        if (gemm_) {
+            weights_.assign(w, w + K_ * q_.dstC);
+            return;
+        }
+        const D d;
+        weights_.assign(q_.G * K_ * mPad_, 0.0f);
+        for (size_t g = 0; g < q_.G; ++g)
+            for (size_t k = 0; k < K_; k += blocks_.kc) {
+                const size_t kc = std::min(blocks_.kc, K_ - k);
+                for (size_t i = 0; i < q_.Dg; i += blocks_.mc) {
+                    const size_t mc = std::min(blocks_.mc, q_.Dg - i);
+                    GemmPackA(d, mc, kc, w + (g * q_.Dg + i) * K_ + k, K_,
+                              weights_.data() + g * K_ * mPad_ + k * mPad_ + i * kc);
+                }
+            }
+    }
+    void BiasActivate(float* dstG, size_t g, size_t j, size_t n) const {
+        const Act act{p_.activation, param0_, param1_};
+        for (size_t c = 0; c < q_.Dg; ++c) {
+            const size_t oc = g * q_.Dg + c;
+            BiasActivatePlane(dstG + c * q_.pixels + j, n, bias_[oc],
+                              slope_.empty() ? 0.0f : slope_[oc], act);
+        }
+    }
+    void Run(const float* src, float* buf, float* dst) const override {
+        const D d;
+        const size_t plane = q_.srcH * q_.srcW;
+        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
+            for (size_t g = 0; g < q_.G; ++g) {
+                const float* srcG = src + g * q_.Cg * plane;
+                float* dstG = dst + g * q_.Dg * q_.pixels;
+                if (gemm_) {
+                    RunUser(srcG, buf, dstG, g);
+                    continue;
+                }
+                const float* weights = weights_.data() + g * K_ * mPad_;
+                for (size_t j = 0; j < q_.pixels; j += blocks_.nc) {
+                    const size_t nc = std::min(blocks_.nc, q_.pixels - j);
+                    for (size_t k = 0; k < K_; k += blocks_.kc) {
+                        const size_t kc = std::min(blocks_.kc, K_ - k);
+                        PackB(srcG, j, nc, k, kc, buf);
+                        const GemmStore mode =
+                            k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                        for (size_t i = 0; i < q_.Dg; i += blocks_.mc) {
+                            const size_t mc = std::min(blocks_.mc, q_.Dg - i);
+                            GemmMacroKernel(d, mc, nc, kc, weights + k * mPad_ + i * kc, buf,
+                                            dstG + i * q_.pixels + j, q_.pixels, 1.0f, 0.0f, mode);
+                        }
+                    }
+                    BiasActivate(dstG, g, j, nc);
+                }
+            }
+        }
+    }
+    // Rows [k, k + kc) x columns [j, j + nc) of im2col as GemmPackB panels (j is a multiple of
+    // the panel width).
+    void PackB(const float* srcG, size_t j, size_t nc, size_t k, size_t kc, float* packed) const {
+        const D d;
+        constexpr size_t NR = T::kCols;
+        if (q_.Pointwise()) {
+            GemmPackB(d, kc, nc, srcG + k * q_.pixels + j, q_.pixels, packed);
+            return;
+        }
+        const size_t plane = q_.srcH * q_.srcW;
+        const size_t panelEnd = (j + nc + NR - 1) / NR;
+        for (size_t kk = 0; kk < kc; ++kk) {
+            const size_t row = k + kk;
+            const size_t ci = row / (q_.kY * q_.kX), ky = row / q_.kX % q_.kY, kx = row % q_.kX;
+            const float* channel = srcG + ci * plane;
+            for (size_t r = firstRun_[j / NR]; r < firstRun_[panelEnd]; ++r) {
+                const PixelRun& run = runs_[r];
+                const size_t pos = run.j - j;
+                const size_t len = std::min(run.len, nc - std::min(nc, pos));
+                if (len == 0) break;
+                float* out = packed + (pos / NR) * kc * NR + kk * NR + pos % NR;
+                const ptrdiff_t sy = q_.SrcY(run.dy, ky);
+                FillShifted(sy < 0 ? nullptr : channel + size_t(sy) * q_.srcW, q_.SrcX0(run.dx, kx),
+                            q_.sX, q_.srcW, len, out);
+            }
+        }
+        const size_t tail = nc % NR;
+        if (tail != 0) {
+            float* last = packed + (nc / NR) * kc * NR;
+            for (size_t kk = 0; kk < kc; ++kk) ZeroRun(NR - tail, last + kk * NR + tail);
+        }
+    }
+    void RunUser(const float* srcG, float* buf, float* dstG, size_t g) const {
+        const float one = 1.0f, zero = 0.0f;
+        const float* col = srcG;
+        if (!q_.Pointwise()) {
+            const size_t plane = q_.srcH * q_.srcW;
+            for (size_t row = 0; row < K_; ++row) {
+                const size_t ci = row / (q_.kY * q_.kX), ky = row / q_.kX % q_.kY, kx = row % q_.kX;
+                for (size_t dy = 0; dy < q_.dstH; ++dy) {
+                    const ptrdiff_t sy = q_.SrcY(dy, ky);
+                    FillShifted(sy < 0 ? nullptr : srcG + ci * plane + size_t(sy) * q_.srcW,
+                                q_.SrcX0(0, kx), q_.sX, q_.srcW, q_.dstW,
+                                buf + row * q_.pixels + dy * q_.dstW);
+                }
+            }
+            col = buf;
+        }
+        gemm_(q_.Dg, q_.pixels, K_, &one, weights_.data() + g * q_.Dg * K_, K_, col, q_.pixels,
+              &zero, dstG, q_.pixels);
+        BiasActivate(dstG, g, 0, q_.pixels);
+    }
+
+    Geometry q_;
+    size_t K_, mPad_;
+    GemmBlocks blocks_;
+    std::vector<PixelRun> runs_;
+    std::vector<size_t> firstRun_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Depthwise, NHWC: vectors along the channels.
+
+// Output pixel (dy, dx), channels [c, c + lanes): any kernel, taps in the padding skipped.
+template <class DV>
+HWY_INLINE void DepthwiseNhwcPixel(DV dv, const Geometry& q, const float* image, const float* w,
+                                   const float* bias, const float* slope, const Act& act, size_t dy,
+                                   size_t dx, size_t c, float* out) {
+    auto acc = hn::LoadU(dv, bias + c);
+    for (size_t ky = 0; ky < q.kY; ++ky) {
+        const ptrdiff_t sy = q.SrcY(dy, ky);
+        if (sy < 0) continue;
+        for (size_t kx = 0; kx < q.kX; ++kx) {
+            const ptrdiff_t sx = q.SrcX0(dx, kx);
+            if (sx < 0 || sx >= ptrdiff_t(q.srcW)) continue;
+            acc = hn::MulAdd(hn::LoadU(dv, image + (size_t(sy) * q.srcW + size_t(sx)) * q.srcC + c),
+                             hn::LoadU(dv, w + (ky * q.kX + kx) * q.srcC + c), acc);
+        }
+    }
+    const auto s = slope ? hn::LoadU(dv, slope + c) : hn::Zero(dv);
+    hn::StoreU(Activate(dv, acc, s, act), dv, out + c);
+}
+
+// Four output pixels of one row (columns dx.. dx + 3, all taps inside the image), 3x3 kernel,
+// stride kStride, no dilation: the source columns shared by neighbouring outputs load once.
+template <size_t kStride, class DV>
+HWY_INLINE void DepthwiseNhwc3x3Quad(DV dv, const Geometry& q, const float* image, const float* w,
+                                     const float* bias, const float* slope, const Act& act,
+                                     size_t dy, size_t dx, size_t c, float* out) {
+    constexpr size_t kCols = 3 * kStride + 3;
+    using V = hn::Vec<DV>;
+    const V b = hn::LoadU(dv, bias + c);
+    V acc[4] = {b, b, b, b};
+    const size_t C = q.srcC;
+    const size_t sx0 = dx * kStride - q.padX;
+    for (size_t ky = 0; ky < 3; ++ky) {
+        const float* row = image + ((dy * kStride + ky - q.padY) * q.srcW + sx0) * C + c;
+        const V w0 = hn::LoadU(dv, w + (ky * 3 + 0) * C + c);
+        const V w1 = hn::LoadU(dv, w + (ky * 3 + 1) * C + c);
+        const V w2 = hn::LoadU(dv, w + (ky * 3 + 2) * C + c);
+        V s[kCols];
+        for (size_t i = 0; i < kCols; ++i) s[i] = hn::LoadU(dv, row + i * C);
+        for (size_t o = 0; o < 4; ++o) {
+            acc[o] = hn::MulAdd(s[o * kStride + 0], w0, acc[o]);
+            acc[o] = hn::MulAdd(s[o * kStride + 1], w1, acc[o]);
+            acc[o] = hn::MulAdd(s[o * kStride + 2], w2, acc[o]);
+        }
+    }
+    const V sl = slope ? hn::LoadU(dv, slope + c) : hn::Zero(dv);
+    for (size_t o = 0; o < 4; ++o) hn::StoreU(Activate(dv, acc[o], sl, act), dv, out + o * C + c);
+}
+
+class DepthwiseNhwc : public Convolution32f {
+public:
+    DepthwiseNhwc(size_t batch, const SimdConvolutionParameters& p)
+        : Convolution32f(batch, p, nullptr), q_(p) {
+        fast3x3_ = q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1 && q_.sY == q_.sX &&
+                   (q_.sX == 1 || q_.sX == 2);
+        info_ = std::string(TargetIsa()) + "::nhwc-depthwise-" +
+                (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
+        // Output columns whose kernel taps are all inside the image.
+        dxLo_ = (q_.padX + q_.sX - 1) / q_.sX;
+        const ptrdiff_t last =
+            ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) - ptrdiff_t((q_.kX - 1) * q_.dX);
+        dxHi_ = last < 0 ? 0 : std::min(q_.dstW, size_t(last) / q_.sX + 1);
+        dxHi_ = std::max(dxHi_, std::min(dxLo_, q_.dstW));
+        dxLo_ = std::min(dxLo_, dxHi_);
+    }
+    size_t ExternalBufferSize() const override { return 1; }
+
+protected:
+    void PackWeights(const float* w) override { weights_.assign(w, w + q_.kY * q_.kX * q_.srcC); }
+    void Run(const float* src, float*, float* dst) const override {
+        const hn::ScalableTag<float> d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), C = q_.srcC;
+        const Act act{p_.activation, param0_, param1_};
+        const float* w = weights_.data();
+        const float* bias = bias_.data();
+        const float* slope = slope_.empty() ? nullptr : slope_.data();
+        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
+            for (size_t dy = 0; dy < q_.dstH; ++dy) {
+                const bool rowInside =
+                    dy * q_.sY >= q_.padY && dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
+                float* out = dst + dy * q_.dstW * C;
+                size_t dx = 0;
+                auto general = [&](size_t x) {
+                    size_t c = 0;
+                    for (; c + L <= C; c += L)
+                        DepthwiseNhwcPixel(d, q_, src, w, bias, slope, act, dy, x, c, out + x * C);
+                    for (; c < C; ++c)
+                        DepthwiseNhwcPixel(d1, q_, src, w, bias, slope, act, dy, x, c, out + x * C);
+                };
+                if (fast3x3_ && rowInside) {
+                    for (; dx < dxLo_; ++dx) general(dx);
+                    for (; dx + 4 <= dxHi_; dx += 4) {
+                        size_t c = 0;
+                        float* o = out + dx * C;
+                        if (q_.sX == 1) {
+                            for (; c + L <= C; c += L)
+                                DepthwiseNhwc3x3Quad<1>(d, q_, src, w, bias, slope, act, dy, dx, c,
+                                                        o);
+                            for (; c < C; ++c)
+                                DepthwiseNhwc3x3Quad<1>(d1, q_, src, w, bias, slope, act, dy, dx, c,
+                                                        o);
+                        } else {
+                            for (; c + L <= C; c += L)
+                                DepthwiseNhwc3x3Quad<2>(d, q_, src, w, bias, slope, act, dy, dx, c,
+                                                        o);
+                            for (; c < C; ++c)
+                                DepthwiseNhwc3x3Quad<2>(d1, q_, src, w, bias, slope, act, dy, dx, c,
+                                                        o);
+                        }
+                    }
+                }
+                for (; dx < q_.dstW; ++dx) general(dx);
+            }
+        }
+    }
+
+    Geometry q_;
+    bool fast3x3_;
+    size_t dxLo_, dxHi_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Depthwise, NCHW: vectors along the output columns.
+
+// Output columns [dx, dx + lanes) of row dy of one channel; `inside`: every tap column is inside
+// the image (else the lanes must be 1 and taps outside are skipped). Stride > 1 gathers.
+template <size_t kKernel, class DV>
+HWY_INLINE void DepthwiseNchwColumns(DV dv, const Geometry& q, const float* plane, const float* w,
+                                     float bias, float slope, const Act& act, size_t dy, size_t dx,
+                                     bool inside, float* out) {
+    const size_t kY = kKernel ? kKernel : q.kY, kX = kKernel ? kKernel : q.kX;
+    const hn::RebindToSigned<DV> di;
+    const auto offsets = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(q.sX)));
+    auto acc = hn::Set(dv, bias);
+    for (size_t ky = 0; ky < kY; ++ky) {
+        const ptrdiff_t sy = q.SrcY(dy, ky);
+        if (sy < 0) continue;
+        const float* row = plane + size_t(sy) * q.srcW;
+        for (size_t kx = 0; kx < kX; ++kx) {
+            const ptrdiff_t sx = q.SrcX0(dx, kx);
+            if (!inside && (sx < 0 || sx >= ptrdiff_t(q.srcW))) continue;
+            const auto v =
+                q.sX == 1 ? hn::LoadU(dv, row + sx) : hn::GatherIndex(dv, row + sx, offsets);
+            acc = hn::MulAdd(v, hn::Set(dv, w[ky * kX + kx]), acc);
+        }
+    }
+    hn::StoreU(Activate(dv, acc, hn::Set(dv, slope), act), dv, out + dx);
+}
+
+// One vector of output columns of a 3x3 kernel (all taps inside the image), source column sx of
+// the first tap. kLoad: 0 = contiguous loads (stride 1, or a single lane), 1 = stride 2 as the
+// even / odd lanes of two loads (reads up to sx + 2*lanes + 1), 2 = stride kStride gathered.
+template <int kLoad, size_t kStride, class DV>
+HWY_INLINE void DepthwiseNchw3x3Vector(DV dv, const float* const* rows, const float* w, float bias,
+                                       float slope, const Act& act, size_t sx, float* out) {
+    using V = hn::Vec<DV>;
+    const size_t L = hn::Lanes(dv);
+    V acc[3];
+    for (size_t ky = 0; ky < 3; ++ky) {
+        const float* p = rows[ky] + sx;
+        V s0, s1, s2;
+        if constexpr (kLoad == 0) {
+            s0 = hn::LoadU(dv, p);
+            s1 = hn::LoadU(dv, p + 1);
+            s2 = hn::LoadU(dv, p + 2);
+        } else if constexpr (kLoad == 1) {
+#if HWY_TARGET != HWY_SCALAR
+            const V lo = hn::LoadU(dv, p), hi = hn::LoadU(dv, p + L);
+            s0 = hn::ConcatEven(dv, hi, lo);
+            s1 = hn::ConcatOdd(dv, hi, lo);
+            s2 = hn::ConcatEven(dv, hn::LoadU(dv, p + L + 2), hn::LoadU(dv, p + 2));
+#else
+            (void)L;
+#endif
+        } else {
+            const hn::RebindToSigned<DV> di;
+            const auto offsets = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(kStride)));
+            s0 = hn::GatherIndex(dv, p, offsets);
+            s1 = hn::GatherIndex(dv, p + 1, offsets);
+            s2 = hn::GatherIndex(dv, p + 2, offsets);
+        }
+        acc[ky] = hn::Mul(s0, hn::Set(dv, w[ky * 3]));
+        acc[ky] = hn::MulAdd(s1, hn::Set(dv, w[ky * 3 + 1]), acc[ky]);
+        acc[ky] = hn::MulAdd(s2, hn::Set(dv, w[ky * 3 + 2]), acc[ky]);
+    }
+    const V sum = hn::Add(hn::Add(acc[0], hn::Set(dv, bias)), hn::Add(acc[1], acc[2]));
+    hn::StoreU(Activate(dv, sum, hn::Set(dv, slope), act), dv, out);
+}
+
+// Columns [dx, end) of output row dy (every tap inside the image): full vectors, then 8- and
+// 4-lane vectors, then single lanes.
+template <size_t kStride>
+HWY_NOINLINE void DepthwiseNchw3x3Row(const Geometry& q, const float* plane, const float* w,
+                                      float bias, float slope, const Act& act, size_t dy, size_t dx,
+                                      size_t end, float* out) {
+    const hn::ScalableTag<float> d;
+    const size_t L = hn::Lanes(d);
+    const float* rows[3];
+    for (size_t ky = 0; ky < 3; ++ky) rows[ky] = plane + (dy * q.sY + ky - q.padY) * q.srcW;
+    auto sx = [&](size_t x) { return x * kStride - q.padX; };
+    if (kStride == 1) {
+        for (; dx + L <= end; dx += L)
+            DepthwiseNchw3x3Vector<0, 1>(d, rows, w, bias, slope, act, sx(dx), out + dx);
+    } else {
+#if HWY_TARGET != HWY_SCALAR
+        for (; dx + L <= end && sx(dx) + 2 * L + 2 <= q.srcW; dx += L)
+            DepthwiseNchw3x3Vector<1, kStride>(d, rows, w, bias, slope, act, sx(dx), out + dx);
+#endif
+        for (; dx + L <= end; dx += L)
+            DepthwiseNchw3x3Vector<2, kStride>(d, rows, w, bias, slope, act, sx(dx), out + dx);
+    }
+#if HWY_TARGET != HWY_SCALAR
+    const hn::CappedTag<float, 8> d8;
+    const hn::CappedTag<float, 4> d4;
+    constexpr int kPart = kStride == 1 ? 0 : 2;
+    if (L > 8)
+        for (; dx + 8 <= end; dx += 8)
+            DepthwiseNchw3x3Vector<kPart, kStride>(d8, rows, w, bias, slope, act, sx(dx), out + dx);
+    if (L > 4)
+        for (; dx + 4 <= end; dx += 4)
+            DepthwiseNchw3x3Vector<kPart, kStride>(d4, rows, w, bias, slope, act, sx(dx), out + dx);
+#endif
+    const hn::CappedTag<float, 1> d1;
+    for (; dx < end; ++dx)
+        DepthwiseNchw3x3Vector<0, kStride>(d1, rows, w, bias, slope, act, sx(dx), out + dx);
+}
+
+class DepthwiseNchw : public Convolution32f {
+public:
+    DepthwiseNchw(size_t batch, const SimdConvolutionParameters& p)
+        : Convolution32f(batch, p, nullptr), q_(p) {
+        fast3x3_ =
+            q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1 && (q_.sX == 1 || q_.sX == 2);
+        info_ = std::string(TargetIsa()) + "::nchw-depthwise-" +
+                (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
+        dxLo_ = (q_.padX + q_.sX - 1) / q_.sX;
+        const ptrdiff_t last =
+            ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) - ptrdiff_t((q_.kX - 1) * q_.dX);
+        dxHi_ = last < 0 ? 0 : std::min(q_.dstW, size_t(last) / q_.sX + 1);
+        dxHi_ = std::max(dxHi_, std::min(dxLo_, q_.dstW));
+        dxLo_ = std::min(dxLo_, dxHi_);
+    }
+    size_t ExternalBufferSize() const override { return 1; }
+
+protected:
+    void PackWeights(const float* w) override { weights_.assign(w, w + q_.kY * q_.kX * q_.srcC); }
+    void Run(const float* src, float*, float* dst) const override {
+        const hn::ScalableTag<float> d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), K = q_.kY * q_.kX;
+        const Act act{p_.activation, param0_, param1_};
+        const size_t plane = q_.srcH * q_.srcW;
+        for (size_t b = 0; b < batch_; ++b) {
+            for (size_t c = 0; c < q_.srcC; ++c) {
+                const float* in = src + (b * q_.srcC + c) * plane;
+                const float* w = weights_.data() + c * K;
+                const float bias = bias_[c], slope = slope_.empty() ? 0.0f : slope_[c];
+                for (size_t dy = 0; dy < q_.dstH; ++dy) {
+                    float* out = dst + ((b * q_.dstC + c) * q_.dstH + dy) * q_.dstW;
+                    const bool rowInside = dy * q_.sY >= q_.padY &&
+                                           dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
+                    size_t dx = 0;
+                    for (; dx < dxLo_; ++dx)
+                        DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, false,
+                                                out);
+                    if (fast3x3_ && rowInside) {
+                        if (q_.sX == 1)
+                            DepthwiseNchw3x3Row<1>(q_, in, w, bias, slope, act, dy, dx, dxHi_, out);
+                        else
+                            DepthwiseNchw3x3Row<2>(q_, in, w, bias, slope, act, dy, dx, dxHi_, out);
+                        dx = dxHi_;
+                    } else {
+                        for (; dx + L <= dxHi_; dx += L)
+                            DepthwiseNchwColumns<0>(d, q_, in, w, bias, slope, act, dy, dx, true,
+                                                    out);
+                        for (; dx < dxHi_; ++dx)
+                            DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, true,
+                                                    out);
+                    }
+                    for (; dx < q_.dstW; ++dx)
+                        DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, false,
+                                                out);
+                }
+            }
+        }
+    }
+
+    Geometry q_;
+    bool fast3x3_;
+    size_t dxLo_, dxHi_;
+};
+
+}  // namespace conv32f
+
+// The algorithm for this shape on this target (parameters already validated).
+Convolution32f* Convolution32fCreate(size_t batch, const SimdConvolutionParameters* p,
+                                     SimdGemm32fNNPtr gemm) {
+    const bool depthwise = p->group == p->srcC && p->group == p->dstC;
+    const bool nhwc = p->srcF == SimdTensorFormatNhwc;
+    if (depthwise) {
+        if (nhwc) return new conv32f::DepthwiseNhwc(batch, *p);
+        return new conv32f::DepthwiseNchw(batch, *p);
+    }
+    if (nhwc) return new conv32f::NhwcGemm(batch, *p, gemm);
+    return new conv32f::NchwGemm(batch, *p, gemm);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <new>
+
+#include "SimdSynet.h"
+
+#include "core/Dispatch.h"
+#include "core/Error.h"
+#include "core/Format.h"
+
+namespace simd {
+HWY_EXPORT(Convolution32fCreate);
+
+namespace {
+
+// One output extent of the size rule (§8.1), or 0 when the kernel does not fit.
+size_t OutputExtent(size_t src, size_t padBefore, size_t padAfter, size_t kernel, size_t dilation,
+                    size_t stride) {
+    const size_t extent = dilation * (kernel - 1) + 1;
+    const size_t padded = src + padBefore + padAfter;
+    if (padded < extent) return 0;
+    return (padded - extent) / stride + 1;
+}
+
+// Checks the configuration; on failure records a message naming the field and returns false.
+bool ValidConvolution(size_t batch, const SimdConvolutionParameters* p) {
+    const char* f = "SimdSynetConvolution32fInit";
+    if (p == nullptr) return SetLastErrorF("%s: conv is NULL", f);
+    if (batch == 0) return SetLastErrorF("%s: batch is 0", f);
+    if (p->srcT != SimdTensorData32f) return SetLastErrorF("%s: srcT is not 32f", f);
+    if (p->dstT != SimdTensorData32f) return SetLastErrorF("%s: dstT is not 32f", f);
+    if (p->srcF != SimdTensorFormatNchw && p->srcF != SimdTensorFormatNhwc)
+        return SetLastErrorF("%s: srcF is neither Nchw nor Nhwc", f);
+    if (p->dstF != p->srcF) return SetLastErrorF("%s: dstF differs from srcF", f);
+    if (p->srcC == 0 || p->srcH == 0 || p->srcW == 0)
+        return SetLastErrorF("%s: srcC, srcH or srcW is 0", f);
+    if (p->dstC == 0) return SetLastErrorF("%s: dstC is 0", f);
+    if (p->kernelY == 0 || p->kernelX == 0) return SetLastErrorF("%s: kernelY or kernelX is 0", f);
+    if (p->strideY == 0 || p->strideX == 0) return SetLastErrorF("%s: strideY or strideX is 0", f);
+    if (p->dilationY == 0 || p->dilationX == 0)
+        return SetLastErrorF("%s: dilationY or dilationX is 0", f);
+    if (p->group == 0 || p->srcC % p->group != 0 || p->dstC % p->group != 0)
+        return SetLastErrorF("%s: group does not divide srcC and dstC", f);
+    if (unsigned(p->activation) > unsigned(SimdConvolutionActivationGelu))
+        return SetLastErrorF("%s: activation is unknown", f);
+    // Guard the size-rule arithmetic and the later products against overflow.
+    const size_t big = size_t(1) << 30;
+    if (p->srcH > big || p->srcW > big || p->padY > big || p->padX > big || p->padH > big ||
+        p->padW > big || p->kernelY > big || p->kernelX > big || p->dilationY > big ||
+        p->dilationX > big)
+        return SetLastErrorF("%s: sizes too large", f);
+    const size_t dstH =
+        OutputExtent(p->srcH, p->padY, p->padH, p->kernelY, p->dilationY, p->strideY);
+    const size_t dstW =
+        OutputExtent(p->srcW, p->padX, p->padW, p->kernelX, p->dilationX, p->strideX);
+    if (dstH == 0 || p->dstH != dstH)
+        return SetLastErrorF("%s: dstH does not follow the size rule (expected %zu)", f, dstH);
+    if (dstW == 0 || p->dstW != dstW)
+        return SetLastErrorF("%s: dstW does not follow the size rule (expected %zu)", f, dstW);
+    size_t n = 0;
+    if (!FitsInMemory(p->srcC, p->srcH * p->srcW, sizeof(float)) ||
+        !FitsInMemory(p->dstC, p->dstH * p->dstW, sizeof(float)) ||
+        !CheckedMul(p->srcC / p->group * p->kernelY, p->kernelX, &n) ||
+        !FitsInMemory(n, p->dstC, sizeof(float)) ||
+        !FitsInMemory(n, p->dstH * p->dstW, sizeof(float)) ||
+        !FitsInMemory(batch, p->srcC * p->srcH * p->srcW, sizeof(float)) ||
+        !FitsInMemory(batch, p->dstC * p->dstH * p->dstW, sizeof(float)))
+        return SetLastErrorF("%s: tensor sizes overflow", f);
+    return true;
+}
+
+}  // namespace
+}  // namespace simd
+
+extern "C" {
+
+SIMD_API void* SimdSynetConvolution32fInit(size_t batch, const SimdConvolutionParameters* conv,
+                                           SimdGemm32fNNPtr gemm) {
+    simd::ClearLastError();
+    if (!simd::ValidConvolution(batch, conv)) return nullptr;
+    try {
+        return SIMD_DISPATCH(simd::Convolution32fCreate)(batch, conv, gemm);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetConvolution32fInit: out of memory");
+        return nullptr;
+    }
+}
+
+SIMD_API size_t SimdSynetConvolution32fExternalBufferSize(const void* context) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF_RETURN(context == nullptr,
+                        "SimdSynetConvolution32fExternalBufferSize: context is NULL", 0);
+    return static_cast<const simd::Convolution32f*>(context)->ExternalBufferSize();
+}
+
+SIMD_API size_t SimdSynetConvolution32fInternalBufferSize(const void* context) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF_RETURN(context == nullptr,
+                        "SimdSynetConvolution32fInternalBufferSize: context is NULL", 0);
+    return static_cast<const simd::Convolution32f*>(context)->InternalBufferSize();
+}
+
+SIMD_API void SimdSynetConvolution32fSetParams(void* context, const float* weight,
+                                               SimdBool* internal, const float* bias,
+                                               const float* params) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF(context == nullptr, "SimdSynetConvolution32fSetParams: context is NULL");
+    SIMD_FAIL_IF(weight == nullptr, "SimdSynetConvolution32fSetParams: weight is NULL");
+    auto* c = static_cast<simd::Convolution32f*>(context);
+    SIMD_FAIL_IF(params == nullptr && simd::ActivationReadsParams(c->p_.activation),
+                 "SimdSynetConvolution32fSetParams: params is NULL but the activation reads it");
+    try {
+        c->SetParams(weight, bias, params);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetConvolution32fSetParams: out of memory");
+        return;
+    }
+    if (internal) *internal = SimdTrue;
+}
+
+SIMD_API void SimdSynetConvolution32fForward(void* context, const float* src, float* buf,
+                                             float* dst) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF(context == nullptr, "SimdSynetConvolution32fForward: context is NULL");
+    SIMD_FAIL_IF(src == nullptr || dst == nullptr,
+                 "SimdSynetConvolution32fForward: src or dst is NULL");
+    auto* c = static_cast<simd::Convolution32f*>(context);
+    SIMD_FAIL_IF(!c->Ready(), "SimdSynetConvolution32fForward: SetParams was not called");
+    try {
+        c->Forward(src, buf, dst);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetConvolution32fForward: out of memory");
+    }
+}
+
+SIMD_API const char* SimdSynetConvolution32fInfo(const void* context) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF_RETURN(context == nullptr, "SimdSynetConvolution32fInfo: context is NULL",
+                        nullptr);
+    return static_cast<const simd::Convolution32f*>(context)->Info();
+}
+
+}  // extern "C"
+
+#endif  // HWY_ONCE

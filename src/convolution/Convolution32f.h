@@ -1,0 +1,95 @@
+// FP32 convolution framework (SUPPLEMENT.md §8): the context shared by every algorithm. The
+// per-target algorithms (Convolution32f.cpp) derive from it; the entry points call its virtual
+// functions, so the target and the algorithm are chosen once, at Init.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "SimdSynet.h"
+#include "core/Context.h"
+
+namespace simd {
+
+class Convolution32f : public Context {
+public:
+    Convolution32f(size_t batch, const SimdConvolutionParameters& conv, SimdGemm32fNNPtr gemm)
+        : batch_(batch), p_(conv), gemm_(gemm) {}
+
+    // Floats of scratch Forward needs when the caller gives `buf` (at least 1).
+    virtual size_t ExternalBufferSize() const = 0;
+    // Floats owned by the context: weights, bias, activation parameters, own scratch.
+    size_t InternalBufferSize() const {
+        return weights_.size() + bias_.size() + slope_.size() + scratch_.size();
+    }
+    const char* Info() const { return info_.c_str(); }
+    bool Ready() const { return ready_; }
+
+    // Copies bias and activation parameters, then lets the algorithm re-order the weights.
+    void SetParams(const float* weight, const float* bias, const float* params);
+    // buf: caller scratch of ExternalBufferSize() floats, or NULL (context scratch).
+    void Forward(const float* src, float* buf, float* dst) {
+        if (buf == nullptr) {
+            if (scratch_.size() < ExternalBufferSize()) scratch_.resize(ExternalBufferSize());
+            buf = scratch_.data();
+        }
+        Run(src, buf, dst);
+    }
+
+protected:
+    virtual void PackWeights(const float* weight) = 0;
+    virtual void Run(const float* src, float* buf, float* dst) const = 0;
+
+public:
+    const size_t batch_;
+    const SimdConvolutionParameters p_;
+    const SimdGemm32fNNPtr gemm_;
+    std::string info_;
+    // Weights in the algorithm's order; bias (dstC, zeros when NULL); per-channel negative
+    // slope (dstC) of LeakyRelu/Prelu; the two scalar parameters of the other activations.
+    std::vector<float> weights_, bias_, slope_;
+    float param0_ = 0.0f, param1_ = 0.0f;
+    std::vector<float> scratch_;
+    bool ready_ = false;
+};
+
+inline void Convolution32f::SetParams(const float* weight, const float* bias, const float* params) {
+    const size_t dstC = p_.dstC;
+    bias_.assign(dstC, 0.0f);
+    if (bias)
+        for (size_t c = 0; c < dstC; ++c) bias_[c] = bias[c];
+    slope_.clear();
+    param0_ = param1_ = 0.0f;
+    switch (p_.activation) {
+        case SimdConvolutionActivationLeakyRelu:
+            slope_.assign(dstC, params[0]);
+            break;
+        case SimdConvolutionActivationPrelu:
+            slope_.assign(params, params + dstC);
+            break;
+        case SimdConvolutionActivationRestrictRange:
+        case SimdConvolutionActivationHswish:
+        case SimdConvolutionActivationHardSigmoid:
+            param0_ = params[0];
+            param1_ = params[1];
+            break;
+        case SimdConvolutionActivationElu:
+        case SimdConvolutionActivationMish:
+        case SimdConvolutionActivationSwish:
+            param0_ = params[0];
+            break;
+        default:
+            break;
+    }
+    PackWeights(weight);
+    ready_ = true;
+}
+
+// True when the activation reads `params` (which then must not be NULL).
+inline bool ActivationReadsParams(SimdConvolutionActivationType type) {
+    return type != SimdConvolutionActivationIdentity && type != SimdConvolutionActivationRelu &&
+           type != SimdConvolutionActivationGelu;
+}
+
+}  // namespace simd

@@ -1,0 +1,414 @@
+// Tests of the FP32 convolution framework (SimdSynetConvolution32f*) on every compiled and
+// supported Highway target, against the double reference of reference/Convolution.h.
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TestUtil.h"
+#include "reference/Convolution.h"
+
+namespace {
+
+using test::Guarded;
+
+struct Shape {
+    size_t srcC, dstC, srcH, srcW, kY, kX, sY, sX, dY, dX, padY, padX, padH, padW, group;
+};
+
+SimdConvolutionParameters Make(const Shape& s, SimdTensorFormatType format,
+                               SimdConvolutionActivationType act) {
+    SimdConvolutionParameters p;
+    std::memset(&p, 0, sizeof(p));
+    p.srcC = s.srcC;
+    p.srcH = s.srcH;
+    p.srcW = s.srcW;
+    p.srcT = SimdTensorData32f;
+    p.srcF = format;
+    p.dstC = s.dstC;
+    p.dstT = SimdTensorData32f;
+    p.dstF = format;
+    p.kernelY = s.kY;
+    p.kernelX = s.kX;
+    p.strideY = s.sY;
+    p.strideX = s.sX;
+    p.dilationY = s.dY;
+    p.dilationX = s.dX;
+    p.padY = s.padY;
+    p.padX = s.padX;
+    p.padH = s.padH;
+    p.padW = s.padW;
+    p.group = s.group;
+    p.activation = act;
+    p.dstH = (s.srcH + s.padY + s.padH - (s.dY * (s.kY - 1) + 1)) / s.sY + 1;
+    p.dstW = (s.srcW + s.padX + s.padW - (s.dX * (s.kX - 1) + 1)) / s.sX + 1;
+    return p;
+}
+
+// Tails in every dimension: channels 1, 3, 7, 8, 17, 33, 64; widths 1, 5, 13, 56; kernels 1, 3,
+// 5, 7, 1x3, 3x1; strides 1-3; dilation 1-2; asymmetric pads and pads beyond the kernel; groups
+// 1, 2, 4, depthwise and depthwise with a channel multiplier.
+std::vector<Shape> Shapes() {
+    return {
+        // srcC dstC  H   W  kY kX sY sX dY dX pY pX pH pW group
+        {3, 32, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // first layer
+        {64, 64, 6, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 3x3 body
+        {17, 33, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // 1x1
+        {64, 7, 5, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},    // 1x1 narrow output
+        {33, 64, 13, 5, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},  // 1x1 stride 2
+        {8, 17, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},    // single pixel
+        {7, 8, 1, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // height 1
+        {8, 7, 13, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // width 1
+        {7, 8, 5, 5, 3, 3, 1, 1, 1, 1, 4, 0, 2, 5, 1},     // pads beyond the kernel
+        {3, 17, 13, 13, 5, 5, 3, 3, 1, 1, 2, 1, 0, 3, 1},  // 5x5 stride 3
+        {8, 8, 13, 13, 7, 7, 1, 2, 2, 1, 6, 3, 5, 2, 1},   // 7x7 dilated
+        {17, 8, 5, 13, 1, 3, 1, 1, 1, 2, 0, 2, 0, 1, 1},   // 1x3
+        {8, 33, 13, 5, 3, 1, 2, 1, 1, 1, 1, 0, 2, 0, 1},   // 3x1
+        {1, 3, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},   // one input channel, dilated
+        {64, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // K over one chunk on small L1?
+        {8, 8, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},   // groups
+        {8, 16, 5, 13, 3, 3, 2, 1, 1, 1, 0, 1, 1, 0, 4},
+        {64, 64, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4},  // grouped 1x1
+        {34, 66, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},   // group of 17 / 33
+        {7, 14, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7},   // depthwise multiplier 2
+        // Depthwise.
+        {1, 1, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {3, 3, 13, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+        {7, 7, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},
+        {8, 8, 5, 56, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 8},
+        {17, 17, 13, 5, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 17},
+        {33, 33, 13, 13, 3, 3, 1, 1, 1, 1, 2, 0, 1, 3, 33},
+        {64, 64, 13, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64},
+        {64, 64, 13, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 64},
+        {17, 17, 13, 13, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4, 17},
+        {33, 33, 5, 13, 7, 7, 3, 3, 1, 1, 3, 3, 3, 3, 33},
+        {8, 8, 1, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},
+        {16, 16, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},
+        {17, 17, 13, 13, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 17},
+        {17, 17, 5, 5, 3, 3, 1, 1, 1, 1, 5, 5, 5, 5, 17},  // pads beyond the kernel
+    };
+}
+
+const SimdConvolutionActivationType kActivations[] = {
+    SimdConvolutionActivationIdentity,    SimdConvolutionActivationRelu,
+    SimdConvolutionActivationLeakyRelu,   SimdConvolutionActivationRestrictRange,
+    SimdConvolutionActivationPrelu,       SimdConvolutionActivationElu,
+    SimdConvolutionActivationHswish,      SimdConvolutionActivationMish,
+    SimdConvolutionActivationHardSigmoid, SimdConvolutionActivationSwish,
+    SimdConvolutionActivationGelu};
+
+std::vector<float> ActivationParams(SimdConvolutionActivationType act, size_t dstC) {
+    switch (act) {
+        case SimdConvolutionActivationLeakyRelu:
+            return {0.1f};
+        case SimdConvolutionActivationRestrictRange:
+            return {-0.5f, 0.7f};
+        case SimdConvolutionActivationPrelu:
+            return test::RandomFloats(dstC, -0.5f, 0.5f, 7);
+        case SimdConvolutionActivationElu:
+            return {1.1f};
+        case SimdConvolutionActivationHswish:
+            return {3.0f, 1.0f / 6.0f};
+        case SimdConvolutionActivationMish:
+            return {20.0f};
+        case SimdConvolutionActivationHardSigmoid:
+            return {0.2f, 0.5f};
+        case SimdConvolutionActivationSwish:
+            return {1.3f};
+        default:
+            return {};
+    }
+}
+
+std::string Describe(const SimdConvolutionParameters& p, size_t batch) {
+    char s[256];
+    std::snprintf(s, sizeof(s),
+                  "%s b%zu %zux%zux%zu -> %zux%zux%zu k%zux%zu s%zux%zu d%zux%zu p%zu,%zu,%zu,%zu "
+                  "g%zu act%d",
+                  p.srcF == SimdTensorFormatNhwc ? "nhwc" : "nchw", batch, p.srcC, p.srcH, p.srcW,
+                  p.dstC, p.dstH, p.dstW, p.kernelY, p.kernelX, p.strideY, p.strideX, p.dilationY,
+                  p.dilationX, p.padY, p.padX, p.padH, p.padW, p.group, int(p.activation));
+    return s;
+}
+
+struct Data {
+    std::vector<float> src, weight, bias, params;
+};
+
+Data MakeData(const SimdConvolutionParameters& p, size_t batch, uint32_t seed) {
+    Data data;
+    data.src = test::RandomFloats(batch * p.srcC * p.srcH * p.srcW, -1.0f, 1.0f, seed);
+    data.weight = test::RandomFloats(p.kernelY * p.kernelX * p.srcC / p.group * p.dstC, -1.0f, 1.0f,
+                                     seed + 1);
+    data.bias = test::RandomFloats(p.dstC, -1.0f, 1.0f, seed + 2);
+    data.params = ActivationParams(p.activation, p.dstC);
+    return data;
+}
+
+::testing::AssertionResult Compare(const SimdConvolutionParameters& p, size_t batch,
+                                   const Data& data, bool withBias, const Guarded<float>& dst) {
+    std::vector<double> ref, mag;
+    ref::Convolution32f(p, batch, data.src.data(), data.weight.data(),
+                        withBias ? data.bias.data() : nullptr, data.params.data(), ref, mag);
+    if (!dst.GuardsIntact()) return ::testing::AssertionFailure() << "guard zone overwritten";
+    return test::AllOf(ref.size(),
+                       [&](size_t i) { return test::Near(dst[i], ref[i], mag[i], 1e-5, 1e-6); });
+}
+
+// Init, SetParams, Forward (own buffer or NULL) and comparison with the reference.
+::testing::AssertionResult RunCase(const SimdConvolutionParameters& p, size_t batch, bool withBias,
+                                   bool callerBuffer, SimdGemm32fNNPtr gemm, uint32_t seed,
+                                   std::string* info = nullptr) {
+    const Data data = MakeData(p, batch, seed);
+    void* context = SimdSynetConvolution32fInit(batch, &p, gemm);
+    if (context == nullptr)
+        return ::testing::AssertionFailure()
+               << "Init failed: " << (SimdSynetGetLastError() ? SimdSynetGetLastError() : "");
+    SimdBool internal = SimdFalse;
+    SimdSynetConvolution32fSetParams(context, data.weight.data(), &internal,
+                                     withBias ? data.bias.data() : nullptr,
+                                     data.params.empty() ? nullptr : data.params.data());
+    Guarded<float> buf(callerBuffer ? SimdSynetConvolution32fExternalBufferSize(context) : 0,
+                       std::numeric_limits<float>::quiet_NaN());
+    Guarded<float> dst(batch * p.dstC * p.dstH * p.dstW, std::numeric_limits<float>::quiet_NaN());
+    SimdSynetConvolution32fForward(context, data.src.data(), callerBuffer ? buf.data() : nullptr,
+                                   dst.data());
+    if (info) *info = SimdSynetConvolution32fInfo(context);
+    const std::string name = SimdSynetConvolution32fInfo(context);
+    SimdRelease(context);
+    if (callerBuffer && !buf.GuardsIntact())
+        return ::testing::AssertionFailure() << "scratch guard overwritten (" << name << ")";
+    ::testing::AssertionResult r = Compare(p, batch, data, withBias, dst);
+    if (!r) return ::testing::AssertionFailure() << name << ": " << r.message();
+    return ::testing::AssertionSuccess();
+}
+
+std::atomic<int> g_gemmCalls{0};
+std::atomic<int> g_gemmBadScalars{0};
+
+void CountingGemm(size_t M, size_t N, size_t K, const float* alpha, const float* A, size_t lda,
+                  const float* B, size_t ldb, const float* beta, float* C, size_t ldc) {
+    g_gemmCalls++;
+    if (*alpha != 1.0f || *beta != 0.0f) g_gemmBadScalars++;
+    SimdGemm32fNN(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+SIMD_SYNET_TARGET_SUITE(ConvolutionTest);
+
+TEST_P(ConvolutionTest, Shapes) {
+    uint32_t seed = 1;
+    size_t index = 0;
+    for (const Shape& s : Shapes())
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            // Rotate activations, bias presence and buffer ownership over the shapes.
+            const SimdConvolutionActivationType act = kActivations[index % 11];
+            const SimdConvolutionParameters p = Make(s, f, act);
+            const bool withBias = index % 3 != 2, callerBuffer = index % 2 == 0;
+            EXPECT_TRUE(RunCase(p, 2, withBias, callerBuffer, nullptr, seed))
+                << Describe(p, 2) << " bias " << withBias << " buf " << callerBuffer;
+            seed += 7;
+            ++index;
+        }
+}
+
+TEST_P(ConvolutionTest, EveryActivation) {
+    const Shape shapes[] = {{17, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                            {33, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 33},
+                            {17, 33, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}};
+    uint32_t seed = 100;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (SimdConvolutionActivationType act : kActivations) {
+                const SimdConvolutionParameters p = Make(s, f, act);
+                EXPECT_TRUE(RunCase(p, 1, true, false, nullptr, seed++)) << Describe(p, 1);
+            }
+}
+
+TEST_P(ConvolutionTest, UserGemmIsCalled) {
+    const Shape shapes[] = {{17, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                            {17, 33, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+                            {8, 16, 5, 13, 3, 3, 2, 1, 1, 1, 0, 1, 1, 0, 4},
+                            {3, 32, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}};
+    uint32_t seed = 300;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (bool callerBuffer : {false, true}) {
+                const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationPrelu);
+                g_gemmCalls = 0;
+                g_gemmBadScalars = 0;
+                std::string info;
+                EXPECT_TRUE(RunCase(p, 2, true, callerBuffer, CountingGemm, seed++, &info))
+                    << Describe(p, 2);
+                EXPECT_GE(g_gemmCalls.load(), int(2 * s.group)) << Describe(p, 2) << " " << info;
+                EXPECT_EQ(g_gemmBadScalars.load(), 0);
+                EXPECT_NE(info.find("usergemm"), std::string::npos) << info;
+            }
+}
+
+// One context, two threads, separate caller buffers: results equal those of a lone call.
+TEST_P(ConvolutionTest, SharedContextTwoThreads) {
+    const Shape shapes[] = {{64, 64, 6, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                            {64, 64, 13, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 64},
+                            {17, 33, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}};
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationRelu);
+            const Data a = MakeData(p, 1, 11), b = MakeData(p, 1, 12);
+            void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+            ASSERT_NE(context, nullptr);
+            SimdSynetConvolution32fSetParams(context, a.weight.data(), nullptr, a.bias.data(),
+                                             nullptr);
+            const size_t bufSize = SimdSynetConvolution32fExternalBufferSize(context);
+            const size_t internalBefore = SimdSynetConvolution32fInternalBufferSize(context);
+            const size_t dstSize = p.dstC * p.dstH * p.dstW;
+            std::vector<float> expectA(dstSize), expectB(dstSize);
+            {
+                std::vector<float> buf(bufSize);
+                SimdSynetConvolution32fForward(context, a.src.data(), buf.data(), expectA.data());
+                SimdSynetConvolution32fForward(context, b.src.data(), buf.data(), expectB.data());
+            }
+            std::vector<float> gotA(dstSize), gotB(dstSize);
+            auto work = [&](const Data* in, std::vector<float>* out) {
+                std::vector<float> buf(bufSize);
+                for (int r = 0; r < 20; ++r)
+                    SimdSynetConvolution32fForward(context, in->src.data(), buf.data(),
+                                                   out->data());
+            };
+            std::thread t1(work, &a, &gotA), t2(work, &b, &gotB);
+            t1.join();
+            t2.join();
+            std::vector<float> soloA(dstSize), soloB(dstSize);
+            std::thread t3(work, &a, &soloA);
+            t3.join();
+            std::thread t4(work, &b, &soloB);
+            t4.join();
+            EXPECT_EQ(0, std::memcmp(gotA.data(), soloA.data(), dstSize * sizeof(float)));
+            EXPECT_EQ(0, std::memcmp(gotB.data(), soloB.data(), dstSize * sizeof(float)));
+            EXPECT_EQ(0, std::memcmp(gotA.data(), expectA.data(), dstSize * sizeof(float)));
+            EXPECT_EQ(internalBefore, SimdSynetConvolution32fInternalBufferSize(context));
+            SimdRelease(context);
+        }
+}
+
+TEST_P(ConvolutionTest, SetParamsAgainAndInfo) {
+    const Shape s = {17, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+        const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationIdentity);
+        void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+        ASSERT_NE(context, nullptr);
+        const std::string info = SimdSynetConvolution32fInfo(context);
+        EXPECT_NE(info.find(SimdSynetIsa()), std::string::npos) << info;
+        EXPECT_NE(info.find(f == SimdTensorFormatNhwc ? "nhwc" : "nchw"), std::string::npos);
+        EXPECT_GE(SimdSynetConvolution32fExternalBufferSize(context), 1u);
+        Data first = MakeData(p, 1, 21), second = MakeData(p, 1, 22);
+        SimdBool internal = SimdFalse;
+        SimdSynetConvolution32fSetParams(context, first.weight.data(), &internal, nullptr, nullptr);
+        EXPECT_EQ(internal, SimdTrue);
+        EXPECT_GT(SimdSynetConvolution32fInternalBufferSize(context), 0u);
+        SimdSynetConvolution32fSetParams(context, second.weight.data(), nullptr, second.bias.data(),
+                                         nullptr);
+        // The first weights are gone: the output follows the second set.
+        std::fill(first.weight.begin(), first.weight.end(), 0.0f);
+        Guarded<float> dst(p.dstC * p.dstH * p.dstW);
+        SimdSynetConvolution32fForward(context, second.src.data(), nullptr, dst.data());
+        EXPECT_TRUE(Compare(p, 1, second, true, dst));
+        SimdRelease(context);
+    }
+}
+
+// ---- Rejections (plain tests).
+
+SimdConvolutionParameters Valid() {
+    return Make({8, 16, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, SimdTensorFormatNhwc,
+                SimdConvolutionActivationRelu);
+}
+
+void ExpectRejected(const SimdConvolutionParameters& p, size_t batch, const char* field) {
+    void* context = SimdSynetConvolution32fInit(batch, &p, nullptr);
+    EXPECT_EQ(context, nullptr) << field;
+    const char* message = SimdSynetGetLastError();
+    ASSERT_NE(message, nullptr) << field;
+    EXPECT_NE(std::string(message).find(field), std::string::npos) << message;
+}
+
+TEST(ConvolutionErrors, InitRejectsEveryViolatedPrecondition) {
+    SimdConvolutionParameters p = Valid();
+    ExpectRejected(p, 0, "batch");
+    p.srcT = SimdTensorData8u;
+    ExpectRejected(p, 1, "srcT");
+    p = Valid();
+    p.dstT = SimdTensorData8u;
+    ExpectRejected(p, 1, "dstT");
+    p = Valid();
+    p.dstF = SimdTensorFormatNchw;
+    ExpectRejected(p, 1, "dstF");
+    p = Valid();
+    p.srcF = p.dstF = SimdTensorFormatNchw8c;
+    ExpectRejected(p, 1, "srcF");
+    p = Valid();
+    p.dstH += 1;
+    ExpectRejected(p, 1, "dstH");
+    p = Valid();
+    p.dstW -= 1;
+    ExpectRejected(p, 1, "dstW");
+    p = Valid();
+    p.group = 3;
+    ExpectRejected(p, 1, "group");
+    p = Valid();
+    p.group = 0;
+    ExpectRejected(p, 1, "group");
+    p = Valid();
+    p.kernelX = 0;
+    ExpectRejected(p, 1, "kernel");
+    p = Valid();
+    p.strideY = 0;
+    ExpectRejected(p, 1, "stride");
+    p = Valid();
+    p.dilationX = 0;
+    ExpectRejected(p, 1, "dilation");
+    p = Valid();
+    p.activation = SimdConvolutionActivationType(11);
+    ExpectRejected(p, 1, "activation");
+    p = Valid();
+    p.kernelY = 20;  // larger than the padded image
+    ExpectRejected(p, 1, "dstH");
+    EXPECT_EQ(SimdSynetConvolution32fInit(1, nullptr, nullptr), nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+}
+
+TEST(ConvolutionErrors, NullArgumentsWriteNothing) {
+    const SimdConvolutionParameters p = Valid();
+    void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+    ASSERT_NE(context, nullptr);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    std::vector<float> src(p.srcC * p.srcH * p.srcW, 1.0f);
+    std::vector<float> dst(p.dstC * p.dstH * p.dstW, 5.0f);
+    // Forward before SetParams.
+    SimdSynetConvolution32fForward(context, src.data(), nullptr, dst.data());
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(dst[0], 5.0f);
+    SimdSynetConvolution32fSetParams(context, nullptr, nullptr, nullptr, nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    std::vector<float> weight(p.kernelY * p.kernelX * p.srcC * p.dstC, 0.5f);
+    SimdSynetConvolution32fSetParams(context, weight.data(), nullptr, nullptr, nullptr);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    SimdSynetConvolution32fForward(context, nullptr, nullptr, dst.data());
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(dst[0], 5.0f);
+    SimdSynetConvolution32fForward(nullptr, src.data(), nullptr, dst.data());
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(SimdSynetConvolution32fInfo(nullptr), nullptr);
+    EXPECT_EQ(SimdSynetConvolution32fExternalBufferSize(nullptr), 0u);
+    SimdRelease(context);
+    // An activation with parameters refuses params == NULL.
+    const SimdConvolutionParameters q = Make({8, 16, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                                             SimdTensorFormatNchw, SimdConvolutionActivationPrelu);
+    context = SimdSynetConvolution32fInit(1, &q, nullptr);
+    ASSERT_NE(context, nullptr);
+    SimdSynetConvolution32fSetParams(context, weight.data(), nullptr, nullptr, nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    SimdRelease(context);
+}
+
+}  // namespace
