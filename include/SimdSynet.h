@@ -524,18 +524,21 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
  * out, in format Nchw or Nhwc; src and dst must not overlap. A zero size (srcC, srcH, srcW,
  * dstC, dstH or dstW) makes a call a no-op. Rejected with a message in SimdSynetGetLastError,
  * writing nothing: NULL src/dst, a format other than Nchw/Nhwc, a SimdBool other than
- * SimdFalse/SimdTrue, a kernel or stride of 0, sizes whose byte counts overflow size_t.
+ * SimdFalse/SimdTrue, a kernel or stride of 0, sizes whose byte counts overflow size_t, and
+ * sizes that leave some window entirely outside the input (every window must hold at least one
+ * input element along each axis: padY < kernelY, padX < kernelX,
+ * (dstH-1)*strideY < srcH + padY, (dstW-1)*strideX < srcW + padX, and for 3D max pooling
+ * padC < kernelC, (dstC-1)*strideC < srcC + padC).
  * Max pooling is exact. It starts from -FLT_MAX and keeps the larger value with
  * max(v, m) = v > m ? v : m, so NaN inputs are skipped (not propagated): a window holding only
- * NaNs (or nothing) gives -FLT_MAX; when the maximum is zero and the window holds both +0 and
+ * NaNs gives -FLT_MAX; when the maximum is zero and the window holds both +0 and
  * -0, either may be returned.
  */
 
 /**
  * Average pooling of an FP32 tensor: dst = (sum of the clipped window) / area, where area is
  * the clipped window's size when excludePad is SimdTrue and kernelY*kernelX otherwise (also at
- * the bottom/right edge). A window entirely outside the input gives 0 with excludePad ==
- * SimdFalse; with SimdTrue such sizes are rejected (it would be 0/0). Sums may be
+ * the bottom/right edge). Sums may be
  * re-associated (relative error of a few FP32 ulps of the sum of magnitudes).
  */
 SIMD_API void SimdSynetPoolingAverage(const float* src, size_t srcC, size_t srcH, size_t srcW,
@@ -578,7 +581,7 @@ SIMD_API void SimdSynetPoolingMax32f(const float* src, size_t srcC, size_t srcH,
 /**
  * Max pooling of a BF16 tensor (values in uint16_t, ABI.md), every channel on its own: values
  * are compared as FP32 like SimdSynetPoolingMax32f, so the result is the bit pattern of the
- * largest non-NaN input, and an empty or all-NaN window gives 0xFF80 (-inf, the BF16 rounding
+ * largest non-NaN input, and an all-NaN window gives 0xFF80 (-inf, the BF16 rounding
  * of -FLT_MAX).
  */
 SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t srcH, size_t srcW,
@@ -587,7 +590,7 @@ SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t sr
                                      size_t dstH, size_t dstW, SimdTensorFormatType format);
 
 /**
- * Max pooling of a UINT8 tensor, every channel on its own; an empty window gives 0.
+ * Max pooling of a UINT8 tensor, every channel on its own (rules above).
  */
 SIMD_API void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH, size_t srcW,
                                     size_t kernelY, size_t kernelX, size_t strideY,

@@ -25,9 +25,25 @@ ref::Pool Shape2D(size_t C, size_t H, size_t W, size_t kY, size_t kX, size_t sY,
     return ref::Pool{C, H, W, 1, kY, kX, 1, sY, sX, 0, pY, pX, C, dstH, dstW, nhwc};
 }
 
-// Channels of TailChannels(), kernels 1, 2, 3, 7 with strides 1-3 and pads 0-2 (pads >= the
-// kernel give windows entirely in the padding), floor and ceil output sizes, a narrow and a
-// wide input (the wide one reaches full vectors of every target along NCHW rows), both layouts.
+// Some output window lies entirely outside the input along Y, X or C (computed window by
+// window with the reference rule): such sizes are rejected by every pooling function.
+bool HasEmptyWindow(const ref::Pool& p) {
+    const size_t src[3] = {p.srcH, p.srcW, p.srcC}, dst[3] = {p.dstH, p.dstW, p.dstC};
+    const size_t stride[3] = {p.strideY, p.strideX, p.strideC};
+    const size_t pad[3] = {p.padY, p.padX, p.padC}, kernel[3] = {p.kernelY, p.kernelX, p.kernelC};
+    for (size_t axis = 0; axis < 3; ++axis)
+        for (size_t d = 0; d < dst[axis]; ++d) {
+            ptrdiff_t b, e;
+            ref::Window(d, stride[axis], pad[axis], kernel[axis], src[axis], &b, &e);
+            if (e <= b) return true;
+        }
+    return false;
+}
+
+// Channels of TailChannels(), kernels 1, 2, 3, 7 with strides 1-3 and pads 0-2 (skipping the
+// combinations with a window entirely in the padding: rejected), floor and ceil output sizes, a
+// narrow and a wide input (the wide one reaches full vectors of every target along NCHW rows), both
+// layouts.
 std::vector<ref::Pool> Shapes2D() {
     std::vector<ref::Pool> shapes;
     for (bool nhwc : {false, true})
@@ -37,9 +53,10 @@ std::vector<ref::Pool> Shapes2D() {
                     for (size_t pad : {0, 1, 2})
                         for (bool ceilMode : {false, true}) {
                             const size_t H = 9 + C % 3, W = (C + k) % 2 ? 23 : 70;
-                            shapes.push_back(Shape2D(C, H, W, k, k, s, s, pad, pad,
-                                                     OutSize(H, k, s, pad, ceilMode),
-                                                     OutSize(W, k, s, pad, ceilMode), nhwc));
+                            const ref::Pool p = Shape2D(C, H, W, k, k, s, s, pad, pad,
+                                                        OutSize(H, k, s, pad, ceilMode),
+                                                        OutSize(W, k, s, pad, ceilMode), nhwc);
+                            shapes.push_back(p);
                         }
     // Non-square kernels, strides and pads, stride 4 and 5 (gathers / 1-lane NCHW columns).
     for (bool nhwc : {false, true})
@@ -53,7 +70,11 @@ std::vector<ref::Pool> Shapes2D() {
             shapes.push_back(
                 Shape2D(C, 8, 200, 1, 3, 1, 2, 0, 1, 8, OutSize(200, 3, 2, 1, true), nhwc));
         }
-    return shapes;
+    // Ceil sizes with the usual 2*pad can start a last window past the input: rejected sizes.
+    std::vector<ref::Pool> valid;
+    for (const ref::Pool& p : shapes)
+        if (!HasEmptyWindow(p)) valid.push_back(p);
+    return valid;
 }
 
 // Global pooling: the kernel covers the whole input (and more than it).
@@ -77,20 +98,6 @@ std::vector<ref::Pool> LargeShapes() {
         shapes.push_back(Shape2D(64, 112, 112, 2, 2, 2, 2, 0, 0, 56, 56, nhwc));
     }
     return shapes;
-}
-
-bool HasEmptyWindow(const ref::Pool& p) {
-    for (size_t dy = 0; dy < p.dstH; ++dy) {
-        ptrdiff_t b, e;
-        ref::Window(dy, p.strideY, p.padY, p.kernelY, p.srcH, &b, &e);
-        if (e <= b) return true;
-    }
-    for (size_t dx = 0; dx < p.dstW; ++dx) {
-        ptrdiff_t b, e;
-        ref::Window(dx, p.strideX, p.padX, p.kernelX, p.srcW, &b, &e);
-        if (e <= b) return true;
-    }
-    return false;
 }
 
 SimdTensorFormatType Format(const ref::Pool& p) {
@@ -210,11 +217,7 @@ SIMD_SYNET_TARGET_SUITE(Pooling);
 TEST_P(Pooling, Average) {
     uint32_t seed = 1;
     for (const ref::Pool& p : Shapes2D())
-        for (bool excludePad : {false, true}) {
-            // With excludePad an empty window is rejected (tested in PoolingErrors).
-            if (excludePad && HasEmptyWindow(p)) continue;
-            CheckAverage(p, excludePad, seed++);
-        }
+        for (bool excludePad : {false, true}) CheckAverage(p, excludePad, seed++);
 }
 
 TEST_P(Pooling, AverageGlobalAndLarge) {
@@ -257,19 +260,6 @@ TEST_P(Pooling, Max32fSpecialValues) {
         }
 }
 
-// Windows entirely in the padding (pad >= kernel, ceil sizes past the input): -FLT_MAX for
-// max, 0 for averages without excludePad, 0xFF80 for BF16 and 0 for UINT8 (SUPPLEMENT.md §5).
-TEST_P(Pooling, EmptyWindows) {
-    for (bool nhwc : {false, true}) {
-        const ref::Pool p = Shape2D(5, 4, 21, 2, 2, 3, 3, 2, 2, 3, 9, nhwc);
-        ASSERT_TRUE(HasEmptyWindow(p));
-        CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, 11));
-        CheckAverage(p, false, 12);
-        CheckMax16b(p, 13, false);
-        CheckMax8u(p, 14);
-    }
-}
-
 // 3D pooling across channels: channel kernels 1-3, strides 1-2, pads 0-1, floor and ceil
 // channel counts, and the 2D parameters with dstC != srcC.
 TEST_P(Pooling, Max32f3D) {
@@ -284,6 +274,7 @@ TEST_P(Pooling, Max32f3D) {
                             const size_t dstC = OutSize(C, kC, sC, pC, ceilMode);
                             const ref::Pool p{C, 7,  19, kC, 3,    2, sC, 2,
                                               1, pC, 1,  0,  dstC, 4, 18, nhwc};
+                            if (HasEmptyWindow(p)) continue;  // pC >= kC: rejected
                             CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
                         }
     for (bool nhwc : {false, true}) {
@@ -293,9 +284,6 @@ TEST_P(Pooling, Max32f3D) {
         // Global pooling over channels and space.
         const ref::Pool g{64, 7, 7, 64, 7, 7, 1, 1, 1, 0, 0, 0, 1, 1, 1, nhwc};
         CheckMax32f(g, test::RandomFloats(g.SrcSize(), -5.0f, 5.0f, 8));
-        // Channel windows entirely in the padding.
-        const ref::Pool e{6, 5, 20, 2, 3, 3, 2, 1, 1, 2, 1, 1, 5, 5, 20, nhwc};
-        CheckMax32f(e, test::RandomFloats(e.SrcSize(), -5.0f, 5.0f, 9));
     }
 }
 
@@ -317,14 +305,15 @@ TEST_P(Pooling, Max8u) {
 }
 
 // Geometries too sparse for the padded-row scratch of the NCHW kernels (strides above 64,
-// outputs reaching far beyond the input): every window is then read directly.
+// kernels and pads above 2^20): every window is then read directly.
 TEST_P(Pooling, SparseWindows) {
     uint32_t seed = 700;
     for (bool nhwc : {false, true}) {
         const ref::Pool shapes[] = {
             Shape2D(3, 5, 300, 2, 3, 1, 65, 0, 1, 4, 5, nhwc),
             Shape2D(17, 4, 400, 3, 66, 2, 70, 1, 0, 2, 5, nhwc),
-            Shape2D(2, 3, 10, 2, 2, 1, 1, 0, 0, 2, 5000, nhwc),
+            // A kernel and pad above 2^20 columns (each window clipped to the input).
+            Shape2D(2, 3, 10, 2, (size_t(1) << 20) + 1, 1, 1, 0, size_t(1) << 20, 2, 10, nhwc),
             Shape2D(16, 2, 40, 1, 3, 1, 1, 0, 1, 2, 40, nhwc),  // the 3x1 slide does not apply
         };
         for (const ref::Pool& p : shapes) {
@@ -505,6 +494,93 @@ TEST(PoolingErrors, InvalidArguments) {
                                   SimdTensorFormatNhwc);
         },
         "Max8u NULL dst");
+}
+
+// Every 2D pooling function with the 4 x 4 x 4 input and the given window, 4 x dstH x dstW out.
+// Returns how many of the six calls were rejected (set SimdSynetGetLastError).
+int CallAll2D(size_t kY, size_t kX, size_t sY, size_t sX, size_t pY, size_t pX, size_t dstH,
+              size_t dstW, bool nhwc, float* d, uint16_t* d16, uint8_t* d8) {
+    static const std::vector<float> src(64, 1.0f);
+    static const std::vector<uint16_t> src16(64, 0x3F80);
+    static const std::vector<uint8_t> src8(64, 1);
+    const SimdTensorFormatType f = nhwc ? SimdTensorFormatNhwc : SimdTensorFormatNchw;
+    const float* s = src.data();
+    int rejected = 0;
+    SimdSynetPoolingAverage(s, 4, 4, 4, kY, kX, sY, sX, pY, pX, d, dstH, dstW, SimdFalse, f);
+    rejected += SimdSynetGetLastError() != nullptr;
+    SimdSynetPoolingForwardAverage(s, 4, 4, 4, kY, kX, sY, sX, pY, pX, d, dstH, dstW, SimdTrue, f);
+    rejected += SimdSynetGetLastError() != nullptr;
+    SimdSynetPoolingForwardMax(s, 4, 4, 4, kY, kX, sY, sX, pY, pX, d, dstH, dstW,
+                               nhwc ? SimdTrue : SimdFalse);
+    rejected += SimdSynetGetLastError() != nullptr;
+    SimdSynetPoolingMax32f(s, 4, 4, 4, 1, kY, kX, 1, sY, sX, 0, pY, pX, d, 4, dstH, dstW, f);
+    rejected += SimdSynetGetLastError() != nullptr;
+    SimdSynetPoolingMax16b(src16.data(), 4, 4, 4, kY, kX, sY, sX, pY, pX, d16, dstH, dstW, f);
+    rejected += SimdSynetGetLastError() != nullptr;
+    SimdSynetPoolingMax8u(src8.data(), 4, 4, 4, kY, kX, sY, sX, pY, pX, d8, dstH, dstW, f);
+    rejected += SimdSynetGetLastError() != nullptr;
+    return rejected;
+}
+
+// Sizes putting a window entirely outside the input are rejected by every function, which then
+// writes nothing (ExpectRejected checks all three dst buffers).
+TEST(PoolingErrors, WindowsOutsideTheInput) {
+    for (bool nhwc : {false, true}) {
+        auto rejected = [&](size_t kY, size_t kX, size_t sY, size_t sX, size_t pY, size_t pX,
+                            size_t dstH, size_t dstW, const char* what) {
+            ExpectRejected(
+                [&](float* d, uint16_t* d16, uint8_t* d8) {
+                    EXPECT_EQ(6, CallAll2D(kY, kX, sY, sX, pY, pX, dstH, dstW, nhwc, d, d16, d8))
+                        << what;
+                },
+                what);
+        };
+        rejected(2, 2, 2, 2, 2, 0, 2, 2, "padY == kernelY");
+        rejected(2, 2, 2, 2, 0, 3, 2, 2, "padX > kernelX");
+        rejected(1, 3, 1, 1, 1, 0, 2, 2, "padY >= kernelY == 1");
+        // srcH + padY = 5: the last window starts at row 2*(dstH-1) - 1, past row 3 when dstH=4.
+        rejected(2, 2, 2, 2, 1, 0, 4, 2, "last row window below the input");
+        rejected(2, 2, 2, 2, 0, 1, 2, 4, "last column window right of the input");
+        rejected(2, 2, 3, 3, 0, 0, 3, 2, "stride 3 past the input");
+        // The same sizes one step smaller are accepted: the last window holds one row/column.
+        for (size_t what = 0; what < 2; ++what) {
+            Guarded<float> d(64, 3.0f);
+            Guarded<uint16_t> d16(64, 3);
+            Guarded<uint8_t> d8(64, 3);
+            const int rejected =
+                what == 0
+                    ? CallAll2D(2, 2, 2, 2, 1, 0, 3, 2, nhwc, d.data(), d16.data(), d8.data())
+                    : CallAll2D(2, 3, 2, 3, 1, 2, 3, 2, nhwc, d.data(), d16.data(), d8.data());
+            EXPECT_EQ(0, rejected) << "boundary case " << what;
+            EXPECT_TRUE(d.GuardsIntact() && d16.GuardsIntact() && d8.GuardsIntact());
+        }
+        // 3D max pooling: channel windows in the channel padding or past the last channel.
+        const std::vector<float> src(64, 1.0f);
+        const SimdTensorFormatType f = nhwc ? SimdTensorFormatNhwc : SimdTensorFormatNchw;
+        ExpectRejected(
+            [&](float* d, uint16_t*, uint8_t*) {
+                SimdSynetPoolingMax32f(src.data(), 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 0, 0, d, 2, 2, 2,
+                                       f);
+            },
+            "Max32f padC == kernelC");
+        ExpectRejected(
+            [&](float* d, uint16_t*, uint8_t*) {
+                SimdSynetPoolingMax32f(src.data(), 4, 4, 4, 2, 2, 2, 2, 2, 2, 1, 0, 0, d, 4, 2, 2,
+                                       f);
+            },
+            "Max32f last channel window past the input");
+        ExpectRejected(
+            [&](float* d, uint16_t*, uint8_t*) {
+                SimdSynetPoolingMax32f(src.data(), 4, 4, 4, 1, 2, 2, 1, 2, 2, 0, 0, 0, d, 5, 2, 2,
+                                       f);
+            },
+            "Max32f dstC > srcC with kernelC 1");
+        Guarded<float> d(64, 3.0f);
+        SimdSynetPoolingMax32f(src.data(), 4, 4, 4, 2, 2, 2, 2, 2, 2, 1, 0, 0, d.data(), 3, 2, 2,
+                               f);
+        EXPECT_EQ(SimdSynetGetLastError(), nullptr) << "3D boundary case";
+        EXPECT_TRUE(d.GuardsIntact());
+    }
 }
 
 // A zero extent is a no-op (SUPPLEMENT.md §0.3): accepted even with NULL pointers.

@@ -888,15 +888,20 @@ bool AxisFits(size_t dst, size_t stride, size_t kernel, size_t pad) {
            reach < kLimit && pad < kLimit;
 }
 
-// Some window of the axis lies entirely outside the input (the first ends before column 0 or
-// the last starts after the last column); windows are monotonic, so these two are the only
-// candidates.
+// Some window of the axis is empty (SUPPLEMENT.md §5 window rule). Window d clips
+// [d*stride - pad, d*stride - pad + kernel) to [0, src): with kernel >= 1 and src >= 1 it is empty
+// exactly when d*stride + kernel <= pad (it ends before element 0) or d*stride >= src + pad (it
+// starts after the last element). The first condition is weakest at d = 0, the second at
+// d = dst - 1, so these two windows are the only candidates. Called after AxisFits, so
+// (dst-1)*stride does not overflow; src + pad is compared without forming it.
 bool AxisHasEmptyWindow(size_t src, size_t dst, size_t stride, size_t kernel, size_t pad) {
-    return kernel <= pad || (dst - 1) * stride >= src + pad;
+    const size_t lastStart = (dst - 1) * stride;
+    return kernel <= pad || (lastStart >= pad && lastStart - pad >= src);
 }
 
 // Checks shared by every pooling entry point. Returns false after recording an error; sets
-// *empty when there is nothing to compute (a zero extent).
+// *empty when there is nothing to compute (a zero extent). Output sizes that leave some window
+// entirely outside the input (along Y, X or, in 3D mode, C) are bad input: rejected.
 bool ValidatePool(const char* function, const void* src, const void* dst, const PoolShape& s,
                   size_t elementSize, bool* empty) {
     if (s.kernelY == 0 || s.kernelX == 0 || s.strideY == 0 || s.strideX == 0 || s.kernelC == 0 ||
@@ -912,6 +917,13 @@ bool ValidatePool(const char* function, const void* src, const void* dst, const 
         !AxisFits(s.dstW, s.strideX, s.kernelX, s.padX) ||
         !AxisFits(s.dstC, s.strideC, s.kernelC, s.padC))
         return SetLastErrorF("%s: tensor or window sizes are too large", function);
+    // In 2D mode the channel axis is kernel 1, stride 1, pad 0, dstC == srcC: never empty.
+    if (AxisHasEmptyWindow(s.srcH, s.dstH, s.strideY, s.kernelY, s.padY) ||
+        AxisHasEmptyWindow(s.srcW, s.dstW, s.strideX, s.kernelX, s.padX) ||
+        AxisHasEmptyWindow(s.srcC, s.dstC, s.strideC, s.kernelC, s.padC))
+        return SetLastErrorF(
+            "%s: a window lies entirely outside the input (pad >= kernel or dst size too large)",
+            function);
     return true;
 }
 
@@ -976,12 +988,6 @@ void PoolingAverage(const char* function, const float* src, size_t srcC, size_t 
         Shape2D(srcC, srcH, srcW, kernelY, kernelX, strideY, strideX, padY, padX, dstH, dstW, nhwc);
     s.excludePad = excludePad == SimdTrue;
     if (!ValidatePool(function, src, dst, s, sizeof(float), &empty) || empty) return;
-    // An empty window would divide 0 by 0 (SUPPLEMENT.md §15: callers avoid it).
-    if (s.excludePad && (AxisHasEmptyWindow(srcH, dstH, strideY, kernelY, padY) ||
-                         AxisHasEmptyWindow(srcW, dstW, strideX, kernelX, padX))) {
-        SetLastErrorF("%s: with excludePad every window must overlap the input", function);
-        return;
-    }
     const Scratch scratch(s, sizeof(float));
     SIMD_DISPATCH(PoolingAverageKernel)(src, s, dst, scratch.data());
 }
