@@ -23,6 +23,7 @@
 #include "core/Loops-inl.h"
 #include "core/Math-inl.h"
 #include "softmax/PartialTail-inl.h"
+#include "softmax/SoftmaxExp-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -39,11 +40,10 @@ constexpr size_t kFoldEvery = 32;
 constexpr size_t kShortRow = 64;
 constexpr size_t kChunk = 2048;
 
-// v = e^v for v <= 0 or NaN (inputs minus their maximum): only the lower clamp is needed.
+// v = e^v for v <= 0 or NaN (inputs minus their maximum), to the softmax tolerance.
 template <size_t K, class D, class V>
 HWY_INLINE void ExpNonPositive(D d, V (&v)[K]) {
-    SIMD_SYNET_EACH(k, K) v[k] = MaxKeepNaN(d, v[k], math::kExpLo);
-    ExpClamped(d, v);
+    SoftmaxExp(d, v);
 }
 
 // Kahan summation of vectors: total + carry hold the sum with an error independent of the
