@@ -712,7 +712,10 @@ SIMD_API void SimdSynetInnerProductLayerForward(const float* src, const float* w
  * no-op; NULL pointers (A and B may be NULL when K == 0), leading dimensions below the minimum
  * or matrices whose byte size overflows size_t are rejected without writing C (see
  * SimdSynetGetLastError). The columns of C between N and ldc are not touched. This function
- * satisfies the SimdGemm32fNNPtr contract.
+ * satisfies the SimdGemm32fNNPtr contract. Large products split the columns of C over the
+ * thread budget of SimdSetThreadNumber; the result is bit-identical for any budget. If the
+ * packing scratch cannot be allocated the call reports it (with several threads, the columns
+ * of the threads that did get their scratch are already written).
  */
 SIMD_API void SimdGemm32fNN(size_t M, size_t N, size_t K, const float* alpha, const float* A,
                             size_t lda, const float* B, size_t ldb, const float* beta, float* C,

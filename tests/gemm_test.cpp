@@ -1,6 +1,7 @@
 // Tests of SimdGemm32fNN / SimdGemm32fNT on every compiled and supported Highway target.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -154,6 +155,37 @@ TEST_P(Gemm, LargeSampled) {
                 EXPECT_TRUE(test::Near(C[i * N + j], r, mag, 1e-5, 1e-6))
                     << (transB ? "NT " : "NN ") << i << "," << j;
             }
+    }
+}
+
+// The thread budget splits the columns of C; every element must come out bit-identical to the
+// single-thread result (and C's padding columns stay untouched).
+TEST_P(Gemm, ThreadCountDoesNotChangeResults) {
+    const size_t M = 97, N = 300, K = 700, ldc = N + 5;
+    for (bool transB : {false, true}) {
+        const std::vector<float> A = test::RandomFloats(M * K, -1.0f, 1.0f, 11);
+        const std::vector<float> B = test::RandomFloats(K * N, -1.0f, 1.0f, 12);
+        const size_t ldb = transB ? K : N;
+        const float alpha = 1.5f, beta = 0.5f;
+        std::vector<float> single;
+        for (size_t threads : {1u, 2u, 3u, 8u}) {
+            SimdSetThreadNumber(threads);
+            Guarded<float> C(M * ldc, 0.25f);
+            (transB ? SimdGemm32fNT : SimdGemm32fNN)(M, N, K, &alpha, A.data(), K, B.data(), ldb,
+                                                     &beta, C.data(), ldc);
+            EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+            EXPECT_TRUE(C.GuardsIntact());
+            std::vector<float> result(C.data(), C.data() + M * ldc);
+            if (threads == 1) {
+                single = result;
+                continue;
+            }
+            size_t mismatches = 0;
+            for (size_t i = 0; i < M * ldc; ++i)
+                mismatches += std::memcmp(&result[i], &single[i], sizeof(float)) != 0;
+            EXPECT_EQ(mismatches, 0u) << (transB ? "NT " : "NN ") << threads << " threads";
+        }
+        SimdSetThreadNumber(1);
     }
 }
 

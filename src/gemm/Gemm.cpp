@@ -29,6 +29,9 @@ HWY_AFTER_NAMESPACE();
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Format.h"
+#include "core/ThreadPool.h"
+
+#include <atomic>
 
 namespace simd {
 HWY_EXPORT(Gemm32fNNKernel);
@@ -61,6 +64,34 @@ bool ValidateGemm(const char* function, size_t M, size_t N, size_t K, const floa
     return true;
 }
 
+using GemmKernel = bool (*)(size_t, size_t, size_t, float, const float*, size_t, const float*,
+                            size_t, float, float*, size_t);
+
+// Splits the columns of C over the thread budget in ranges of whole 64-column panels: each
+// thread packs its own columns of B and writes its own columns of C. Every element's sum over
+// K is computed in the same order whatever the split (K blocking depends on K alone), so the
+// result does not depend on the thread count. Small products stay on the calling thread.
+bool RunGemm(GemmKernel kernel, bool transB, size_t M, size_t N, size_t K, float alpha,
+             const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
+             size_t ldc) {
+    constexpr size_t kPanel = 64;
+    const size_t panels = (N + kPanel - 1) / kPanel;
+    size_t parts = ThreadBudget();
+    if (parts > panels) parts = panels;
+    if (parts <= 1 || double(M) * double(N) * double(K) < double(1 << 20))
+        return kernel(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    std::atomic<bool> ok{true};
+    ParallelParts(parts, [&](size_t part, size_t count) {
+        const auto range = PartRange(panels, part, count);
+        const size_t n0 = range.first * kPanel;
+        const size_t n1 = range.second * kPanel < N ? range.second * kPanel : N;
+        if (n0 >= n1) return;
+        const float* b = transB ? B + n0 * ldb : B + n0;
+        if (!kernel(M, n1 - n0, K, alpha, A, lda, b, ldb, beta, C + n0, ldc)) ok = false;
+    });
+    return ok.load();
+}
+
 }  // namespace
 }  // namespace simd
 
@@ -71,9 +102,9 @@ SIMD_API void SimdGemm32fNN(size_t M, size_t N, size_t K, const float* alpha, co
     if (M == 0 || N == 0) return;
     if (!simd::ValidateGemm("SimdGemm32fNN", M, N, K, alpha, A, lda, B, ldb, K, N, beta, C, ldc))
         return;
-    SIMD_FAIL_IF(
-        !SIMD_DISPATCH(simd::Gemm32fNNKernel)(M, N, K, *alpha, A, lda, B, ldb, *beta, C, ldc),
-        "SimdGemm32fNN: out of memory for the packed panels");
+    SIMD_FAIL_IF(!simd::RunGemm(&SIMD_DISPATCH(simd::Gemm32fNNKernel), false, M, N, K, *alpha, A,
+                                lda, B, ldb, *beta, C, ldc),
+                 "SimdGemm32fNN: out of memory for the packed panels");
 }
 
 SIMD_API void SimdGemm32fNT(size_t M, size_t N, size_t K, const float* alpha, const float* A,
@@ -83,8 +114,8 @@ SIMD_API void SimdGemm32fNT(size_t M, size_t N, size_t K, const float* alpha, co
     if (M == 0 || N == 0) return;
     if (!simd::ValidateGemm("SimdGemm32fNT", M, N, K, alpha, A, lda, B, ldb, N, K, beta, C, ldc))
         return;
-    SIMD_FAIL_IF(
-        !SIMD_DISPATCH(simd::Gemm32fNTKernel)(M, N, K, *alpha, A, lda, B, ldb, *beta, C, ldc),
-        "SimdGemm32fNT: out of memory for the packed panels");
+    SIMD_FAIL_IF(!simd::RunGemm(&SIMD_DISPATCH(simd::Gemm32fNTKernel), true, M, N, K, *alpha, A,
+                                lda, B, ldb, *beta, C, ldc),
+                 "SimdGemm32fNT: out of memory for the packed panels");
 }
 #endif  // HWY_ONCE
