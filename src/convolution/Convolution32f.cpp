@@ -27,26 +27,14 @@
 #include <cstddef>
 #include <string>
 
+#include "core/IsaName.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 namespace conv32f {
 
-const char* TargetIsa() {
-#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-    return "scalar";
-#elif HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
-    return "sse4";
-#elif HWY_TARGET == HWY_AVX2
-    return "avx2";
-#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    return "avx512";
-#elif HWY_TARGET == HWY_NEON
-    return "neon";
-#else
-    return hwy::TargetName(HWY_TARGET);
-#endif
-}
+const char* TargetIsa() { return IsaNameOf(HWY_TARGET); }
 
 inline size_t RoundUp(size_t a, size_t b) {
     return (a + b - 1) / b * b;

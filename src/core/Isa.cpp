@@ -3,26 +3,13 @@
 #define HWY_TARGET_INCLUDE "core/Isa.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "core/IsaName.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
-const char* IsaName() {
-#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-    return "scalar";
-#elif HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
-    return "sse4";
-#elif HWY_TARGET == HWY_AVX2
-    return "avx2";
-#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    return "avx512";
-#elif HWY_TARGET == HWY_NEON
-    return "neon";
-#else
-    return hwy::TargetName(HWY_TARGET);
-#endif
-}
+const char* IsaName() { return IsaNameOf(HWY_TARGET); }
 
 // The scalar fallback reports 16 like SSE4 so that NchwXc stays resolvable when the ISA is
 // capped to scalar (the blocked layouts are memory layouts, valid on every target).
