@@ -1,0 +1,150 @@
+// Bias and activation epilogues of the FP32 convolution family (SUPPLEMENT.md §3.1), per
+// Highway target: the convolution, deconvolution and merged-convolution contexts apply them to
+// each finished block while it is still in cache.
+//
+// Per-target include guard: this header is re-included once per Highway target.
+#if defined(SIMD_SYNET_CONVOLUTION_ACTIVATE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SIMD_SYNET_CONVOLUTION_ACTIVATE_INL_H_
+#undef SIMD_SYNET_CONVOLUTION_ACTIVATE_INL_H_
+#else
+#define SIMD_SYNET_CONVOLUTION_ACTIVATE_INL_H_
+#endif
+
+#include <cstddef>
+
+#include "SimdSynet.h"
+#include "core/Math-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace conv32f {
+namespace hn = hwy::HWY_NAMESPACE;
+
+struct Act {
+    SimdConvolutionActivationType type;
+    float p0, p1;
+};
+
+// erf(x): for |x| < 0.5 its Maclaurin series up to x^13 (truncation below 1e-9 relative);
+// above, 1 - t*P(t)*exp(-x^2) with t = 1/(1 + p|x|) (Abramowitz-Stegun 7.1.26, absolute error
+// below 1.5e-7, i.e. 3e-7 relative since erf(0.5) = 0.52); |x| is clamped at 6 (erf = 1 in FP32).
+template <class D, class V>
+HWY_INLINE V Erf(D d, V x) {
+    const V a = hn::Min(hn::Abs(x), hn::Set(d, 6.0f));
+    const V z = hn::Mul(x, x);
+    // Series: 2/sqrt(pi) * x * sum (-1)^n z^n / (n! (2n + 1)).
+    V s = hn::Set(d, 1.0f / 9360.0f);
+    s = hn::MulAdd(s, z, hn::Set(d, -1.0f / 1320.0f));
+    s = hn::MulAdd(s, z, hn::Set(d, 1.0f / 216.0f));
+    s = hn::MulAdd(s, z, hn::Set(d, -1.0f / 42.0f));
+    s = hn::MulAdd(s, z, hn::Set(d, 1.0f / 10.0f));
+    s = hn::MulAdd(s, z, hn::Set(d, -1.0f / 3.0f));
+    s = hn::MulAdd(s, z, hn::Set(d, 1.0f));
+    const V small = hn::Mul(hn::Mul(s, x), hn::Set(d, 1.12837916709551257f));
+    const V t = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(a, hn::Set(d, 0.3275911f), hn::Set(d, 1.0f)));
+    V q = hn::Set(d, 1.061405429f);
+    q = hn::MulAdd(q, t, hn::Set(d, -1.453152027f));
+    q = hn::MulAdd(q, t, hn::Set(d, 1.421413741f));
+    q = hn::MulAdd(q, t, hn::Set(d, -0.284496736f));
+    q = hn::MulAdd(q, t, hn::Set(d, 0.254829592f));
+    q = hn::Mul(q, t);
+    V e[1] = {hn::Neg(hn::Mul(a, a))};
+    Exp(d, e);
+    const V large = hn::CopySignToAbs(hn::NegMulAdd(q, e[0], hn::Set(d, 1.0f)), x);
+    return hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, 0.5f)), small, large);
+}
+
+// The activation of x (bias already added); `slope` is the per-channel negative slope of
+// LeakyRelu/Prelu (unused otherwise).
+template <class D, class V>
+HWY_INLINE V Activate(D d, V x, V slope, const Act& act) {
+    const V zero = hn::Zero(d), one = hn::Set(d, 1.0f);
+    switch (act.type) {
+        case SimdConvolutionActivationIdentity:
+            return x;
+        case SimdConvolutionActivationRelu:
+            return hn::Max(x, zero);
+        case SimdConvolutionActivationLeakyRelu:
+        case SimdConvolutionActivationPrelu:
+            return hn::MulAdd(slope, hn::Min(x, zero), hn::Max(x, zero));
+        case SimdConvolutionActivationRestrictRange:
+            return hn::Min(hn::Max(hn::Set(d, act.p0), x), hn::Set(d, act.p1));
+        case SimdConvolutionActivationElu: {
+            V e[1] = {hn::Min(x, zero)};
+            Exp(d, e);
+            return hn::IfThenElse(hn::Ge(x, zero), x,
+                                  hn::Mul(hn::Set(d, act.p0), hn::Sub(e[0], one)));
+        }
+        case SimdConvolutionActivationHswish: {
+            const V shift = hn::Set(d, act.p0);
+            return hn::Mul(
+                hn::Mul(hn::Max(hn::Add(hn::Min(x, shift), shift), zero), hn::Set(d, act.p1)), x);
+        }
+        case SimdConvolutionActivationMish: {
+            V e[1] = {x};
+            Exp(d, e);
+            const V a = hn::Add(e[0], one);
+            const V q = hn::MulAdd(a, a, one);
+            const V y = hn::Mul(x, hn::Sub(one, hn::Div(hn::Set(d, 2.0f), q)));
+            return hn::IfThenElse(hn::Gt(x, hn::Set(d, act.p0)), x, y);
+        }
+        case SimdConvolutionActivationHardSigmoid:
+            return hn::Max(zero,
+                           hn::Min(hn::MulAdd(x, hn::Set(d, act.p0), hn::Set(d, act.p1)), one));
+        case SimdConvolutionActivationSwish: {
+            V e[1] = {hn::Mul(hn::Set(d, -act.p0), x)};
+            Exp(d, e);
+            return hn::Div(x, hn::Add(one, e[0]));
+        }
+        case SimdConvolutionActivationGelu:
+        default: {
+            const V erf = Erf(d, hn::Mul(x, hn::Set(d, 0.70710678118654752f)));
+            return hn::Mul(hn::Mul(x, hn::Add(one, erf)), hn::Set(d, 0.5f));
+        }
+    }
+}
+
+// x[i] = Activate(x[i] + bias[i]) for i < n (NHWC pixel: values along the channels);
+// slope may be NULL when the activation does not read it.
+inline HWY_NOINLINE void BiasActivateChannels(float* x, size_t n, const float* bias,
+                                              const float* slope, const Act& act) {
+    const hn::ScalableTag<float> d;
+    const hn::CappedTag<float, 1> d1;
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + L <= n; i += L) {
+        const auto s = slope ? hn::LoadU(d, slope + i) : hn::Zero(d);
+        hn::StoreU(Activate(d, hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, bias + i)), s, act), d,
+                   x + i);
+    }
+    for (; i < n; ++i) {
+        const auto s = slope ? hn::LoadU(d1, slope + i) : hn::Zero(d1);
+        hn::StoreU(Activate(d1, hn::Add(hn::LoadU(d1, x + i), hn::LoadU(d1, bias + i)), s, act), d1,
+                   x + i);
+    }
+}
+
+// x[i] = Activate(x[i] + bias) for i < n (NCHW: a run of one channel's plane).
+inline HWY_NOINLINE void BiasActivatePlane(float* x, size_t n, float bias, float slope,
+                                           const Act& act) {
+    const hn::ScalableTag<float> d;
+    const hn::CappedTag<float, 1> d1;
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    const auto b = hn::Set(d, bias), s = hn::Set(d, slope);
+    for (; i + L <= n; i += L)
+        hn::StoreU(Activate(d, hn::Add(hn::LoadU(d, x + i), b), s, act), d, x + i);
+    for (; i < n; ++i)
+        hn::StoreU(
+            Activate(d1, hn::Add(hn::LoadU(d1, x + i), hn::Set(d1, bias)), hn::Set(d1, slope), act),
+            d1, x + i);
+}
+
+}  // namespace conv32f
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
