@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <utility>
 
+#include "hwy/aligned_allocator.h"
+
 namespace simd {
 
 // Threads one call may use (SimdSetThreadNumber; 1 by default).
@@ -29,6 +31,29 @@ void ParallelParts(size_t parts, F&& f) {
             (*static_cast<std::remove_reference_t<F>*>(context))(part, count);
         },
         const_cast<void*>(static_cast<const void*>(&f)));
+}
+
+// ParallelParts for work that needs `floats` of scratch per part: `f(part, parts, scratch)`.
+// `parts` is capped at the thread budget (callers split their work so that the split never
+// changes a result). Part 0 runs on the calling thread with `buf`, the caller's scratch; the
+// others get one aligned allocation made for this call (small next to any work worth
+// splitting), so a context with caller scratch stays re-entrant. Returns false, having run
+// nothing, when that allocation fails.
+template <class F>
+bool ParallelPartsWithScratch(size_t parts, float* buf, size_t floats, F&& f) {
+    const size_t budget = ThreadBudget();
+    if (parts > budget) parts = budget;
+    if (parts <= 1) {
+        f(size_t(0), size_t(1), buf);
+        return true;
+    }
+    hwy::AlignedFreeUniquePtr<float[]> extra = hwy::AllocateAligned<float>((parts - 1) * floats);
+    if (!extra) return false;
+    float* others = extra.get();
+    ParallelParts(parts, [&](size_t part, size_t count) {
+        f(part, count, part == 0 ? buf : others + (part - 1) * floats);
+    });
+    return true;
 }
 
 // [begin, end) of part `part` when `count` items are split into `parts` nearly equal ranges.
