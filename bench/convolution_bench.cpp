@@ -77,7 +77,8 @@ const Layer kLayers[] = {
     {"h_dw3x3s2_128_112", 128, 112, 112, 128, 3, 2, 1, 128},
 };
 
-void BM_Convolution(benchmark::State& state, Layer layer, SimdTensorFormatType format) {
+void BM_Convolution(benchmark::State& state, Layer layer, SimdTensorFormatType format,
+                    size_t threads) {
     SimdConvolutionParameters p;
     std::memset(&p, 0, sizeof(p));
     p.srcC = layer.srcC;
@@ -108,6 +109,7 @@ void BM_Convolution(benchmark::State& state, Layer layer, SimdTensorFormatType f
     for (float& x : src) x = dist(rng);
     SimdSynetConvolution32fSetParams(context, weight.data(), nullptr, bias.data(), nullptr);
     std::vector<float> buf(SimdSynetConvolution32fExternalBufferSize(context));
+    SimdSetThreadNumber(threads);
     for (auto _ : state) {
         SimdSynetConvolution32fForward(context, src.data(), buf.data(), dst.data());
         benchmark::ClobberMemory();
@@ -121,17 +123,24 @@ void BM_Convolution(benchmark::State& state, Layer layer, SimdTensorFormatType f
         benchmark::Counter(peak > 0 ? flops * 1e-9 / peak * 100.0 : 0.0,
                            benchmark::Counter::kIsIterationInvariantRate);
     state.SetLabel(SimdSynetConvolution32fInfo(context));
+    SimdSetThreadNumber(1);
     SimdRelease(context);
 }
 
+// Every layer on one thread; the layers the issue names also on two (".../t2"), timed by the
+// wall clock since the work is shared.
 const bool kRegistered = [] {
-    for (const Layer& layer : kLayers)
-        for (SimdTensorFormatType f : {SimdTensorFormatNhwc, SimdTensorFormatNchw}) {
-            const std::string name = std::string("Convolution/Convolution32fForward/") +
-                                     layer.name + (f == SimdTensorFormatNhwc ? "/nhwc" : "/nchw");
-            benchmark::RegisterBenchmark(name.c_str(), BM_Convolution, layer, f)
-                ->Unit(benchmark::kMicrosecond);
-        }
+    for (size_t threads : {1, 2})
+        for (const Layer& layer : kLayers)
+            for (SimdTensorFormatType f : {SimdTensorFormatNhwc, SimdTensorFormatNchw}) {
+                if (threads > 1 && std::strchr("abcf", layer.name[0]) == nullptr) continue;
+                const std::string name =
+                    std::string("Convolution/Convolution32fForward/") + layer.name +
+                    (f == SimdTensorFormatNhwc ? "/nhwc" : "/nchw") + (threads > 1 ? "/t2" : "");
+                benchmark::RegisterBenchmark(name.c_str(), BM_Convolution, layer, f, threads)
+                    ->Unit(benchmark::kMicrosecond)
+                    ->UseRealTime();
+            }
     return true;
 }();
 

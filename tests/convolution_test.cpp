@@ -317,6 +317,50 @@ TEST_P(ConvolutionTest, SetParamsAgainAndInfo) {
     }
 }
 
+// Forward splits its work over SimdSetThreadNumber threads: every thread count gives the same
+// bits as one thread (and the reference's values), for splits over pixels and over channels,
+// with caller scratch and context scratch.
+TEST_P(ConvolutionTest, ThreadCountsGiveIdenticalBits) {
+    const Shape shapes[] = {
+        {64, 64, 6, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},        // many pixels
+        {64, 96, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},       // few pixels for NCHW
+        {2048, 600, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},      // one pixel: channel split
+        {64, 64, 14, 14, 3, 3, 1, 1, 1, 1, 0, 1, 2, 0, 2},       // grouped, asymmetric pads
+        {128, 128, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 128},   // depthwise
+        {128, 128, 27, 29, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 128}};  // depthwise stride 2
+    const size_t batch = 2;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationPrelu);
+            const Data data = MakeData(p, batch, 41);
+            void* context = SimdSynetConvolution32fInit(batch, &p, nullptr);
+            ASSERT_NE(context, nullptr) << Describe(p, batch);
+            SimdSynetConvolution32fSetParams(context, data.weight.data(), nullptr, data.bias.data(),
+                                             data.params.data());
+            const size_t dstSize = batch * p.dstC * p.dstH * p.dstW;
+            std::vector<float> single(dstSize);
+            SimdSetThreadNumber(1);
+            SimdSynetConvolution32fForward(context, data.src.data(), nullptr, single.data());
+            for (size_t threads : {2, 3, 8})
+                for (bool callerBuffer : {false, true}) {
+                    SimdSetThreadNumber(threads);
+                    Guarded<float> buf(
+                        callerBuffer ? SimdSynetConvolution32fExternalBufferSize(context) : 0);
+                    Guarded<float> dst(dstSize, std::numeric_limits<float>::quiet_NaN());
+                    SimdSynetConvolution32fForward(context, data.src.data(),
+                                                   callerBuffer ? buf.data() : nullptr, dst.data());
+                    EXPECT_EQ(0, std::memcmp(dst.data(), single.data(), dstSize * sizeof(float)))
+                        << Describe(p, batch) << " threads " << threads;
+                    EXPECT_TRUE(dst.GuardsIntact());
+                    EXPECT_TRUE(!callerBuffer || buf.GuardsIntact());
+                    if (threads == 3 && callerBuffer)
+                        EXPECT_TRUE(Compare(p, batch, data, true, dst)) << Describe(p, batch);
+                }
+            SimdSetThreadNumber(1);
+            SimdRelease(context);
+        }
+}
+
 // ---- Rejections (plain tests).
 
 SimdConvolutionParameters Valid() {

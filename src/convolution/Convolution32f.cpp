@@ -27,9 +27,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <new>
 #include <string>
 
 #include "core/IsaName.h"
+#include "core/ThreadPool.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -93,30 +95,63 @@ protected:
                                  slope, act);
     }
     void Run(const float* src, float* buf, float* dst) const override {
+        if (gemm_) {
+            for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage)
+                for (size_t g = 0; g < q_.G; ++g) RunUser(src, buf, dst, g);
+            return;
+        }
+        // Threads take ranges of output pixels (rows of the product, in whole micro-tiles), or
+        // ranges of output channels in whole panels when there are too few pixels to share.
+        // Every output's sum runs over the same K blocks in the same order either way, so the
+        // split never changes a result.
+        const size_t rows = batch_ * q_.pixels;
+        const size_t parts = ThreadPartsFor(2.0 * double(rows) * double(q_.dstC) * double(K_));
+        const bool byRows = rows >= parts * 4 * T::kRows;
+        const size_t units =
+            byRows ? (rows + T::kRows - 1) / T::kRows : (q_.Dg + T::kCols - 1) / T::kCols;
+        if (!ParallelPartsWithScratch(
+                std::min(parts, units), buf, ExternalBufferSize(),
+                [&](size_t part, size_t count, float* scratch) {
+                    const auto r = PartRange(units, part, count);
+                    if (byRows)
+                        RunBlock(src, dst, r.first * T::kRows, std::min(rows, r.second * T::kRows),
+                                 0, q_.Dg, scratch);
+                    else
+                        RunBlock(src, dst, 0, rows, r.first * T::kCols,
+                                 std::min(q_.Dg, r.second * T::kCols), scratch);
+                }))
+            throw std::bad_alloc();
+    }
+    // Output pixels [r0, r1) of the batch (row r: image r / pixels) x channels [c0, c1) of every
+    // group; c0 is a multiple of the panel width.
+    void RunBlock(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
+                  float* buf) const {
         const D d;
-        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
+        const Act act{p_.activation, param0_, param1_};
+        for (size_t r = r0; r < r1;) {
+            const size_t b = r / q_.pixels, i = r % q_.pixels;
+            const size_t mc = std::min({blocks_.mc, r1 - r, q_.pixels - i});
+            const float* image = src + b * q_.srcImage;
+            float* out = dst + b * q_.dstImage + i * q_.dstC;
             for (size_t g = 0; g < q_.G; ++g) {
-                if (gemm_) {
-                    RunUser(src, buf, dst, g);
-                    continue;
-                }
-                for (size_t i = 0; i < q_.pixels; i += blocks_.mc) {
-                    const size_t mc = std::min(blocks_.mc, q_.pixels - i);
-                    for (size_t k = 0; k < K_; k += blocks_.kc) {
-                        const size_t kc = std::min(blocks_.kc, K_ - k);
-                        PackA(src, g, i, mc, k, kc, buf);
-                        const GemmStore mode =
-                            k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
-                        for (size_t j = 0; j < q_.Dg; j += blocks_.nc) {
-                            const size_t nc = std::min(blocks_.nc, q_.Dg - j);
-                            GemmMacroKernel(
-                                d, mc, nc, kc, buf, weights_.data() + BOffset(g, j, k, nc),
-                                dst + i * q_.dstC + g * q_.Dg + j, q_.dstC, 1.0f, 0.0f, mode);
-                        }
+                for (size_t k = 0; k < K_; k += blocks_.kc) {
+                    const size_t kc = std::min(blocks_.kc, K_ - k);
+                    PackA(image, g, i, mc, k, kc, buf);
+                    const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                    for (size_t j = c0 / blocks_.nc * blocks_.nc; j < c1; j += blocks_.nc) {
+                        const size_t nc = std::min(blocks_.nc, q_.Dg - j);
+                        const size_t j0 = std::max(j, c0), j1 = std::min(j + nc, c1);
+                        GemmMacroKernel(d, mc, j1 - j0, kc, buf,
+                                        weights_.data() + BOffset(g, j, k, nc) + (j0 - j) * kc,
+                                        out + g * q_.Dg + j0, q_.dstC, 1.0f, 0.0f, mode);
                     }
-                    BiasActivate(dst + i * q_.dstC, mc, g);
                 }
+                const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + c0;
+                for (size_t m = 0; m < mc; ++m)
+                    BiasActivateChannels(out + m * q_.dstC + g * q_.Dg + c0, c1 - c0,
+                                         bias_.data() + g * q_.Dg + c0, slope, act);
             }
+            r += mc;
         }
     }
     // Rows [i, i + mc) x columns [k, k + kc) of im2row as GemmPackA micro-panels.
@@ -211,40 +246,71 @@ protected:
                 }
             }
     }
-    void BiasActivate(float* dstG, size_t g, size_t j, size_t n) const {
+    // Channels [c0, c1) of group g, pixels [j, j + n).
+    void BiasActivate(float* dstG, size_t g, size_t c0, size_t c1, size_t j, size_t n) const {
         const Act act{p_.activation, param0_, param1_};
-        for (size_t c = 0; c < q_.Dg; ++c) {
+        for (size_t c = c0; c < c1; ++c) {
             const size_t oc = g * q_.Dg + c;
             BiasActivatePlane(dstG + c * q_.pixels + j, n, bias_[oc],
                               slope_.empty() ? 0.0f : slope_[oc], act);
         }
     }
     void Run(const float* src, float* buf, float* dst) const override {
+        const size_t plane = q_.srcH * q_.srcW;
+        if (gemm_) {
+            for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage)
+                for (size_t g = 0; g < q_.G; ++g)
+                    RunUser(src + g * q_.Cg * plane, buf, dst + g * q_.Dg * q_.pixels, g);
+            return;
+        }
+        // Threads take ranges of output pixels (columns of the product, in whole panels), or
+        // ranges of output channels in whole micro-tiles when there are too few pixels to
+        // share; the sums over K are blocked the same way whatever the split.
+        const size_t parts =
+            ThreadPartsFor(2.0 * double(batch_) * double(q_.pixels) * double(q_.dstC) * K_);
+        const bool byPixels = q_.pixels >= parts * 4 * T::kCols;
+        const size_t units =
+            byPixels ? (q_.pixels + T::kCols - 1) / T::kCols : (q_.Dg + T::kRows - 1) / T::kRows;
+        if (!ParallelPartsWithScratch(
+                std::min(parts, units), buf, ExternalBufferSize(),
+                [&](size_t part, size_t count, float* scratch) {
+                    const auto r = PartRange(units, part, count);
+                    if (byPixels)
+                        RunBlock(src, dst, r.first * T::kCols,
+                                 std::min(q_.pixels, r.second * T::kCols), 0, q_.Dg, scratch);
+                    else
+                        RunBlock(src, dst, 0, q_.pixels, r.first * T::kRows,
+                                 std::min(q_.Dg, r.second * T::kRows), scratch);
+                }))
+            throw std::bad_alloc();
+    }
+    // Output pixels [j0, j1) (j0 a multiple of the panel width) x channels [c0, c1) (c0 a
+    // multiple of the micro-tile height) of every group of every image.
+    void RunBlock(const float* src, float* dst, size_t j0, size_t j1, size_t c0, size_t c1,
+                  float* buf) const {
         const D d;
         const size_t plane = q_.srcH * q_.srcW;
         for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
             for (size_t g = 0; g < q_.G; ++g) {
                 const float* srcG = src + g * q_.Cg * plane;
                 float* dstG = dst + g * q_.Dg * q_.pixels;
-                if (gemm_) {
-                    RunUser(srcG, buf, dstG, g);
-                    continue;
-                }
                 const float* weights = weights_.data() + g * K_ * mPad_;
-                for (size_t j = 0; j < q_.pixels; j += blocks_.nc) {
-                    const size_t nc = std::min(blocks_.nc, q_.pixels - j);
+                for (size_t j = j0; j < j1; j += blocks_.nc) {
+                    const size_t nc = std::min(blocks_.nc, j1 - j);
                     for (size_t k = 0; k < K_; k += blocks_.kc) {
                         const size_t kc = std::min(blocks_.kc, K_ - k);
                         PackB(srcG, j, nc, k, kc, buf);
                         const GemmStore mode =
                             k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
-                        for (size_t i = 0; i < q_.Dg; i += blocks_.mc) {
+                        for (size_t i = c0 / blocks_.mc * blocks_.mc; i < c1; i += blocks_.mc) {
                             const size_t mc = std::min(blocks_.mc, q_.Dg - i);
-                            GemmMacroKernel(d, mc, nc, kc, weights + k * mPad_ + i * kc, buf,
-                                            dstG + i * q_.pixels + j, q_.pixels, 1.0f, 0.0f, mode);
+                            const size_t i0 = std::max(i, c0), i1 = std::min(i + mc, c1);
+                            GemmMacroKernel(d, i1 - i0, nc, kc,
+                                            weights + k * mPad_ + i * kc + (i0 - i) * kc, buf,
+                                            dstG + i0 * q_.pixels + j, q_.pixels, 1.0f, 0.0f, mode);
                         }
                     }
-                    BiasActivate(dstG, g, j, nc);
+                    BiasActivate(dstG, g, c0, c1, j, nc);
                 }
             }
         }
@@ -299,7 +365,7 @@ protected:
         }
         gemm_(q_.Dg, q_.pixels, K_, &one, weights_.data() + g * q_.Dg * K_, K_, col, q_.pixels,
               &zero, dstG, q_.pixels);
-        BiasActivate(dstG, g, 0, q_.pixels);
+        BiasActivate(dstG, g, 0, q_.Dg, 0, q_.pixels);
     }
 
     Geometry q_;
@@ -381,7 +447,19 @@ public:
 
 protected:
     void PackWeights(const float* w) override { weights_.assign(w, w + q_.kY * q_.kX * q_.srcC); }
+    // Threads take ranges of output rows of the batch.
     void Run(const float* src, float*, float* dst) const override {
+        const size_t rows = batch_ * q_.dstH;
+        const size_t parts = std::min(
+            rows,
+            ThreadPartsFor(2.0 * double(batch_) * double(q_.dstImage) * double(q_.kY * q_.kX)));
+        ParallelParts(parts, [&](size_t part, size_t count) {
+            const auto r = PartRange(rows, part, count);
+            RunRows(src, dst, r.first, r.second);
+        });
+    }
+    // Output rows [r0, r1) of the batch (row r: image r / dstH, row r % dstH).
+    void RunRows(const float* images, float* outputs, size_t r0, size_t r1) const {
         const hn::ScalableTag<float> d;
         const hn::CappedTag<float, 1> d1;
         const size_t L = hn::Lanes(d), C = q_.srcC;
@@ -389,8 +467,11 @@ protected:
         const float* w = weights_.data();
         const float* bias = bias_.data();
         const float* slope = slope_.empty() ? nullptr : slope_.data();
-        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
-            for (size_t dy = 0; dy < q_.dstH; ++dy) {
+        for (size_t row = r0; row < r1; ++row) {
+            const size_t dy = row % q_.dstH;
+            const float* src = images + row / q_.dstH * q_.srcImage;
+            float* dst = outputs + row / q_.dstH * q_.dstImage;
+            {
                 const bool rowInside =
                     dy * q_.sY >= q_.padY && dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
                 float* out = dst + dy * q_.dstW * C;
@@ -559,14 +640,27 @@ public:
 
 protected:
     void PackWeights(const float* w) override { weights_.assign(w, w + q_.kY * q_.kX * q_.srcC); }
+    // Threads take ranges of the channel planes of the batch.
     void Run(const float* src, float*, float* dst) const override {
+        const size_t planes = batch_ * q_.srcC;
+        const size_t parts = std::min(
+            planes,
+            ThreadPartsFor(2.0 * double(batch_) * double(q_.dstImage) * double(q_.kY * q_.kX)));
+        ParallelParts(parts, [&](size_t part, size_t count) {
+            const auto r = PartRange(planes, part, count);
+            RunPlanes(src, dst, r.first, r.second);
+        });
+    }
+    // Planes [p0, p1) of the batch (plane p: image p / srcC, channel p % srcC).
+    void RunPlanes(const float* src, float* dst, size_t p0, size_t p1) const {
         const hn::ScalableTag<float> d;
         const hn::CappedTag<float, 1> d1;
         const size_t L = hn::Lanes(d), K = q_.kY * q_.kX;
         const Act act{p_.activation, param0_, param1_};
         const size_t plane = q_.srcH * q_.srcW;
-        for (size_t b = 0; b < batch_; ++b) {
-            for (size_t c = 0; c < q_.srcC; ++c) {
+        for (size_t bc = p0; bc < p1; ++bc) {
+            const size_t b = bc / q_.srcC, c = bc % q_.srcC;
+            {
                 const float* in = src + (b * q_.srcC + c) * plane;
                 const float* w = weights_.data() + c * K;
                 const float bias = bias_[c], slope = slope_.empty() ? 0.0f : slope_[c];

@@ -33,6 +33,12 @@ void ParallelParts(size_t parts, F&& f) {
         const_cast<void*>(static_cast<const void*>(&f)));
 }
 
+// Parts worth splitting `flop` floating-point operations into: the thread budget, or 1 below
+// about two million, where waking the pool costs more than the second thread saves.
+inline size_t ThreadPartsFor(double flop) {
+    return flop < double(1 << 21) ? 1 : ThreadBudget();
+}
+
 // ParallelParts for work that needs `floats` of scratch per part: `f(part, parts, scratch)`.
 // `parts` is capped at the thread budget (callers split their work so that the split never
 // changes a result). Part 0 runs on the calling thread with `buf`, the caller's scratch; the
