@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "core/IsaName.h"
 #include "core/ThreadPool.h"
@@ -57,9 +58,13 @@ public:
         K_ = q_.kY * q_.kX * q_.Cg;
         blocks_ = GemmChooseBlocks(q_.pixels, q_.Dg, K_, T::kRows, T::kCols);
         dgPad_ = RoundUp(q_.Dg, T::kCols);
+        FindInterior();
+        const bool direct = q_.Pointwise() || (dyLo_ < dyHi_ && dxLo_ + T::kRows <= dxHi_);
         info_ = std::string(TargetIsa()) +
                 (gemm ? "::nhwc-usergemm"
-                      : "::nhwc-gemm-" + std::to_string(T::kRows) + "x" + std::to_string(T::kCols));
+                      : std::string(direct ? "::nhwc-direct-" : "::nhwc-gemm-") +
+                            std::to_string(T::kRows) + "x" + std::to_string(T::kCols));
+        if (!gemm) BuildSegments();
     }
     size_t ExternalBufferSize() const override {
         if (gemm_) return q_.Pointwise() ? 1 : q_.pixels * K_;
@@ -122,28 +127,97 @@ protected:
                 }))
             throw std::bad_alloc();
     }
+    // Output rows [dyLo_, dyHi_) and columns [dxLo_, dxHi_) have every kernel tap inside the
+    // image.
+    void FindInterior() {
+        dyLo_ = std::min((q_.padY + q_.sY - 1) / q_.sY, q_.dstH);
+        const ptrdiff_t lastY =
+            ptrdiff_t(q_.srcH) - 1 + ptrdiff_t(q_.padY) - ptrdiff_t((q_.kY - 1) * q_.dY);
+        dyHi_ = lastY < 0 ? 0 : std::min(q_.dstH, size_t(lastY) / q_.sY + 1);
+        dxLo_ = std::min((q_.padX + q_.sX - 1) / q_.sX, q_.dstW);
+        const ptrdiff_t lastX =
+            ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) - ptrdiff_t((q_.kX - 1) * q_.dX);
+        dxHi_ = lastX < 0 ? 0 : std::min(q_.dstW, size_t(lastX) / q_.sX + 1);
+    }
+    // The K values of each K block as runs that are contiguous in the image, relative to the
+    // first tap of an output pixel: one run per kernel tap, or per kernel row when the taps of
+    // a row are neighbouring pixels (group 1, no dilation).
+    void BuildSegments() {
+        for (size_t k0 = 0; k0 < K_; k0 += blocks_.kc) {
+            segmentBegin_.push_back(segments_.size());
+            const size_t k1 = std::min(K_, k0 + blocks_.kc);
+            for (size_t k = k0; k < k1;) {
+                const size_t tap = k / q_.Cg, ci = k % q_.Cg, ky = tap / q_.kX, kx = tap % q_.kX;
+                const size_t run = q_.G == 1 && q_.dX == 1 ? (q_.kX - kx) * q_.Cg : q_.Cg;
+                const size_t len = std::min(run - ci, k1 - k);
+                segments_.push_back({(ky * q_.dY * q_.srcW + kx * q_.dX) * q_.srcC + ci, len});
+                k += len;
+            }
+        }
+        segmentBegin_.push_back(segments_.size());
+    }
+    // True when the micro-tile of kRows output pixels starting at (dy, dx) reads its A rows in
+    // place: `base` is then the offset of its first pixel's first tap in the image.
+    bool DirectTile(size_t dy, size_t dx, size_t* base) const {
+        if (q_.Pointwise()) {
+            *base = (dy * q_.dstW + dx) * q_.srcC;
+            return true;
+        }
+        if (dy < dyLo_ || dy >= dyHi_ || dx < dxLo_ || dx + T::kRows > dxHi_) return false;
+        *base = ((dy * q_.sY - q_.padY) * q_.srcW + dx * q_.sX - q_.padX) * q_.srcC;
+        return true;
+    }
     // Output pixels [r0, r1) of the batch (row r: image r / pixels) x channels [c0, c1) of every
-    // group; c0 is a multiple of the panel width.
+    // group; c0 is a multiple of the panel width. Micro-tiles of kRows consecutive pixels whose
+    // taps are all inside the image (and, unless the convolution is pointwise, in one output
+    // row) are read in place by the segment micro-kernel; the others (borders, row ends, the
+    // last partial tile) are packed from im2row first.
     void RunBlock(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
                   float* buf) const {
         const D d;
+        constexpr size_t MR = T::kRows, NR = T::kCols;
         const Act act{p_.activation, param0_, param1_};
+        const size_t aStride = q_.sX * q_.srcC;
         for (size_t r = r0; r < r1;) {
             const size_t b = r / q_.pixels, i = r % q_.pixels;
             const size_t mc = std::min({blocks_.mc, r1 - r, q_.pixels - i});
+            const size_t tiles = (mc + MR - 1) / MR;
             const float* image = src + b * q_.srcImage;
             float* out = dst + b * q_.dstImage + i * q_.dstC;
             for (size_t g = 0; g < q_.G; ++g) {
-                for (size_t k = 0; k < K_; k += blocks_.kc) {
+                for (size_t k = 0, kb = 0; k < K_; k += blocks_.kc, ++kb) {
                     const size_t kc = std::min(blocks_.kc, K_ - k);
-                    PackA(image, g, i, mc, k, kc, buf);
+                    const GemmASegment* segments = segments_.data() + segmentBegin_[kb];
+                    const size_t segmentCount = segmentBegin_[kb + 1] - segmentBegin_[kb];
+                    size_t base;
+                    for (size_t t = 0, dy = i / q_.dstW, dx = i % q_.dstW; t < tiles; ++t) {
+                        const size_t rows = std::min(MR, mc - t * MR);
+                        if (rows < MR || !DirectTile(dy, dx, &base))
+                            PackTile(image, g, dy, dx, rows, k, kc, buf + t * MR * kc);
+                        for (dx += MR; dx >= q_.dstW && dy < q_.dstH;) dx -= q_.dstW, ++dy;
+                    }
                     const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
                     for (size_t j = c0 / blocks_.nc * blocks_.nc; j < c1; j += blocks_.nc) {
                         const size_t nc = std::min(blocks_.nc, q_.Dg - j);
                         const size_t j0 = std::max(j, c0), j1 = std::min(j + nc, c1);
-                        GemmMacroKernel(d, mc, j1 - j0, kc, buf,
-                                        weights_.data() + BOffset(g, j, k, nc) + (j0 - j) * kc,
-                                        out + g * q_.Dg + j0, q_.dstC, 1.0f, 0.0f, mode);
+                        const float* panels = weights_.data() + BOffset(g, j, k, nc);
+                        for (size_t jp = j0; jp < j1; jp += NR) {
+                            const size_t cols = std::min(NR, j1 - jp);
+                            const float* panel = panels + (jp - j) * kc;
+                            float* c = out + g * q_.Dg + jp;
+                            for (size_t t = 0, dy = i / q_.dstW, dx = i % q_.dstW; t < tiles;
+                                 ++t, c += MR * q_.dstC) {
+                                const size_t rows = std::min(MR, mc - t * MR);
+                                if (rows == MR && DirectTile(dy, dx, &base))
+                                    GemmMicroKernelSegments(d, image + base + g * q_.Cg, aStride,
+                                                            segments, segmentCount, panel, c,
+                                                            q_.dstC, cols, mode);
+                                else
+                                    GemmMicroKernel(d, kc, buf + t * MR * kc, kc, panel, c, q_.dstC,
+                                                    rows, cols, 1.0f, 0.0f, mode);
+                                for (dx += MR; dx >= q_.dstW && dy < q_.dstH;) dx -= q_.dstW, ++dy;
+                            }
+                        }
                     }
                 }
                 const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + c0;
@@ -154,20 +228,21 @@ protected:
             r += mc;
         }
     }
-    // Rows [i, i + mc) x columns [k, k + kc) of im2row as GemmPackA micro-panels.
-    void PackA(const float* image, size_t g, size_t i, size_t mc, size_t k, size_t kc,
-               float* packed) const {
+    // The A micro-panel (kRows x kc, rows beyond `rows` zero) of the pixels starting at output
+    // (dy, dx): columns [k, k + kc) of their im2row rows.
+    void PackTile(const float* image, size_t g, size_t dy, size_t dx, size_t rows, size_t k,
+                  size_t kc, float* packed) const {
         const D d;
         if (q_.Pointwise()) {
-            GemmPackA(d, mc, kc, image + i * q_.srcC + g * q_.Cg + k, q_.srcC, packed);
+            GemmPackA(d, rows, kc, image + (dy * q_.dstW + dx) * q_.srcC + g * q_.Cg + k, q_.srcC,
+                      packed);
             return;
         }
-        size_t dy = i / q_.dstW, dx = i % q_.dstW;
-        for (size_t r = 0; r < mc; ++r) {
+        for (size_t r = 0; r < rows; ++r) {
             Im2rowSegment(q_, image, g, dy, dx, k, k + kc, packed + r * kc);
             if (++dx == q_.dstW) dx = 0, ++dy;
         }
-        ZeroRun((RoundUp(mc, T::kRows) - mc) * kc, packed + mc * kc);
+        ZeroRun((T::kRows - rows) * kc, packed + rows * kc);
     }
     void RunUser(const float* image, float* buf, float* dst, size_t g) const {
         const float one = 1.0f, zero = 0.0f;
@@ -188,6 +263,9 @@ protected:
     Geometry q_;
     size_t K_, dgPad_;
     GemmBlocks blocks_;
+    size_t dyLo_, dyHi_, dxLo_, dxHi_;
+    std::vector<GemmASegment> segments_;
+    std::vector<size_t> segmentBegin_;  // per K block, and the end
 };
 
 // ---------------------------------------------------------------------------------------------

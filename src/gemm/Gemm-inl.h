@@ -79,21 +79,12 @@ HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, floa
                    d1, c + j);
 }
 
-// C tile (rows x cols, at most kRows x kCols) op= alpha * A micro-panel * B micro-panel.
-// a: kRows rows of kc floats, `aStride` apart; b: kc rows of kCols floats. Rows and columns
-// beyond the tile are computed on the zero padding of the panels and not stored.
-template <class D>
-HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
-                                const float* HWY_RESTRICT b, float* HWY_RESTRICT c, size_t ldc,
-                                size_t rows, size_t cols, float alpha, float beta, GemmStore mode) {
-    using T = GemmTraits<D>;
-    using V = hn::Vec<D>;
-    constexpr size_t R = T::kRows, NV = T::kVecs, L = T::kLanes, NR = T::kCols;
-    V acc[R][NV];
-#pragma GCC unroll 16
-    for (size_t r = 0; r < R; ++r)
-#pragma GCC unroll 4
-        for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
+// acc[r][v] += sum over k < kc of a[r*aStride + k] * b[k*kCols + v*lanes ...]: the register
+// tile of the micro-kernels (kRows rows of A, `aStride` apart; kc rows of a B micro-panel).
+template <class D, class V, size_t R, size_t NV>
+HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
+                               const float* HWY_RESTRICT b, V (&acc)[R][NV]) {
+    constexpr size_t L = GemmTraits<D>::kLanes, NR = GemmTraits<D>::kCols;
     for (size_t k = 0; k < kc; ++k, b += NR) {
         V bv[NV];
 #pragma GCC unroll 4
@@ -105,6 +96,13 @@ HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, siz
             for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
         }
     }
+}
+
+// Stores the register tile into C (rows x cols of it, at most kRows x kCols) with `mode`.
+template <class D, class V, size_t R, size_t NV>
+HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c, size_t ldc,
+                              size_t rows, size_t cols, float alpha, float beta, GemmStore mode) {
+    constexpr size_t L = GemmTraits<D>::kLanes, NR = GemmTraits<D>::kCols;
     if (rows == R && cols == NR) {
         const V va = hn::Set(d, alpha), vb = hn::Set(d, beta);
 #pragma GCC unroll 16
@@ -121,6 +119,53 @@ HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, siz
         for (size_t v = 0; v < NV; ++v) hn::Store(acc[r][v], d, tile + r * NR + v * L);
     for (size_t r = 0; r < rows; ++r)
         GemmStoreRow(d, tile + r * NR, c + r * ldc, cols, alpha, beta, mode);
+}
+
+// C tile (rows x cols, at most kRows x kCols) op= alpha * A micro-panel * B micro-panel.
+// a: kRows rows of kc floats, `aStride` apart; b: kc rows of kCols floats. Rows and columns
+// beyond the tile are computed on the zero padding of the panels and not stored.
+template <class D>
+HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
+                                const float* HWY_RESTRICT b, float* HWY_RESTRICT c, size_t ldc,
+                                size_t rows, size_t cols, float alpha, float beta, GemmStore mode) {
+    using T = GemmTraits<D>;
+    using V = hn::Vec<D>;
+    V acc[T::kRows][T::kVecs];
+#pragma GCC unroll 16
+    for (size_t r = 0; r < T::kRows; ++r)
+#pragma GCC unroll 4
+        for (size_t v = 0; v < T::kVecs; ++v) acc[r][v] = hn::Zero(d);
+    GemmAccumulate(d, kc, a, aStride, b, acc);
+    GemmStoreTile(d, acc, c, ldc, rows, cols, alpha, beta, mode);
+}
+
+// A run of consecutive K values read in place (no packing) by GemmMicroKernelSegments: `len`
+// values at a + offset for the first row, a + offset + r*aStride for row r.
+struct GemmASegment {
+    size_t offset, len;
+};
+
+// As GemmMicroKernel with alpha 1 and beta 0 and a whole tile of kRows rows, for an A that is
+// not packed: its K values are the segments, in order (for a convolution, the kernel taps of
+// kRows output pixels read straight from the image). B is the packed micro-panel of all the
+// segments' K values in the same order, so each sum runs in the packed kernel's order.
+template <class D>
+HWY_INLINE void GemmMicroKernelSegments(D d, const float* HWY_RESTRICT a, size_t aStride,
+                                        const GemmASegment* segments, size_t count,
+                                        const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
+                                        size_t ldc, size_t cols, GemmStore mode) {
+    using T = GemmTraits<D>;
+    using V = hn::Vec<D>;
+    V acc[T::kRows][T::kVecs];
+#pragma GCC unroll 16
+    for (size_t r = 0; r < T::kRows; ++r)
+#pragma GCC unroll 4
+        for (size_t v = 0; v < T::kVecs; ++v) acc[r][v] = hn::Zero(d);
+    for (size_t s = 0; s < count; ++s) {
+        GemmAccumulate(d, segments[s].len, a + segments[s].offset, aStride, b, acc);
+        b += segments[s].len * T::kCols;
+    }
+    GemmStoreTile(d, acc, c, ldc, T::kRows, cols, 1.0f, 0.0f, mode);
 }
 
 // Copies n floats (whole vectors, then 1-lane tails).
