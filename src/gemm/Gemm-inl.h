@@ -130,6 +130,16 @@ HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, siz
                                 size_t rows, size_t cols, float alpha, float beta, GemmStore mode) {
     using T = GemmTraits<D>;
     using V = hn::Vec<D>;
+    if (rows == 1) {
+        // A single row (a matrix-vector product such as a 1x1 convolution of one pixel): the
+        // zero rows of the panel would cost kRows times the useful FMAs.
+        V row[1][T::kVecs];
+#pragma GCC unroll 4
+        for (size_t v = 0; v < T::kVecs; ++v) row[0][v] = hn::Zero(d);
+        GemmAccumulate(d, kc, a, aStride, b, row);
+        GemmStoreTile(d, row, c, ldc, 1, cols, alpha, beta, mode);
+        return;
+    }
     V acc[T::kRows][T::kVecs];
 #pragma GCC unroll 16
     for (size_t r = 0; r < T::kRows; ++r)
