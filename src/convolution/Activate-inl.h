@@ -142,6 +142,48 @@ inline HWY_NOINLINE void BiasActivatePlane(float* x, size_t n, float bias, float
             d1, x + i);
 }
 
+// True for the activations that are a few arithmetic operations (no exp, erf or division),
+// cheap enough to apply inside a GEMM micro-kernel's store.
+inline bool ActivationIsCheap(SimdConvolutionActivationType type) {
+    return type == SimdConvolutionActivationIdentity || type == SimdConvolutionActivationRelu ||
+           type == SimdConvolutionActivationLeakyRelu || type == SimdConvolutionActivationPrelu ||
+           type == SimdConvolutionActivationRestrictRange ||
+           type == SimdConvolutionActivationHswish || type == SimdConvolutionActivationHardSigmoid;
+}
+
+// GEMM epilogue (gemm/Gemm-inl.h) of a convolution tile whose columns are output channels
+// [c, c + cols): bias and a cheap activation (ActivationIsCheap) applied in registers before
+// the final store. Only the cheap cases are written out here, so the micro-kernel that inlines
+// this stays small; the others are applied by a pass over each finished block.
+struct ConvEpilogue {
+    const float* bias;   // bias of the tile's first channel
+    const float* slope;  // its negative slope (LeakyRelu, Prelu), or NULL
+    Act act;
+    template <class V>
+    HWY_INLINE V Vector(V x, size_t v) const {
+        const hn::DFromV<V> d;
+        const size_t at = v * hn::Lanes(d);
+        x = hn::Add(x, hn::LoadU(d, bias + at));
+        const V zero = hn::Zero(d);
+        switch (act.type) {
+            case SimdConvolutionActivationRelu:
+                return hn::Max(x, zero);
+            case SimdConvolutionActivationLeakyRelu:
+            case SimdConvolutionActivationPrelu:
+                return hn::MulAdd(hn::LoadU(d, slope + at), hn::Min(x, zero), hn::Max(x, zero));
+            case SimdConvolutionActivationRestrictRange:
+            case SimdConvolutionActivationHswish:
+            case SimdConvolutionActivationHardSigmoid:
+                return Activate(d, x, zero, act);
+            default:
+                return x;
+        }
+    }
+    void Rows(float* c, size_t ldc, size_t rows, size_t cols) const {
+        for (size_t r = 0; r < rows; ++r) BiasActivateChannels(c + r * ldc, cols, bias, slope, act);
+    }
+};
+
 }  // namespace conv32f
 }  // namespace HWY_NAMESPACE
 }  // namespace simd

@@ -184,6 +184,7 @@ protected:
         constexpr size_t MR = T::kRows, NR = T::kCols;
         const Act act{p_.activation, param0_, param1_};
         const size_t aStride = q_.sX * q_.srcC;
+        const bool fuse = ActivationIsCheap(act.type);
         for (size_t r = r0; r < r1;) {
             const size_t b = r / q_.pixels, i = r % q_.pixels;
             const size_t mc = std::min({blocks_.mc, r1 - r, q_.pixels - i});
@@ -202,6 +203,7 @@ protected:
                             PackTile(image, g, dy, dx, rows, k, kc, buf + t * MR * kc);
                         for (dx += MR; dx >= q_.dstW && dy < q_.dstH;) dx -= q_.dstW, ++dy;
                     }
+                    const bool last = k + kc == K_;  // bias and activation at the final store
                     const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
                     for (size_t j = c0 / blocks_.nc * blocks_.nc; j < c1; j += blocks_.nc) {
                         const size_t nc = std::min(blocks_.nc, q_.Dg - j);
@@ -214,22 +216,33 @@ protected:
                             for (size_t t = 0, dy = i / q_.dstW, dx = i % q_.dstW; t < tiles;
                                  ++t, c += MR * q_.dstC) {
                                 const size_t rows = std::min(MR, mc - t * MR);
-                                if (rows == MR && DirectTile(dy, dx, &base))
-                                    GemmMicroKernelSegments(d, image + base + g * q_.Cg, aStride,
-                                                            segments, segmentCount, panel, c,
-                                                            q_.dstC, cols, mode);
+                                auto tile = [&](const auto& epi) {
+                                    if (rows == MR && DirectTile(dy, dx, &base))
+                                        GemmMicroKernelSegments(d, image + base + g * q_.Cg,
+                                                                aStride, segments, segmentCount,
+                                                                panel, c, q_.dstC, cols, mode, epi);
+                                    else
+                                        GemmMicroKernel(d, kc, buf + t * MR * kc, kc, panel, c,
+                                                        q_.dstC, rows, cols, 1.0f, 0.0f, mode, epi);
+                                };
+                                if (last && fuse)
+                                    tile(ConvEpilogue{
+                                        bias_.data() + g * q_.Dg + jp,
+                                        slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + jp,
+                                        act});
                                 else
-                                    GemmMicroKernel(d, kc, buf + t * MR * kc, kc, panel, c, q_.dstC,
-                                                    rows, cols, 1.0f, 0.0f, mode);
+                                    tile(GemmNoEpilogue());
                                 for (dx += MR; dx >= q_.dstW && dy < q_.dstH;) dx -= q_.dstW, ++dy;
                             }
                         }
                     }
                 }
-                const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + c0;
-                for (size_t m = 0; m < mc; ++m)
-                    BiasActivateChannels(out + m * q_.dstC + g * q_.Dg + c0, c1 - c0,
-                                         bias_.data() + g * q_.Dg + c0, slope, act);
+                if (!fuse) {
+                    const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + c0;
+                    for (size_t m = 0; m < mc; ++m)
+                        BiasActivateChannels(out + m * q_.dstC + g * q_.Dg + c0, c1 - c0,
+                                             bias_.data() + g * q_.Dg + c0, slope, act);
+                }
             }
             r += mc;
         }

@@ -98,10 +98,23 @@ HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size
     }
 }
 
+// What happens to finished values on their way to C. A plain product stores them as they are;
+// a convolution passes an epilogue that adds the bias and applies the activation in registers
+// (`Vector(x, v)` for vector v of a whole tile row; `Rows` re-reads the stored part of a partial
+// tile instead).
+struct GemmNoEpilogue {
+    template <class V>
+    HWY_INLINE V Vector(V x, size_t) const {
+        return x;
+    }
+    void Rows(float*, size_t, size_t, size_t) const {}
+};
+
 // Stores the register tile into C (rows x cols of it, at most kRows x kCols) with `mode`.
-template <class D, class V, size_t R, size_t NV>
+template <class D, class V, size_t R, size_t NV, class Epi = GemmNoEpilogue>
 HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c, size_t ldc,
-                              size_t rows, size_t cols, float alpha, float beta, GemmStore mode) {
+                              size_t rows, size_t cols, float alpha, float beta, GemmStore mode,
+                              const Epi& epi = Epi()) {
     constexpr size_t L = GemmTraits<D>::kLanes, NR = GemmTraits<D>::kCols;
     if (rows == R && cols == NR) {
         const V va = hn::Set(d, alpha), vb = hn::Set(d, beta);
@@ -110,7 +123,7 @@ HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c,
 #pragma GCC unroll 4
             for (size_t v = 0; v < NV; ++v) {
                 float* p = c + r * ldc + v * L;
-                hn::StoreU(GemmCombine(d, acc[r][v], p, va, vb, mode), d, p);
+                hn::StoreU(epi.Vector(GemmCombine(d, acc[r][v], p, va, vb, mode), v), d, p);
             }
         return;
     }
@@ -119,15 +132,17 @@ HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c,
         for (size_t v = 0; v < NV; ++v) hn::Store(acc[r][v], d, tile + r * NR + v * L);
     for (size_t r = 0; r < rows; ++r)
         GemmStoreRow(d, tile + r * NR, c + r * ldc, cols, alpha, beta, mode);
+    epi.Rows(c, ldc, rows, cols);
 }
 
 // C tile (rows x cols, at most kRows x kCols) op= alpha * A micro-panel * B micro-panel.
 // a: kRows rows of kc floats, `aStride` apart; b: kc rows of kCols floats. Rows and columns
 // beyond the tile are computed on the zero padding of the panels and not stored.
-template <class D>
+template <class D, class Epi = GemmNoEpilogue>
 HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                 const float* HWY_RESTRICT b, float* HWY_RESTRICT c, size_t ldc,
-                                size_t rows, size_t cols, float alpha, float beta, GemmStore mode) {
+                                size_t rows, size_t cols, float alpha, float beta, GemmStore mode,
+                                const Epi& epi = Epi()) {
     using T = GemmTraits<D>;
     using V = hn::Vec<D>;
     if (rows == 1) {
@@ -137,7 +152,7 @@ HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, siz
 #pragma GCC unroll 4
         for (size_t v = 0; v < T::kVecs; ++v) row[0][v] = hn::Zero(d);
         GemmAccumulate(d, kc, a, aStride, b, row);
-        GemmStoreTile(d, row, c, ldc, 1, cols, alpha, beta, mode);
+        GemmStoreTile(d, row, c, ldc, 1, cols, alpha, beta, mode, epi);
         return;
     }
     V acc[T::kRows][T::kVecs];
@@ -146,7 +161,7 @@ HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, siz
 #pragma GCC unroll 4
         for (size_t v = 0; v < T::kVecs; ++v) acc[r][v] = hn::Zero(d);
     GemmAccumulate(d, kc, a, aStride, b, acc);
-    GemmStoreTile(d, acc, c, ldc, rows, cols, alpha, beta, mode);
+    GemmStoreTile(d, acc, c, ldc, rows, cols, alpha, beta, mode, epi);
 }
 
 // A run of consecutive K values read in place (no packing) by GemmMicroKernelSegments: `len`
@@ -159,11 +174,12 @@ struct GemmASegment {
 // not packed: its K values are the segments, in order (for a convolution, the kernel taps of
 // kRows output pixels read straight from the image). B is the packed micro-panel of all the
 // segments' K values in the same order, so each sum runs in the packed kernel's order.
-template <class D>
+template <class D, class Epi = GemmNoEpilogue>
 HWY_INLINE void GemmMicroKernelSegments(D d, const float* HWY_RESTRICT a, size_t aStride,
                                         const GemmASegment* segments, size_t count,
                                         const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
-                                        size_t ldc, size_t cols, GemmStore mode) {
+                                        size_t ldc, size_t cols, GemmStore mode,
+                                        const Epi& epi = Epi()) {
     using T = GemmTraits<D>;
     using V = hn::Vec<D>;
     V acc[T::kRows][T::kVecs];
@@ -175,7 +191,7 @@ HWY_INLINE void GemmMicroKernelSegments(D d, const float* HWY_RESTRICT a, size_t
         GemmAccumulate(d, segments[s].len, a + segments[s].offset, aStride, b, acc);
         b += segments[s].len * T::kCols;
     }
-    GemmStoreTile(d, acc, c, ldc, T::kRows, cols, 1.0f, 0.0f, mode);
+    GemmStoreTile(d, acc, c, ldc, T::kRows, cols, 1.0f, 0.0f, mode, epi);
 }
 
 // Copies n floats (whole vectors, then 1-lane tails).
