@@ -11,9 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "ConvolutionLayers.h"
 #include "SimdSynet.h"
 
 namespace {
+
+using bench::kLayers;
+using bench::Layer;
+using bench::LayerParameters;
 
 // Twelve independent FMA chains (latency 4 x 2 pipes needs at least 8) on registers only.
 #define SIMD_SYNET_PEAK_LOOP(V, SET, FMA, LANES)                                                 \
@@ -61,40 +66,9 @@ double FmaPeak() {
     return peak;
 }
 
-struct Layer {
-    const char* name;
-    size_t srcC, srcH, srcW, dstC, k, stride, pad, group;
-};
-
-const Layer kLayers[] = {
-    {"a_3x3s1_64-64_56", 64, 56, 56, 64, 3, 1, 1, 1},
-    {"b_1x1_256-64_56", 256, 56, 56, 64, 1, 1, 0, 1},
-    {"c_1x1_64-256_56", 64, 56, 56, 256, 1, 1, 0, 1},
-    {"d_dw3x3s1_256_56", 256, 56, 56, 256, 3, 1, 1, 256},
-    {"e_3x3s2_3-32_224", 3, 224, 224, 32, 3, 2, 1, 1},
-    {"f_3x3s1_256-256_14", 256, 14, 14, 256, 3, 1, 1, 1},
-    {"g_1x1_1024-1000_1", 1024, 1, 1, 1000, 1, 1, 0, 1},
-    {"h_dw3x3s2_128_112", 128, 112, 112, 128, 3, 2, 1, 128},
-};
-
 void BM_Convolution(benchmark::State& state, Layer layer, SimdTensorFormatType format,
                     size_t threads) {
-    SimdConvolutionParameters p;
-    std::memset(&p, 0, sizeof(p));
-    p.srcC = layer.srcC;
-    p.srcH = layer.srcH;
-    p.srcW = layer.srcW;
-    p.srcT = p.dstT = SimdTensorData32f;
-    p.srcF = p.dstF = format;
-    p.dstC = layer.dstC;
-    p.kernelY = p.kernelX = layer.k;
-    p.strideY = p.strideX = layer.stride;
-    p.dilationY = p.dilationX = 1;
-    p.padY = p.padX = p.padH = p.padW = layer.pad;
-    p.group = layer.group;
-    p.activation = SimdConvolutionActivationRelu;
-    p.dstH = (p.srcH + 2 * layer.pad - layer.k) / layer.stride + 1;
-    p.dstW = (p.srcW + 2 * layer.pad - layer.k) / layer.stride + 1;
+    const SimdConvolutionParameters p = LayerParameters(layer, format);
     void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
     if (!context) {
         state.SkipWithError("Init failed");
