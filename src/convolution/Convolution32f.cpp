@@ -58,19 +58,24 @@ public:
     NhwcGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
         : Convolution32f(batch, p, gemm), q_(p) {
         K_ = q_.kY * q_.kX * q_.Cg;
-        blocks_ = GemmChooseBlocks(q_.pixels, q_.Dg, K_, T::kRows, T::kCols);
-        dgPad_ = RoundUp(q_.Dg, T::kCols);
+        // Few output channels (a first layer) would leave most of a kVecs-wide tile on the
+        // zero padding of the weights: AVX-512 then uses a 12 x 2-vector tile.
+        narrow_ = T::kVecs == 4 && q_.Dg <= 2 * T::kLanes;
+        mr_ = narrow_ ? kNarrowRows : T::kRows;
+        nr_ = narrow_ ? 2 * T::kLanes : T::kCols;
+        blocks_ = GemmChooseBlocks(q_.pixels, q_.Dg, K_, mr_, nr_);
+        dgPad_ = RoundUp(q_.Dg, nr_);
         FindInterior();
-        const bool direct = q_.Pointwise() || (dyLo_ < dyHi_ && dxLo_ + T::kRows <= dxHi_);
+        const bool direct = q_.Pointwise() || (dyLo_ < dyHi_ && dxLo_ + mr_ <= dxHi_);
         info_ = std::string(TargetIsa()) +
                 (gemm ? "::nhwc-usergemm"
                       : std::string(direct ? "::nhwc-direct-" : "::nhwc-gemm-") +
-                            std::to_string(T::kRows) + "x" + std::to_string(T::kCols));
+                            std::to_string(mr_) + "x" + std::to_string(nr_));
         if (!gemm) BuildSegments();
     }
     size_t ExternalBufferSize() const override {
         if (gemm_) return q_.Pointwise() ? 1 : q_.pixels * K_;
-        return std::max<size_t>(GemmPackedASize<D>(blocks_.mc, blocks_.kc), 1);
+        return std::max<size_t>(RoundUp(blocks_.mc, mr_) * blocks_.kc, 1);
     }
 
 protected:
@@ -86,13 +91,17 @@ protected:
                 const size_t nc = std::min(blocks_.nc, q_.Dg - j);
                 for (size_t k = 0; k < K_; k += blocks_.kc) {
                     const size_t kc = std::min(blocks_.kc, K_ - k);
-                    GemmPackB(d, kc, nc, w + k * q_.dstC + g * q_.Dg + j, q_.dstC,
-                              weights_.data() + BOffset(g, j, k, nc));
+                    const float* from = w + k * q_.dstC + g * q_.Dg + j;
+                    float* to = weights_.data() + BOffset(g, j, k, nc);
+                    if (narrow_)
+                        GemmPackB<D, 2 * T::kLanes>(d, kc, nc, from, q_.dstC, to);
+                    else
+                        GemmPackB(d, kc, nc, from, q_.dstC, to);
                 }
             }
     }
     size_t BOffset(size_t g, size_t j, size_t k, size_t nc) const {
-        return g * K_ * dgPad_ + j * K_ + k * RoundUp(nc, T::kCols);
+        return g * K_ * dgPad_ + j * K_ + k * RoundUp(nc, nr_);
     }
     void BiasActivate(float* dst, size_t rows, size_t g) const {
         const Act act{p_.activation, param0_, param1_};
@@ -117,20 +126,19 @@ protected:
         // split never changes a result.
         const size_t rows = images * q_.pixels;
         const size_t parts = ThreadPartsFor(2.0 * double(rows) * double(q_.dstC) * double(K_));
-        const bool byRows = rows >= parts * 4 * T::kRows;
-        const size_t units =
-            byRows ? (rows + T::kRows - 1) / T::kRows : (q_.Dg + T::kCols - 1) / T::kCols;
-        if (!ParallelPartsWithScratch(
-                std::min(parts, units), buf, ExternalBufferSize(),
-                [&](size_t part, size_t count, float* scratch) {
-                    const auto r = PartRange(units, part, count);
-                    if (byRows)
-                        RunBlock(src, dst, r.first * T::kRows, std::min(rows, r.second * T::kRows),
-                                 0, q_.Dg, scratch);
-                    else
-                        RunBlock(src, dst, 0, rows, r.first * T::kCols,
-                                 std::min(q_.Dg, r.second * T::kCols), scratch);
-                }))
+        const bool byRows = rows >= parts * 4 * mr_;
+        const size_t units = byRows ? (rows + mr_ - 1) / mr_ : (q_.Dg + nr_ - 1) / nr_;
+        if (!ParallelPartsWithScratch(std::min(parts, units), buf, ExternalBufferSize(),
+                                      [&](size_t part, size_t count, float* scratch) {
+                                          const auto r = PartRange(units, part, count);
+                                          if (byRows)
+                                              RunBlock(src, dst, r.first * mr_,
+                                                       std::min(rows, r.second * mr_), 0, q_.Dg,
+                                                       scratch);
+                                          else
+                                              RunBlock(src, dst, 0, rows, r.first * nr_,
+                                                       std::min(q_.Dg, r.second * nr_), scratch);
+                                      }))
             throw std::bad_alloc();
     }
     // Output rows [dyLo_, dyHi_) and columns [dxLo_, dxHi_) have every kernel tap inside the
@@ -169,7 +177,7 @@ protected:
             *base = (dy * q_.dstW + dx) * q_.srcC;
             return true;
         }
-        if (dy < dyLo_ || dy >= dyHi_ || dx < dxLo_ || dx + T::kRows > dxHi_) return false;
+        if (dy < dyLo_ || dy >= dyHi_ || dx < dxLo_ || dx + mr_ > dxHi_) return false;
         *base = ((dy * q_.sY - q_.padY) * q_.srcW + dx * q_.sX - q_.padX) * q_.srcC;
         return true;
     }
@@ -180,8 +188,16 @@ protected:
     // last partial tile) are packed from im2row first.
     void RunBlock(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
                   float* buf) const {
+        if constexpr (T::kVecs == 4)
+            if (narrow_) return RunTiles<kNarrowRows, 2>(src, dst, r0, r1, c0, c1, buf);
+        RunTiles<T::kRows, T::kVecs>(src, dst, r0, r1, c0, c1, buf);
+    }
+    // RunBlock with micro-tiles of MR pixels x NV vectors of channels.
+    template <size_t MR, size_t NV>
+    void RunTiles(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
+                  float* buf) const {
         const D d;
-        constexpr size_t MR = T::kRows, NR = T::kCols;
+        constexpr size_t NR = NV * T::kLanes;
         const Act act{p_.activation, param0_, param1_};
         const size_t aStride = q_.sX * q_.srcC;
         const bool fuse = ActivationIsCheap(act.type);
@@ -218,12 +234,13 @@ protected:
                                 const size_t rows = std::min(MR, mc - t * MR);
                                 auto tile = [&](const auto& epi) {
                                     if (rows == MR && DirectTile(dy, dx, &base))
-                                        GemmMicroKernelSegments(d, image + base + g * q_.Cg,
-                                                                aStride, segments, segmentCount,
-                                                                panel, c, q_.dstC, cols, mode, epi);
+                                        GemmMicroKernelSegments<D, MR, NV>(
+                                            d, image + base + g * q_.Cg, aStride, segments,
+                                            segmentCount, panel, c, q_.dstC, cols, mode, epi);
                                     else
-                                        GemmMicroKernel(d, kc, buf + t * MR * kc, kc, panel, c,
-                                                        q_.dstC, rows, cols, 1.0f, 0.0f, mode, epi);
+                                        GemmMicroKernel<D, MR, NV>(d, kc, buf + t * MR * kc, kc,
+                                                                   panel, c, q_.dstC, rows, cols,
+                                                                   1.0f, 0.0f, mode, epi);
                                 };
                                 if (last && fuse)
                                     tile(ConvEpilogue{
@@ -247,21 +264,20 @@ protected:
             r += mc;
         }
     }
-    // The A micro-panel (kRows x kc, rows beyond `rows` zero) of the pixels starting at output
+    // The A micro-panel (mr_ x kc, rows beyond `rows` zero) of the pixels starting at output
     // (dy, dx): columns [k, k + kc) of their im2row rows.
     void PackTile(const float* image, size_t g, size_t dy, size_t dx, size_t rows, size_t k,
                   size_t kc, float* packed) const {
-        const D d;
         if (q_.Pointwise()) {
-            GemmPackA(d, rows, kc, image + (dy * q_.dstW + dx) * q_.srcC + g * q_.Cg + k, q_.srcC,
-                      packed);
-            return;
+            const float* pixel = image + (dy * q_.dstW + dx) * q_.srcC + g * q_.Cg + k;
+            for (size_t r = 0; r < rows; ++r) CopyRun(pixel + r * q_.srcC, kc, packed + r * kc);
+        } else {
+            for (size_t r = 0; r < rows; ++r) {
+                Im2rowSegment(q_, image, g, dy, dx, k, k + kc, packed + r * kc);
+                if (++dx == q_.dstW) dx = 0, ++dy;
+            }
         }
-        for (size_t r = 0; r < rows; ++r) {
-            Im2rowSegment(q_, image, g, dy, dx, k, k + kc, packed + r * kc);
-            if (++dx == q_.dstW) dx = 0, ++dy;
-        }
-        ZeroRun((T::kRows - rows) * kc, packed + rows * kc);
+        ZeroRun((mr_ - rows) * kc, packed + rows * kc);
     }
     void RunUser(const float* image, float* buf, float* dst, size_t g) const {
         const float one = 1.0f, zero = 0.0f;
@@ -282,6 +298,9 @@ protected:
     Geometry q_;
     size_t K_, dgPad_;
     GemmBlocks blocks_;
+    static constexpr size_t kNarrowRows = 12;
+    bool narrow_;
+    size_t mr_, nr_;  // micro-tile: pixels x output channels
     size_t dyLo_, dyHi_, dxLo_, dxHi_;
     std::vector<GemmASegment> segments_;
     std::vector<size_t> segmentBegin_;  // per K block, and the end
@@ -296,8 +315,8 @@ protected:
 class NchwViaNhwc : public NhwcGemm {
 public:
     NchwViaNhwc(size_t batch, const SimdConvolutionParameters& p) : NhwcGemm(batch, p, nullptr) {
-        info_ = std::string(TargetIsa()) + "::nchw-via-nhwc-direct-" + std::to_string(T::kRows) +
-                "x" + std::to_string(T::kCols);
+        info_ = std::string(TargetIsa()) + "::nchw-via-nhwc-direct-" + std::to_string(mr_) + "x" +
+                std::to_string(nr_);
     }
     size_t ExternalBufferSize() const override {
         return NhwcGemm::ExternalBufferSize() + q_.srcImage + q_.dstImage;

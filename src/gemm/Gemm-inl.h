@@ -79,12 +79,13 @@ HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, floa
                    d1, c + j);
 }
 
-// acc[r][v] += sum over k < kc of a[r*aStride + k] * b[k*kCols + v*lanes ...]: the register
-// tile of the micro-kernels (kRows rows of A, `aStride` apart; kc rows of a B micro-panel).
+// acc[r][v] += sum over k < kc of a[r*aStride + k] * b[k*NR + v*lanes ...]: the register tile
+// of the micro-kernels (R rows of A, `aStride` apart; kc rows of a B micro-panel NR = NV
+// vectors wide: the target's kCols, or fewer for narrow products).
 template <class D, class V, size_t R, size_t NV>
 HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                const float* HWY_RESTRICT b, V (&acc)[R][NV]) {
-    constexpr size_t L = GemmTraits<D>::kLanes, NR = GemmTraits<D>::kCols;
+    constexpr size_t L = GemmTraits<D>::kLanes, NR = NV * L;
     for (size_t k = 0; k < kc; ++k, b += NR) {
         V bv[NV];
 #pragma GCC unroll 4
@@ -115,7 +116,7 @@ template <class D, class V, size_t R, size_t NV, class Epi = GemmNoEpilogue>
 HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c, size_t ldc,
                               size_t rows, size_t cols, float alpha, float beta, GemmStore mode,
                               const Epi& epi = Epi()) {
-    constexpr size_t L = GemmTraits<D>::kLanes, NR = GemmTraits<D>::kCols;
+    constexpr size_t L = GemmTraits<D>::kLanes, NR = NV * L;
     if (rows == R && cols == NR) {
         const V va = hn::Set(d, alpha), vb = hn::Set(d, beta);
 #pragma GCC unroll 16
@@ -135,31 +136,32 @@ HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c,
     epi.Rows(c, ldc, rows, cols);
 }
 
-// C tile (rows x cols, at most kRows x kCols) op= alpha * A micro-panel * B micro-panel.
-// a: kRows rows of kc floats, `aStride` apart; b: kc rows of kCols floats. Rows and columns
+// C tile (rows x cols, at most R x NR) op= alpha * A micro-panel * B micro-panel: R x NV
+// vectors, the target's kRows x kVecs unless given. a: R rows of kc floats, `aStride` apart;
+// b: kc rows of NR = NV vectors. Rows and columns
 // beyond the tile are computed on the zero padding of the panels and not stored.
-template <class D, class Epi = GemmNoEpilogue>
+template <class D, size_t R = GemmTraits<D>::kRows, size_t NV = GemmTraits<D>::kVecs,
+          class Epi = GemmNoEpilogue>
 HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                 const float* HWY_RESTRICT b, float* HWY_RESTRICT c, size_t ldc,
                                 size_t rows, size_t cols, float alpha, float beta, GemmStore mode,
                                 const Epi& epi = Epi()) {
-    using T = GemmTraits<D>;
     using V = hn::Vec<D>;
     if (rows == 1) {
         // A single row (a matrix-vector product such as a 1x1 convolution of one pixel): the
         // zero rows of the panel would cost kRows times the useful FMAs.
-        V row[1][T::kVecs];
+        V row[1][NV];
 #pragma GCC unroll 4
-        for (size_t v = 0; v < T::kVecs; ++v) row[0][v] = hn::Zero(d);
+        for (size_t v = 0; v < NV; ++v) row[0][v] = hn::Zero(d);
         GemmAccumulate(d, kc, a, aStride, b, row);
         GemmStoreTile(d, row, c, ldc, 1, cols, alpha, beta, mode, epi);
         return;
     }
-    V acc[T::kRows][T::kVecs];
+    V acc[R][NV];
 #pragma GCC unroll 16
-    for (size_t r = 0; r < T::kRows; ++r)
+    for (size_t r = 0; r < R; ++r)
 #pragma GCC unroll 4
-        for (size_t v = 0; v < T::kVecs; ++v) acc[r][v] = hn::Zero(d);
+        for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
     GemmAccumulate(d, kc, a, aStride, b, acc);
     GemmStoreTile(d, acc, c, ldc, rows, cols, alpha, beta, mode, epi);
 }
@@ -170,28 +172,28 @@ struct GemmASegment {
     size_t offset, len;
 };
 
-// As GemmMicroKernel with alpha 1 and beta 0 and a whole tile of kRows rows, for an A that is
-// not packed: its K values are the segments, in order (for a convolution, the kernel taps of
-// kRows output pixels read straight from the image). B is the packed micro-panel of all the
+// As GemmMicroKernel with alpha 1 and beta 0 and a whole tile of R rows, for an A that is not
+// packed: its K values are the segments, in order (for a convolution, the kernel taps of R
+// output pixels read straight from the image). B is the packed micro-panel of all the
 // segments' K values in the same order, so each sum runs in the packed kernel's order.
-template <class D, class Epi = GemmNoEpilogue>
+template <class D, size_t R = GemmTraits<D>::kRows, size_t NV = GemmTraits<D>::kVecs,
+          class Epi = GemmNoEpilogue>
 HWY_INLINE void GemmMicroKernelSegments(D d, const float* HWY_RESTRICT a, size_t aStride,
                                         const GemmASegment* segments, size_t count,
                                         const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
                                         size_t ldc, size_t cols, GemmStore mode,
                                         const Epi& epi = Epi()) {
-    using T = GemmTraits<D>;
     using V = hn::Vec<D>;
-    V acc[T::kRows][T::kVecs];
+    V acc[R][NV];
 #pragma GCC unroll 16
-    for (size_t r = 0; r < T::kRows; ++r)
+    for (size_t r = 0; r < R; ++r)
 #pragma GCC unroll 4
-        for (size_t v = 0; v < T::kVecs; ++v) acc[r][v] = hn::Zero(d);
+        for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
     for (size_t s = 0; s < count; ++s) {
         GemmAccumulate(d, segments[s].len, a + segments[s].offset, aStride, b, acc);
-        b += segments[s].len * T::kCols;
+        b += segments[s].len * NV * GemmTraits<D>::kLanes;
     }
-    GemmStoreTile(d, acc, c, ldc, T::kRows, cols, 1.0f, 0.0f, mode, epi);
+    GemmStoreTile(d, acc, c, ldc, R, cols, 1.0f, 0.0f, mode, epi);
 }
 
 // Copies n floats (whole vectors, then 1-lane tails).
@@ -240,12 +242,11 @@ void GemmPackA(D d, size_t mc, size_t kc, const float* A, size_t lda, float* pac
     GemmZero(d, (rows - mc) * kc, packed + mc * kc);
 }
 
-// Packs rows [0, kc) x columns [0, nc) of a row-major B (row stride ldb) as panels of kCols
-// columns: panel p holds kc rows of kCols floats, columns beyond nc are zero.
-template <class D>
+// Packs rows [0, kc) x columns [0, nc) of a row-major B (row stride ldb) as panels of NR
+// columns (kCols unless a narrow micro-kernel reads them): panel p holds kc rows of NR floats,
+// columns beyond nc are zero.
+template <class D, size_t NR = GemmTraits<D>::kCols>
 void GemmPackB(D d, size_t kc, size_t nc, const float* B, size_t ldb, float* packed) {
-    using T = GemmTraits<D>;
-    constexpr size_t NR = T::kCols;
     for (size_t j = 0; j < nc; j += NR, packed += kc * NR) {
         const size_t cols = nc - j < NR ? nc - j : NR;
         if (cols == NR) {
