@@ -336,10 +336,20 @@ protected:
         float* srcT = buf + NhwcGemm::ExternalBufferSize();
         float* dstT = srcT + q_.srcImage;
         const size_t srcPlane = q_.srcH * q_.srcW;
+        // The transposes are split over the threads too (channel ranges in, pixel ranges out).
+        const size_t parts = ThreadPartsFor(double(q_.srcImage + q_.dstImage) * 64.0);
         for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
-            TransposeStrided(src, srcPlane, srcT, q_.srcC, q_.srcC, srcPlane);
+            ParallelParts(std::min(parts, q_.srcC), [&](size_t part, size_t count) {
+                const auto c = PartRange(q_.srcC, part, count);
+                TransposeStrided(src + c.first * srcPlane, srcPlane, srcT + c.first, q_.srcC,
+                                 c.second - c.first, srcPlane);
+            });
             RunImages(srcT, buf, dstT, 1);
-            TransposeStrided(dstT, q_.dstC, dst, q_.pixels, q_.pixels, q_.dstC);
+            ParallelParts(std::min(parts, q_.pixels), [&](size_t part, size_t count) {
+                const auto r = PartRange(q_.pixels, part, count);
+                TransposeStrided(dstT + r.first * q_.dstC, q_.dstC, dst + r.first, q_.pixels,
+                                 r.second - r.first, q_.dstC);
+            });
         }
     }
 };
