@@ -20,6 +20,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "convolution/Convolution32f.h"
+#include "convolution/ConvolutionWinograd.h"
 #include "convolution/Activate-inl.h"
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
@@ -616,6 +617,9 @@ Convolution32f* Convolution32fCreate(size_t batch, const SimdConvolutionParamete
         if (nhwc) return new conv32f::DepthwiseNhwc(batch, *p);
         return new conv32f::DepthwiseNchw(batch, *p);
     }
+    // Winograd where it is faster (a caller's GEMM keeps the GEMM path).
+    if (gemm == nullptr)
+        if (Convolution32f* winograd = CreateConvolutionWinograd(batch, *p)) return winograd;
     if (nhwc) return new conv32f::NhwcGemm(batch, *p, gemm);
     return new conv32f::NchwGemm(batch, *p, gemm);
 }
