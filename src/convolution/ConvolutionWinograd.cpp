@@ -243,10 +243,24 @@ Convolution32f* CreateConvolutionWinograd(size_t batch, const SimdConvolutionPar
     const char* mode = std::getenv("SIMD_SYNET_WINOGRAD");
     const bool forced = mode && mode[0] == '1';
     if (mode && mode[0] == '0') return nullptr;
-    // Measured on Zen4 (bench/convolution_bench.cpp): see CHOICE below.
-    if (!forced && (p.srcC < 16 || p.dstC < 16)) return nullptr;
-    size_t l2 = GemmCaches().l2 / 2;
-    if (const char* b = std::getenv("SIMD_SYNET_WINOGRAD_L2")) l2 = size_t(std::atol(b)) << 10;
+    const bool nhwc = p.srcF == SimdTensorFormatNhwc;
+    // Selection, measured on Zen4 (AVX-512, one thread) against the implicit GEMM of this
+    // library, 3x3 pad-1 layers with 3..1024 channels and 2x2..112x112 images:
+    //   NHWC: Winograd wins from 3 channels on (1.4x at 3->32, 2-3x from 16 channels) except on
+    //         tiny images with many channels (512 channels 4x4, 1024 channels 2x2: 0.5x, the
+    //         products there are a few rows against huge weights);
+    //   NCHW: the GEMM keeps up below 32 channels (0.3x..1.2x), Winograd wins from 32 on
+    //         (1.0x..1.4x at 32, 1.7x..2.6x from 64, also on small images: 2x..4x).
+    if (!forced) {
+        const size_t minC = nhwc ? 3 : 32;
+        if (p.srcC < minC || p.dstC < minC) return nullptr;
+        if (nhwc && p.dstH * p.dstW < 36) return nullptr;
+    }
+    // Block budget: V and M of a block within L2, or as large as the transformed weights when
+    // they are larger (they are read once per block, from L3 or memory: 512 channels 14x14 ran
+    // 1.5x faster with one block per image than with L2-sized blocks).
+    const size_t l2 = std::max(GemmCaches().l2,
+                               (p.kernelY + 3) * (p.kernelX + 3) * p.srcC * p.dstC * sizeof(float));
     if (convwinograd::Products(2, p.dstH, p.dstW) < convwinograd::Products(4, p.dstH, p.dstW))
         return new convwinograd::Winograd<winograd::AxisF23>(batch, p, l2);
     return new convwinograd::Winograd<winograd::AxisF43>(batch, p, l2);

@@ -421,57 +421,66 @@ void SetInputNchw(const float* src, const InputShape& s) {
     const ptrdiff_t H = ptrdiff_t(s.height), W = ptrdiff_t(s.width);
     const size_t T = s.tileH * s.tileW;
     const size_t channelStride = s.channelStride ? s.channelStride : T;
-    for (size_t c = 0; c < s.channels; ++c) {
+    // Group of tiles starting at (ty, tx) of channel c.
+    auto group = [&](auto d, size_t c, size_t ty, size_t tx) {
+        using V = hn::Vec<decltype(d)>;
         const float* plane = src + c * s.height * s.width;
         float* out = s.dst + c * channelStride;
-        for (size_t ty = 0; ty < s.tileH; ++ty) {
-            const ptrdiff_t y0 = ptrdiff_t(ty) * AY::kBlock - s.padY;
-            const bool rowsInside = y0 >= 0 && y0 + S::kTY <= H;
-            ForGroups(DF(), s.tileW, [&](auto d, size_t tx) {
-                using V = hn::Vec<decltype(d)>;
-                const size_t n = hn::Lanes(d);
-                const ptrdiff_t x0 = ptrdiff_t(tx) * S::kBX - s.padX;
-                const ptrdiff_t span = ptrdiff_t((n + 1) * S::kBX);
-                const float* base;
-                size_t rowStride;
-                HWY_ALIGN float stage[S::kInStage];
-                if (rowsInside && x0 >= 0 && x0 + span <= W) {
-                    base = plane + size_t(y0) * size_t(W) + size_t(x0);
-                    rowStride = size_t(W);
-                } else {
-                    // Zero-padded copy of the tY rows x span columns the group reads.
-                    std::memset(stage, 0, sizeof(float) * S::kTY * size_t(span));
-                    const ptrdiff_t xBegin = x0 < 0 ? 0 : x0;
-                    const ptrdiff_t xEnd = x0 + span < W ? x0 + span : W;
-                    for (int r = 0; r < S::kTY; ++r) {
-                        const ptrdiff_t y = y0 + r;
-                        if (y < 0 || y >= H || xBegin >= xEnd) continue;
-                        std::memcpy(stage + r * span + (xBegin - x0), plane + y * W + xBegin,
-                                    sizeof(float) * size_t(xEnd - xBegin));
-                    }
-                    base = stage;
-                    rowStride = size_t(span);
-                }
-                V in[S::kCount], v[S::kCount];
-                for (int r = 0; r < S::kTY; ++r) {
-                    V lo[S::kBX], hi[S::kBX];
-                    LoadStrided<S::kBX>(d, base + r * rowStride, lo);
-                    LoadStrided<S::kBX>(d, base + r * rowStride + S::kBX, hi);
-                    for (int q = 0; q < S::kTX; ++q)
-                        in[r * S::kTX + q] = q < S::kBX ? lo[q] : hi[q - S::kBX];
-                }
-                Transform<typename AY::Bt, typename AX::Bt>(d, in, v);
-                float* o = out + (ty * s.tileW + tx) * s.tileStride;
-                if (s.tileStride == 1) {
-                    for (int k = 0; k < S::kCount; ++k) hn::StoreU(v[k], d, o + k * s.dstStride);
-                } else {
-                    const hn::RebindToSigned<decltype(d)> di;
-                    const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(s.tileStride)));
-                    for (int k = 0; k < S::kCount; ++k)
-                        hn::ScatterIndex(v[k], d, o + k * s.dstStride, index);
-                }
-            });
+        const ptrdiff_t y0 = ptrdiff_t(ty) * AY::kBlock - s.padY;
+        const bool rowsInside = y0 >= 0 && y0 + S::kTY <= H;
+        const size_t n = hn::Lanes(d);
+        const ptrdiff_t x0 = ptrdiff_t(tx) * S::kBX - s.padX;
+        const ptrdiff_t span = ptrdiff_t((n + 1) * S::kBX);
+        const float* base;
+        size_t rowStride;
+        HWY_ALIGN float stage[S::kInStage];
+        if (rowsInside && x0 >= 0 && x0 + span <= W) {
+            base = plane + size_t(y0) * size_t(W) + size_t(x0);
+            rowStride = size_t(W);
+        } else {
+            // Zero-padded copy of the tY rows x span columns the group reads.
+            std::memset(stage, 0, sizeof(float) * S::kTY * size_t(span));
+            const ptrdiff_t xBegin = x0 < 0 ? 0 : x0;
+            const ptrdiff_t xEnd = x0 + span < W ? x0 + span : W;
+            for (int r = 0; r < S::kTY; ++r) {
+                const ptrdiff_t y = y0 + r;
+                if (y < 0 || y >= H || xBegin >= xEnd) continue;
+                std::memcpy(stage + r * span + (xBegin - x0), plane + y * W + xBegin,
+                            sizeof(float) * size_t(xEnd - xBegin));
+            }
+            base = stage;
+            rowStride = size_t(span);
         }
+        V in[S::kCount], v[S::kCount];
+        for (int r = 0; r < S::kTY; ++r) {
+            V lo[S::kBX], hi[S::kBX];
+            LoadStrided<S::kBX>(d, base + r * rowStride, lo);
+            LoadStrided<S::kBX>(d, base + r * rowStride + S::kBX, hi);
+            for (int q = 0; q < S::kTX; ++q)
+                in[r * S::kTX + q] = q < S::kBX ? lo[q] : hi[q - S::kBX];
+        }
+        Transform<typename AY::Bt, typename AX::Bt>(d, in, v);
+        float* o = out + (ty * s.tileW + tx) * s.tileStride;
+        if (s.tileStride == 1) {
+            for (int k = 0; k < S::kCount; ++k) hn::StoreU(v[k], d, o + k * s.dstStride);
+        } else {
+            const hn::RebindToSigned<decltype(d)> di;
+            const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(s.tileStride)));
+            for (int k = 0; k < S::kCount; ++k)
+                hn::ScatterIndex(v[k], d, o + k * s.dstStride, index);
+        }
+    };
+    if (s.tileStride == 1) {
+        for (size_t c = 0; c < s.channels; ++c)
+            for (size_t ty = 0; ty < s.tileH; ++ty)
+                ForGroups(DF(), s.tileW, [&](auto d, size_t tx) { group(d, c, ty, tx); });
+    } else {
+        // Scattered stores: the channels innermost, so consecutive scatters fill the same
+        // cache lines of dst.
+        for (size_t ty = 0; ty < s.tileH; ++ty)
+            ForGroups(DF(), s.tileW, [&](auto d, size_t tx) {
+                for (size_t c = 0; c < s.channels; ++c) group(d, c, ty, tx);
+            });
     }
 }
 
@@ -551,42 +560,50 @@ void SetOutputNchw(const OutputShape& s, float* dst, const Post& post = Post()) 
     const size_t T = s.tileH * s.tileW, W = s.width;
     const size_t tileStride = s.srcTileStride ? s.srcTileStride : 1;
     const size_t channelStride = s.srcChannelStride ? s.srcChannelStride : T;
-    for (size_t c = 0; c < s.channels; ++c) {
+    // Group of tiles starting at (ty, tx) of channel c.
+    auto group = [&](auto d, size_t c, size_t ty, size_t tx) {
+        using V = hn::Vec<decltype(d)>;
         const float* in = s.src + c * channelStride;
         float* plane = dst + c * (s.dstChannelStride ? s.dstChannelStride : s.height * W);
-        for (size_t ty = 0; ty < s.tileH; ++ty) {
-            const size_t y0 = ty * S::kBY;
-            const size_t rows = s.height - y0 < size_t(S::kBY) ? s.height - y0 : size_t(S::kBY);
-            ForGroups(DF(), s.tileW, [&](auto d, size_t tx) {
-                using V = hn::Vec<decltype(d)>;
-                const size_t n = hn::Lanes(d);
-                const size_t x0 = tx * S::kBX;
-                const float* m0 = in + (ty * s.tileW + tx) * tileStride;
-                V m[S::kCount], y[S::kOut];
-                if (tileStride == 1) {
-                    for (int k = 0; k < S::kCount; ++k) m[k] = hn::LoadU(d, m0 + k * s.srcStride);
-                } else {
-                    const hn::RebindToSigned<decltype(d)> di;
-                    const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(tileStride)));
-                    for (int k = 0; k < S::kCount; ++k)
-                        m[k] = hn::GatherIndex(d, m0 + k * s.srcStride, index);
-                }
-                Transform<typename AY::At, typename AX::At>(d, m, y);
-                for (int k = 0; k < S::kOut; ++k) y[k] = post(d, y[k], c);
-                float* out = plane + y0 * W + x0;
-                if (rows == size_t(S::kBY) && x0 + n * S::kBX <= W) {
-                    for (int p = 0; p < S::kBY; ++p)
-                        StoreStrided<S::kBX>(d, y + p * S::kBX, out + p * W);
-                } else {
-                    HWY_ALIGN float stage[S::kOutStage];
-                    const size_t cols = W - x0 < n * S::kBX ? W - x0 : n * S::kBX;
-                    for (size_t p = 0; p < rows; ++p) {
-                        StoreStrided<S::kBX>(d, y + p * S::kBX, stage);
-                        std::memcpy(out + p * W, stage, sizeof(float) * cols);
-                    }
-                }
-            });
+        const size_t y0 = ty * S::kBY;
+        const size_t rows = s.height - y0 < size_t(S::kBY) ? s.height - y0 : size_t(S::kBY);
+        const size_t n = hn::Lanes(d);
+        const size_t x0 = tx * S::kBX;
+        const float* m0 = in + (ty * s.tileW + tx) * tileStride;
+        V m[S::kCount], y[S::kOut];
+        if (tileStride == 1) {
+            for (int k = 0; k < S::kCount; ++k) m[k] = hn::LoadU(d, m0 + k * s.srcStride);
+        } else {
+            const hn::RebindToSigned<decltype(d)> di;
+            const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(tileStride)));
+            for (int k = 0; k < S::kCount; ++k)
+                m[k] = hn::GatherIndex(d, m0 + k * s.srcStride, index);
         }
+        Transform<typename AY::At, typename AX::At>(d, m, y);
+        for (int k = 0; k < S::kOut; ++k) y[k] = post(d, y[k], c);
+        float* out = plane + y0 * W + x0;
+        if (rows == size_t(S::kBY) && x0 + n * S::kBX <= W) {
+            for (int p = 0; p < S::kBY; ++p) StoreStrided<S::kBX>(d, y + p * S::kBX, out + p * W);
+        } else {
+            HWY_ALIGN float stage[S::kOutStage];
+            const size_t cols = W - x0 < n * S::kBX ? W - x0 : n * S::kBX;
+            for (size_t p = 0; p < rows; ++p) {
+                StoreStrided<S::kBX>(d, y + p * S::kBX, stage);
+                std::memcpy(out + p * W, stage, sizeof(float) * cols);
+            }
+        }
+    };
+    if (tileStride == 1) {
+        for (size_t c = 0; c < s.channels; ++c)
+            for (size_t ty = 0; ty < s.tileH; ++ty)
+                ForGroups(DF(), s.tileW, [&](auto d, size_t tx) { group(d, c, ty, tx); });
+    } else {
+        // Gathered loads: the channels innermost, so consecutive gathers read the same cache
+        // lines of src.
+        for (size_t ty = 0; ty < s.tileH; ++ty)
+            ForGroups(DF(), s.tileW, [&](auto d, size_t tx) {
+                for (size_t c = 0; c < s.channels; ++c) group(d, c, ty, tx);
+            });
     }
 }
 
