@@ -244,17 +244,23 @@ Convolution32f* CreateConvolutionWinograd(size_t batch, const SimdConvolutionPar
     const bool forced = mode && mode[0] == '1';
     if (mode && mode[0] == '0') return nullptr;
     const bool nhwc = p.srcF == SimdTensorFormatNhwc;
-    // Selection, measured on Zen4 (AVX-512, one thread) against the implicit GEMM of this
-    // library, 3x3 pad-1 layers with 3..1024 channels and 2x2..112x112 images:
-    //   NHWC: Winograd wins from 3 channels on (1.4x at 3->32, 2-3x from 16 channels) except on
-    //         tiny images with many channels (512 channels 4x4, 1024 channels 2x2: 0.5x, the
-    //         products there are a few rows against huge weights);
+    // Selection, measured against the implicit GEMM of this library on Zen4 (one thread,
+    // AVX-512 and SIMD_SYNET_MAX_ISA=avx2), 3x3 pad-1 layers, 3..1024 channels, 2x2..112x112:
+    //   NHWC: Winograd wins from 3 channels on (1.4x at 3->32, 2-3x from 16 channels), except
+    //         on images below 36 pixels (4x4: 0.7x) and where few tiles meet large weights
+    //         (512 channels 7x7: 0.86x on AVX2, the products are a few rows against 37 MB);
     //   NCHW: the GEMM keeps up below 32 channels (0.3x..1.2x), Winograd wins from 32 on
-    //         (1.0x..1.4x at 32, 1.7x..2.6x from 64, also on small images: 2x..4x).
+    //         (1.0x..1.4x at 32, 1.6x..2.6x from 64). On AVX-512 the NCHW GEMM wastes most of
+    //         its 64-column panels on small images, so Winograd wins there too (4x4: 2x);
+    //         on AVX2 small images and the weight-bound case above stay with the GEMM.
     if (!forced) {
-        const size_t minC = nhwc ? 3 : 32;
-        if (p.srcC < minC || p.dstC < minC) return nullptr;
-        if (nhwc && p.dstH * p.dstW < 36) return nullptr;
+        const size_t minC = std::min(p.srcC, p.dstC);
+        const size_t tiles = batch * ((p.dstH + 3) / 4) * ((p.dstW + 3) / 4);
+        const bool small = p.dstH * p.dstW < 36;
+        const bool weightBound = p.srcC * p.dstC > 256 * 256 && tiles < 8;
+        const bool widePanels = hn::MaxLanes(hn::ScalableTag<float>()) >= 16;
+        if (nhwc && (minC < 3 || small || weightBound)) return nullptr;
+        if (!nhwc && (minC < 32 || (!widePanels && (small || weightBound)))) return nullptr;
     }
     // Block budget: V and M of a block within L2, or as large as the transformed weights when
     // they are larger (they are read once per block, from L3 or memory: 512 channels 14x14 ran
