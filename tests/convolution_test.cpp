@@ -459,3 +459,214 @@ TEST(ConvolutionErrors, NullArgumentsWriteNothing) {
 }
 
 }  // namespace
+
+// ---- Winograd contexts (3x3, stride 1, dilation 1, group 1; ConvolutionWinograd.cpp).
+
+namespace {
+
+// Sets SIMD_SYNET_WINOGRAD for the scope (1: Winograd for every applicable shape, so the
+// channel tails are reached; 0: never) and restores the default afterwards.
+class WinogradMode {
+public:
+    explicit WinogradMode(const char* mode) { setenv("SIMD_SYNET_WINOGRAD", mode, 1); }
+    ~WinogradMode() { unsetenv("SIMD_SYNET_WINOGRAD"); }
+};
+
+// Restores the default thread budget.
+class ThreadCount {
+public:
+    explicit ThreadCount(size_t threads) { SimdSetThreadNumber(threads); }
+    ~ThreadCount() { SimdSetThreadNumber(1); }
+};
+
+// Within 1e-4 of sum |src*w| (+1e-6) of the double reference: the transforms scale the
+// rounding errors of the products up.
+::testing::AssertionResult CompareWinograd(const SimdConvolutionParameters& p, size_t batch,
+                                           const Data& data, bool withBias, const float* dst) {
+    std::vector<double> ref, mag;
+    ref::Convolution32f(p, batch, data.src.data(), data.weight.data(),
+                        withBias ? data.bias.data() : nullptr, data.params.data(), ref, mag);
+    return test::AllOf(ref.size(),
+                       [&](size_t i) { return test::Near(dst[i], ref[i], mag[i], 1e-4, 1e-6); });
+}
+
+// As RunCase, with the Winograd tolerance (1e-4 of sum |src*w|) and a check that the context
+// is a Winograd one.
+::testing::AssertionResult RunWinogradCase(const SimdConvolutionParameters& p, size_t batch,
+                                           bool withBias, bool callerBuffer, uint32_t seed) {
+    const Data data = MakeData(p, batch, seed);
+    void* context = SimdSynetConvolution32fInit(batch, &p, nullptr);
+    if (context == nullptr) return ::testing::AssertionFailure() << "Init failed";
+    const std::string info = SimdSynetConvolution32fInfo(context);
+    SimdSynetConvolution32fSetParams(context, data.weight.data(), nullptr,
+                                     withBias ? data.bias.data() : nullptr,
+                                     data.params.empty() ? nullptr : data.params.data());
+    Guarded<float> buf(callerBuffer ? SimdSynetConvolution32fExternalBufferSize(context) : 0,
+                       std::numeric_limits<float>::quiet_NaN());
+    Guarded<float> dst(batch * p.dstC * p.dstH * p.dstW, std::numeric_limits<float>::quiet_NaN());
+    SimdSynetConvolution32fForward(context, data.src.data(), callerBuffer ? buf.data() : nullptr,
+                                   dst.data());
+    SimdRelease(context);
+    if (info.find("winograd") == std::string::npos)
+        return ::testing::AssertionFailure() << "not a Winograd context: " << info;
+    if (callerBuffer && !buf.GuardsIntact())
+        return ::testing::AssertionFailure() << "scratch guard overwritten (" << info << ")";
+    if (!dst.GuardsIntact()) return ::testing::AssertionFailure() << "guard zone overwritten";
+    ::testing::AssertionResult r = CompareWinograd(p, batch, data, withBias, dst.data());
+    if (!r) return ::testing::AssertionFailure() << info << ": " << r.message();
+    return ::testing::AssertionSuccess();
+}
+
+Shape Winograd3x3(size_t srcC, size_t dstC, size_t h, size_t w, size_t padY, size_t padX,
+                  size_t padH, size_t padW) {
+    return {srcC, dstC, h, w, 3, 3, 1, 1, 1, 1, padY, padX, padH, padW, 1};
+}
+
+TEST_P(ConvolutionTest, WinogradShapes) {
+    const WinogradMode mode("1");
+    const Shape shapes[] = {
+        Winograd3x3(1, 3, 5, 5, 1, 1, 1, 1),     Winograd3x3(3, 7, 13, 13, 1, 1, 1, 1),
+        Winograd3x3(7, 8, 13, 5, 0, 0, 0, 0),    Winograd3x3(8, 17, 5, 13, 2, 2, 2, 2),
+        Winograd3x3(17, 33, 13, 13, 2, 0, 1, 2), Winograd3x3(33, 64, 5, 56, 0, 1, 2, 0),
+        Winograd3x3(64, 33, 13, 56, 1, 2, 0, 1), Winograd3x3(64, 64, 56, 5, 1, 1, 1, 1),
+        Winograd3x3(17, 8, 1, 13, 1, 1, 1, 1),   Winograd3x3(8, 7, 13, 1, 1, 1, 1, 1),
+        Winograd3x3(33, 17, 1, 1, 1, 1, 1, 1),   Winograd3x3(7, 3, 1, 1, 2, 2, 2, 2),
+        Winograd3x3(3, 1, 3, 3, 0, 0, 0, 0),     Winograd3x3(64, 17, 56, 56, 1, 1, 1, 1),
+        Winograd3x3(33, 7, 4, 4, 2, 1, 0, 2),    Winograd3x3(8, 64, 2, 7, 0, 2, 1, 0),
+    };
+    uint32_t seed = 500;
+    size_t index = 0;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            const SimdConvolutionParameters p = Make(s, f, kActivations[index % 11]);
+            const bool withBias = index % 3 != 2, callerBuffer = index % 2 == 0;
+            const size_t batch = index % 4 < 2 ? 2 : 1;
+            EXPECT_TRUE(RunWinogradCase(p, batch, withBias, callerBuffer, seed))
+                << Describe(p, batch) << " bias " << withBias << " buf " << callerBuffer;
+            seed += 3;
+            ++index;
+        }
+}
+
+TEST_P(ConvolutionTest, WinogradEveryActivation) {
+    const WinogradMode mode("1");
+    uint32_t seed = 700;
+    for (const Shape& s :
+         {Winograd3x3(17, 33, 13, 5, 1, 1, 1, 1), Winograd3x3(8, 16, 2, 3, 1, 0, 1, 2)})
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (SimdConvolutionActivationType act : kActivations) {
+                const SimdConvolutionParameters p = Make(s, f, act);
+                EXPECT_TRUE(RunWinogradCase(p, 2, true, seed % 2 == 0, seed)) << Describe(p, 2);
+                ++seed;
+            }
+}
+
+// Results of 1, 2 and 3 threads are bit-identical: many blocks (56x56), fewer blocks than
+// threads (output channels split), batch 2.
+TEST_P(ConvolutionTest, WinogradThreadsBitIdentical) {
+    const WinogradMode mode("1");
+    const Shape shapes[] = {Winograd3x3(64, 64, 56, 56, 1, 1, 1, 1),
+                            Winograd3x3(33, 200, 6, 7, 1, 1, 1, 1),
+                            Winograd3x3(17, 130, 13, 13, 2, 1, 0, 1)};
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (size_t batch : {size_t(1), size_t(2)}) {
+                const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationPrelu);
+                const Data data = MakeData(p, batch, 900);
+                const size_t dstSize = batch * p.dstC * p.dstH * p.dstW;
+                std::vector<float> expect;
+                for (size_t threads : {1, 2, 3}) {
+                    const ThreadCount budget(threads);
+                    void* context = SimdSynetConvolution32fInit(batch, &p, nullptr);
+                    ASSERT_NE(context, nullptr);
+                    EXPECT_NE(std::string(SimdSynetConvolution32fInfo(context)).find("winograd"),
+                              std::string::npos);
+                    SimdSynetConvolution32fSetParams(context, data.weight.data(), nullptr,
+                                                     data.bias.data(), data.params.data());
+                    Guarded<float> buf(SimdSynetConvolution32fExternalBufferSize(context));
+                    std::vector<float> dst(dstSize);
+                    SimdSynetConvolution32fForward(context, data.src.data(),
+                                                   threads == 2 ? nullptr : buf.data(), dst.data());
+                    EXPECT_TRUE(buf.GuardsIntact());
+                    SimdRelease(context);
+                    if (threads == 1) {
+                        EXPECT_TRUE(CompareWinograd(p, batch, data, true, dst.data()))
+                            << Describe(p, batch);
+                        expect = dst;
+                    } else {
+                        EXPECT_EQ(0,
+                                  std::memcmp(dst.data(), expect.data(), dstSize * sizeof(float)))
+                            << Describe(p, batch) << " threads " << threads;
+                    }
+                }
+            }
+}
+
+// One Winograd context, two threads with separate caller buffers (and a budget of 2 threads
+// each): results equal those of lone calls.
+TEST_P(ConvolutionTest, WinogradSharedContextTwoThreads) {
+    const WinogradMode mode("1");
+    for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+        const SimdConvolutionParameters p =
+            Make(Winograd3x3(33, 40, 13, 21, 1, 1, 1, 1), f, SimdConvolutionActivationRelu);
+        const Data a = MakeData(p, 1, 31), b = MakeData(p, 1, 32);
+        void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+        ASSERT_NE(context, nullptr);
+        EXPECT_NE(std::string(SimdSynetConvolution32fInfo(context)).find("winograd"),
+                  std::string::npos);
+        SimdSynetConvolution32fSetParams(context, a.weight.data(), nullptr, a.bias.data(), nullptr);
+        const size_t bufSize = SimdSynetConvolution32fExternalBufferSize(context);
+        const size_t dstSize = p.dstC * p.dstH * p.dstW;
+        std::vector<float> expectA(dstSize), expectB(dstSize);
+        {
+            std::vector<float> buf(bufSize);
+            SimdSynetConvolution32fForward(context, a.src.data(), buf.data(), expectA.data());
+            SimdSynetConvolution32fForward(context, b.src.data(), buf.data(), expectB.data());
+        }
+        const ThreadCount budget(2);
+        std::vector<float> gotA(dstSize), gotB(dstSize);
+        auto work = [&](const Data* in, std::vector<float>* out) {
+            std::vector<float> buf(bufSize);
+            for (int r = 0; r < 10; ++r)
+                SimdSynetConvolution32fForward(context, in->src.data(), buf.data(), out->data());
+        };
+        std::thread t1(work, &a, &gotA), t2(work, &b, &gotB);
+        t1.join();
+        t2.join();
+        EXPECT_EQ(0, std::memcmp(gotA.data(), expectA.data(), dstSize * sizeof(float)));
+        EXPECT_EQ(0, std::memcmp(gotB.data(), expectB.data(), dstSize * sizeof(float)));
+        SimdRelease(context);
+    }
+}
+
+// Shapes Winograd does not handle keep their algorithm even when it is forced; the switch-off
+// and a caller's GEMM keep the GEMM path.
+TEST_P(ConvolutionTest, WinogradOnlyWhereApplicable) {
+    auto infoOf = [](const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm) {
+        void* context = SimdSynetConvolution32fInit(1, &p, gemm);
+        EXPECT_NE(context, nullptr);
+        const std::string info = context ? SimdSynetConvolution32fInfo(context) : "";
+        SimdRelease(context);
+        return info;
+    };
+    const SimdConvolutionActivationType relu = SimdConvolutionActivationRelu;
+    for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+        const WinogradMode forced("1");
+        const Shape rejected[] = {{64, 64, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                                  {64, 64, 13, 13, 3, 3, 1, 1, 2, 2, 1, 1, 1, 1, 1},
+                                  {64, 64, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+                                  {64, 64, 13, 13, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},
+                                  {64, 64, 13, 13, 3, 3, 1, 1, 1, 1, 3, 1, 1, 1, 1}};
+        for (const Shape& s : rejected) {
+            const SimdConvolutionParameters p = Make(s, f, relu);
+            EXPECT_EQ(infoOf(p, nullptr).find("winograd"), std::string::npos) << Describe(p, 1);
+        }
+        const SimdConvolutionParameters p = Make(Winograd3x3(64, 64, 56, 56, 1, 1, 1, 1), f, relu);
+        EXPECT_NE(infoOf(p, nullptr).find("winograd"), std::string::npos);
+        EXPECT_NE(infoOf(p, CountingGemm).find("usergemm"), std::string::npos);
+        const WinogradMode off("0");
+        EXPECT_EQ(infoOf(p, nullptr).find("winograd"), std::string::npos);
+    }
+}
+
+}  // namespace

@@ -20,6 +20,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "convolution/Convolution32f.h"
+#include "convolution/ConvolutionWinograd.h"
 #include "convolution/Activate-inl.h"
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
@@ -874,6 +875,9 @@ Convolution32f* Convolution32fCreate(size_t batch, const SimdConvolutionParamete
         if (nhwc) return new conv32f::DepthwiseNhwc(batch, *p);
         return new conv32f::DepthwiseNchw(batch, *p);
     }
+    // Winograd where it is faster (a caller's GEMM keeps the GEMM path).
+    if (gemm == nullptr)
+        if (Convolution32f* winograd = CreateConvolutionWinograd(batch, *p)) return winograd;
     if (nhwc) return new conv32f::NhwcGemm(batch, *p, gemm);
     // NCHW: W * im2col keeps its edge (no transposes) where B panels are filled without
     // padding waste and either no im2col expansion is needed (pointwise) or the outputs are

@@ -15,6 +15,8 @@
 #endif
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #include "hwy/highway.h"
 
@@ -291,6 +293,317 @@ HWY_INLINE void StoreStrided(D d, const hn::Vec<D>* v, float* p) {
         hn::StoreInterleaved3(v[0], v[1], v[2], d, p);
     } else {
         hn::StoreInterleaved4(v[0], v[1], v[2], v[3], d, p);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole-image transforms (SUPPLEMENT.md §12.1), shared by the public SimdWinograd* kernels and the
+// Winograd convolution contexts.
+
+using DF = hn::ScalableTag<float>;
+
+// Widest group of tiles of the trans = 0 kernels.
+constexpr size_t kMaxLanes = hn::MaxLanes(DF());
+
+// Compile-time sizes of a variant (members of a type rather than constexpr locals: GCC 12
+// fails on constexpr locals used as array bounds inside generic lambdas).
+template <class AY, class AX>
+struct Sizes {
+    static constexpr int kBY = AY::kBlock, kBX = AX::kBlock;
+    static constexpr int kTY = AY::kTile, kTX = AX::kTile;
+    static constexpr int kTaps = AY::kKernel * AX::kKernel;
+    static constexpr int kCount = kTY * kTX, kOut = kBY * kBX;
+    // Columns read by a trans = 0 input group of n tiles: (n + 1)*bX from its first column.
+    static constexpr size_t kInStage = size_t(kTY) * (kMaxLanes + 1) * kBX;
+    static constexpr size_t kOutStage = kMaxLanes * kBX;
+};
+
+// ---------------------------------------------------------------------------------------------
+// SetFilter: U = G·g·Gᵀ for `size` filters, vectorised across filters.
+
+template <class AY, class AX>
+void SetFilter(const float* src, size_t size, float* dst, bool trans) {
+    using S = Sizes<AY, AX>;
+    if (trans) {
+        // Tap k of filter f at src[k*size + f]: one contiguous vector per tap.
+        ForGroups(DF(), size, [&](auto d, size_t f) {
+            hn::Vec<decltype(d)> in[S::kTaps], out[S::kCount];
+            for (int k = 0; k < S::kTaps; ++k) in[k] = hn::LoadU(d, src + k * size + f);
+            Transform<typename AY::G, typename AX::G>(d, in, out);
+            for (int k = 0; k < S::kCount; ++k) hn::StoreU(out[k], d, dst + k * size + f);
+        });
+    } else {
+        // Tap k of filter f at src[f*S::kTaps + k]: lanes S::kTaps floats apart.
+        ForGroups(DF(), size, [&](auto d, size_t f) {
+            using D = decltype(d);
+            const hn::RebindToSigned<D> di;
+            const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, S::kTaps));
+            const float* base = src + f * S::kTaps;
+            hn::Vec<D> in[S::kTaps], out[S::kCount];
+            for (int k = 0; k < S::kTaps; ++k) in[k] = hn::GatherIndex(d, base + k, index);
+            Transform<typename AY::G, typename AX::G>(d, in, out);
+            for (int k = 0; k < S::kCount; ++k) hn::StoreU(out[k], d, dst + k * size + f);
+        });
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SetInput
+
+// Geometry shared by the input kernels (positions are signed: tiles start in the padding).
+struct InputShape {
+    size_t channels, height, width;
+    ptrdiff_t padY, padX;
+    size_t tileH, tileW;
+    float* dst;
+    size_t dstStride;
+    // SetInputNchw only: distance in dst between consecutive tiles and between channels (0:
+    // the trans = 0 layout, tiles contiguous and channels T apart). The convolution contexts
+    // use tileStride = C, channelStride = 1: the trans = 1 layout straight from NCHW data.
+    size_t tileStride = 1, channelStride = 0;
+};
+
+// trans = 1: src is [H][W][C]; dst[k*dstStride + t*C + c]. Vectors hold channels.
+template <class AY, class AX>
+void SetInputNhwc(const float* src, const InputShape& s) {
+    using S = Sizes<AY, AX>;
+    const size_t C = s.channels;
+    const ptrdiff_t H = ptrdiff_t(s.height), W = ptrdiff_t(s.width);
+    for (size_t ty = 0; ty < s.tileH; ++ty) {
+        const ptrdiff_t y0 = ptrdiff_t(ty) * AY::kBlock - s.padY;
+        for (size_t tx = 0; tx < s.tileW; ++tx) {
+            const ptrdiff_t x0 = ptrdiff_t(tx) * AX::kBlock - s.padX;
+            float* out = s.dst + (ty * s.tileW + tx) * C;
+            if (y0 >= 0 && x0 >= 0 && y0 + S::kTY <= H && x0 + S::kTX <= W) {
+                const float* base = src + (size_t(y0) * size_t(W) + size_t(x0)) * C;
+                const size_t rowStride = size_t(W) * C;
+                ForGroups(DF(), C, [&](auto d, size_t c) {
+                    hn::Vec<decltype(d)> in[S::kCount], v[S::kCount];
+                    for (int r = 0; r < S::kTY; ++r)
+                        for (int q = 0; q < S::kTX; ++q)
+                            in[r * S::kTX + q] = hn::LoadU(d, base + r * rowStride + q * C + c);
+                    Transform<typename AY::Bt, typename AX::Bt>(d, in, v);
+                    for (int k = 0; k < S::kCount; ++k)
+                        hn::StoreU(v[k], d, out + k * s.dstStride + c);
+                });
+            } else {
+                // Border tile: pixels outside the image read as zero (a zero-padded staging
+                // tile held in vectors); the offsets of the real pixels are computed once.
+                ptrdiff_t offset[S::kCount];
+                for (int r = 0; r < S::kTY; ++r)
+                    for (int q = 0; q < S::kTX; ++q) {
+                        const ptrdiff_t y = y0 + r, x = x0 + q;
+                        offset[r * S::kTX + q] =
+                            (y >= 0 && y < H && x >= 0 && x < W) ? (y * W + x) * ptrdiff_t(C) : -1;
+                    }
+                ForGroups(DF(), C, [&](auto d, size_t c) {
+                    hn::Vec<decltype(d)> in[S::kCount], v[S::kCount];
+                    for (int k = 0; k < S::kCount; ++k)
+                        in[k] = offset[k] < 0 ? hn::Zero(d) : hn::LoadU(d, src + offset[k] + c);
+                    Transform<typename AY::Bt, typename AX::Bt>(d, in, v);
+                    for (int k = 0; k < S::kCount; ++k)
+                        hn::StoreU(v[k], d, out + k * s.dstStride + c);
+                });
+            }
+        }
+    }
+}
+
+// trans = 0: src is [C][H][W]; dst[k*dstStride + c*T + t] (or, with s.tileStride != 1,
+// dst[k*dstStride + t*tileStride + c*channelStride], stored by scatters). Vectors hold
+// consecutive tiles of one tile row. Lane l of stream q of row r is pixel (y0 + r, x0 + l*bX + q):
+// one deinterleaving load at x0 gives q < bX, one at x0 + bX gives bX <= q < tX (tX - bX = kX - 1
+// <= bX).
+template <class AY, class AX>
+void SetInputNchw(const float* src, const InputShape& s) {
+    using S = Sizes<AY, AX>;
+    static_assert(S::kTX - S::kBX <= S::kBX, "two deinterleaving loads cover a tile row");
+    const ptrdiff_t H = ptrdiff_t(s.height), W = ptrdiff_t(s.width);
+    const size_t T = s.tileH * s.tileW;
+    const size_t channelStride = s.channelStride ? s.channelStride : T;
+    // Group of tiles starting at (ty, tx) of channel c.
+    auto group = [&](auto d, size_t c, size_t ty, size_t tx) {
+        using V = hn::Vec<decltype(d)>;
+        const float* plane = src + c * s.height * s.width;
+        float* out = s.dst + c * channelStride;
+        const ptrdiff_t y0 = ptrdiff_t(ty) * AY::kBlock - s.padY;
+        const bool rowsInside = y0 >= 0 && y0 + S::kTY <= H;
+        const size_t n = hn::Lanes(d);
+        const ptrdiff_t x0 = ptrdiff_t(tx) * S::kBX - s.padX;
+        const ptrdiff_t span = ptrdiff_t((n + 1) * S::kBX);
+        const float* base;
+        size_t rowStride;
+        HWY_ALIGN float stage[S::kInStage];
+        if (rowsInside && x0 >= 0 && x0 + span <= W) {
+            base = plane + size_t(y0) * size_t(W) + size_t(x0);
+            rowStride = size_t(W);
+        } else {
+            // Zero-padded copy of the tY rows x span columns the group reads.
+            std::memset(stage, 0, sizeof(float) * S::kTY * size_t(span));
+            const ptrdiff_t xBegin = x0 < 0 ? 0 : x0;
+            const ptrdiff_t xEnd = x0 + span < W ? x0 + span : W;
+            for (int r = 0; r < S::kTY; ++r) {
+                const ptrdiff_t y = y0 + r;
+                if (y < 0 || y >= H || xBegin >= xEnd) continue;
+                std::memcpy(stage + r * span + (xBegin - x0), plane + y * W + xBegin,
+                            sizeof(float) * size_t(xEnd - xBegin));
+            }
+            base = stage;
+            rowStride = size_t(span);
+        }
+        V in[S::kCount], v[S::kCount];
+        for (int r = 0; r < S::kTY; ++r) {
+            V lo[S::kBX], hi[S::kBX];
+            LoadStrided<S::kBX>(d, base + r * rowStride, lo);
+            LoadStrided<S::kBX>(d, base + r * rowStride + S::kBX, hi);
+            for (int q = 0; q < S::kTX; ++q)
+                in[r * S::kTX + q] = q < S::kBX ? lo[q] : hi[q - S::kBX];
+        }
+        Transform<typename AY::Bt, typename AX::Bt>(d, in, v);
+        float* o = out + (ty * s.tileW + tx) * s.tileStride;
+        if (s.tileStride == 1) {
+            for (int k = 0; k < S::kCount; ++k) hn::StoreU(v[k], d, o + k * s.dstStride);
+        } else {
+            const hn::RebindToSigned<decltype(d)> di;
+            const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(s.tileStride)));
+            for (int k = 0; k < S::kCount; ++k)
+                hn::ScatterIndex(v[k], d, o + k * s.dstStride, index);
+        }
+    };
+    if (s.tileStride == 1) {
+        for (size_t c = 0; c < s.channels; ++c)
+            for (size_t ty = 0; ty < s.tileH; ++ty)
+                ForGroups(DF(), s.tileW, [&](auto d, size_t tx) { group(d, c, ty, tx); });
+    } else {
+        // Scattered stores: the channels innermost, so consecutive scatters fill the same
+        // cache lines of dst.
+        for (size_t ty = 0; ty < s.tileH; ++ty)
+            ForGroups(DF(), s.tileW, [&](auto d, size_t tx) {
+                for (size_t c = 0; c < s.channels; ++c) group(d, c, ty, tx);
+            });
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SetOutput
+
+struct OutputShape {
+    const float* src;
+    size_t srcStride;
+    size_t channels, height, width, tileH, tileW;
+    // Distance in src between consecutive tiles (0: the plain layouts of §12.1: channels for
+    // trans = 1, 1 for trans = 0), between channels for trans = 0 (0: T), and between the
+    // pixels of dst for trans = 1 (0: channels). The convolution contexts transform a channel
+    // range of a wider tensor, from the trans = 1 layout also into NCHW (gathers).
+    size_t srcTileStride = 0, srcChannelStride = 0, dstPixelStride = 0;
+    // Distance between the channel planes of dst for trans = 0 (0: height*width); the
+    // convolution contexts write blocks of rows of a taller image.
+    size_t dstChannelStride = 0;
+};
+
+// The identity epilogue: values of channel(s) c leave SetOutput unchanged. The convolution
+// contexts pass bias + activation instead.
+struct NoEpilogue {
+    template <class D>
+    HWY_INLINE hn::Vec<D> operator()(D, hn::Vec<D> v, size_t) const {
+        return v;
+    }
+};
+
+// trans = 1: src[k*srcStride + t*C + c]; dst is [H][W][C]. Vectors hold channels.
+template <class AY, class AX, class Post = NoEpilogue>
+void SetOutputNhwc(const OutputShape& s, float* dst, const Post& post = Post()) {
+    using S = Sizes<AY, AX>;
+    const size_t C = s.channels, W = s.width;
+    const size_t tileStride = s.srcTileStride ? s.srcTileStride : C;
+    const size_t P = s.dstPixelStride ? s.dstPixelStride : C;
+    for (size_t ty = 0; ty < s.tileH; ++ty) {
+        const size_t y0 = ty * S::kBY;
+        const size_t rows = s.height - y0 < size_t(S::kBY) ? s.height - y0 : size_t(S::kBY);
+        for (size_t tx = 0; tx < s.tileW; ++tx) {
+            const size_t x0 = tx * S::kBX;
+            const size_t cols = W - x0 < size_t(S::kBX) ? W - x0 : size_t(S::kBX);
+            const float* in = s.src + (ty * s.tileW + tx) * tileStride;
+            float* out = dst + (y0 * W + x0) * P;
+            if (rows == size_t(S::kBY) && cols == size_t(S::kBX)) {
+                ForGroups(DF(), C, [&](auto d, size_t c) {
+                    hn::Vec<decltype(d)> m[S::kCount], y[S::kOut];
+                    for (int k = 0; k < S::kCount; ++k)
+                        m[k] = hn::LoadU(d, in + k * s.srcStride + c);
+                    Transform<typename AY::At, typename AX::At>(d, m, y);
+                    for (int p = 0; p < S::kBY; ++p)
+                        for (int q = 0; q < S::kBX; ++q)
+                            hn::StoreU(post(d, y[p * S::kBX + q], c), d, out + (p * W + q) * P + c);
+                });
+            } else {
+                // Tile overhanging the image: only the pixels inside are written.
+                ForGroups(DF(), C, [&](auto d, size_t c) {
+                    hn::Vec<decltype(d)> m[S::kCount], y[S::kOut];
+                    for (int k = 0; k < S::kCount; ++k)
+                        m[k] = hn::LoadU(d, in + k * s.srcStride + c);
+                    Transform<typename AY::At, typename AX::At>(d, m, y);
+                    for (size_t p = 0; p < rows; ++p)
+                        for (size_t q = 0; q < cols; ++q)
+                            hn::StoreU(post(d, y[p * S::kBX + q], c), d, out + (p * W + q) * P + c);
+                });
+            }
+        }
+    }
+}
+
+// trans = 0: src[k*srcStride + c*T + t]; dst is [C][H][W]. Vectors hold consecutive tiles of
+// one tile row; output row p of the group is written by one interleaving store of the bX
+// column streams (or through a staging row where the group overhangs the image).
+template <class AY, class AX, class Post = NoEpilogue>
+void SetOutputNchw(const OutputShape& s, float* dst, const Post& post = Post()) {
+    using S = Sizes<AY, AX>;
+    const size_t T = s.tileH * s.tileW, W = s.width;
+    const size_t tileStride = s.srcTileStride ? s.srcTileStride : 1;
+    const size_t channelStride = s.srcChannelStride ? s.srcChannelStride : T;
+    // Group of tiles starting at (ty, tx) of channel c.
+    auto group = [&](auto d, size_t c, size_t ty, size_t tx) {
+        using V = hn::Vec<decltype(d)>;
+        const float* in = s.src + c * channelStride;
+        float* plane = dst + c * (s.dstChannelStride ? s.dstChannelStride : s.height * W);
+        const size_t y0 = ty * S::kBY;
+        const size_t rows = s.height - y0 < size_t(S::kBY) ? s.height - y0 : size_t(S::kBY);
+        const size_t n = hn::Lanes(d);
+        const size_t x0 = tx * S::kBX;
+        const float* m0 = in + (ty * s.tileW + tx) * tileStride;
+        V m[S::kCount], y[S::kOut];
+        if (tileStride == 1) {
+            for (int k = 0; k < S::kCount; ++k) m[k] = hn::LoadU(d, m0 + k * s.srcStride);
+        } else {
+            const hn::RebindToSigned<decltype(d)> di;
+            const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(tileStride)));
+            for (int k = 0; k < S::kCount; ++k)
+                m[k] = hn::GatherIndex(d, m0 + k * s.srcStride, index);
+        }
+        Transform<typename AY::At, typename AX::At>(d, m, y);
+        for (int k = 0; k < S::kOut; ++k) y[k] = post(d, y[k], c);
+        float* out = plane + y0 * W + x0;
+        if (rows == size_t(S::kBY) && x0 + n * S::kBX <= W) {
+            for (int p = 0; p < S::kBY; ++p) StoreStrided<S::kBX>(d, y + p * S::kBX, out + p * W);
+        } else {
+            HWY_ALIGN float stage[S::kOutStage];
+            const size_t cols = W - x0 < n * S::kBX ? W - x0 : n * S::kBX;
+            for (size_t p = 0; p < rows; ++p) {
+                StoreStrided<S::kBX>(d, y + p * S::kBX, stage);
+                std::memcpy(out + p * W, stage, sizeof(float) * cols);
+            }
+        }
+    };
+    if (tileStride == 1) {
+        for (size_t c = 0; c < s.channels; ++c)
+            for (size_t ty = 0; ty < s.tileH; ++ty)
+                ForGroups(DF(), s.tileW, [&](auto d, size_t tx) { group(d, c, ty, tx); });
+    } else {
+        // Gathered loads: the channels innermost, so consecutive gathers read the same cache
+        // lines of src.
+        for (size_t ty = 0; ty < s.tileH; ++ty)
+            ForGroups(DF(), s.tileW, [&](auto d, size_t tx) {
+                for (size_t c = 0; c < s.channels; ++c) group(d, c, ty, tx);
+            });
     }
 }
 

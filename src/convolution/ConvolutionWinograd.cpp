@@ -1,0 +1,277 @@
+// Winograd algorithm of the FP32 convolution framework (SUPPLEMENT.md §8, transforms of §12):
+// 3x3 kernels, stride 1, dilation 1, group 1, pads up to 2, NHWC and NCHW.
+//
+// F(m x m, 3x3) turns every output tile of m x m pixels into count = (m + 2)^2 products: with
+// V_k the transformed input tiles (one row per tile, srcC columns) and U_k the transformed
+// filters (srcC x dstC), M_k = V_k * U_k for every position k < count, then the output transform
+// of the count values of each (tile, output channel) gives its m x m pixels. F(4x4) needs 36
+// products for 16 pixels (2.25 per pixel against 9 for the direct form), F(2x2) 16 for 4.
+//
+// Layout and blocking (per part of the thread split):
+//   * the tiles are cut into blocks of whole tile rows of one image, small enough that the
+//     transformed input V (count x tiles x srcC) and the products M (count x tiles x dstC) of a
+//     block stay in L2: the GEMM reads V hot from the input transform, the output transform
+//     reads M hot from the GEMM;
+//   * U_k is packed at SetParams into the GEMM core's B panels (kc x kCols micro-panels, the
+//     same K chunks for every block), V_k is used in place as the A operand (row stride srcC),
+//     so no packing happens in Forward;
+//   * NCHW input is transformed straight into the same tile-row layout (tiles of one tile row
+//     in the lanes, scattered by srcC), and the NCHW output transform gathers M by dstC: both
+//     layouts share the GEMM part.
+// Bias and activation are applied by the output transform before the pixels are stored.
+// Threads: blocks are split over the parts; when there are fewer blocks than threads, the
+// output-channel panels of each block are split too (each such part transforms the input of
+// its block itself). Every output value is computed by the same operations in the same order
+// whatever the split, so results are bit-identical for any thread count.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "convolution/ConvolutionWinograd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "convolution/ConvolutionWinograd.h"
+#include "convolution/Activate-inl.h"
+#include "convolution/Geometry.h"
+#include "gemm/Gemm-inl.h"
+#include "winograd/Transform-inl.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "convolution/Convolution32f.h"
+#include "core/IsaName.h"
+#include "core/ThreadPool.h"
+#include "gemm/GemmBlocking.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace convwinograd {
+
+using conv32f::Act;
+using conv32f::Activate;
+
+// NHWC epilogue: lanes are output channels c0 + c ...
+struct BiasActivateChannelsPost {
+    const float* bias;
+    const float* slope;  // NULL when the activation reads none
+    Act act;
+    template <class D>
+    HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v, size_t c) const {
+        const hn::Vec<D> s = slope ? hn::LoadU(d, slope + c) : hn::Zero(d);
+        return Activate(d, hn::Add(v, hn::LoadU(d, bias + c)), s, act);
+    }
+};
+
+// NCHW epilogue: lanes are pixels of output channel c.
+struct BiasActivatePlanePost {
+    const float* bias;
+    const float* slope;
+    Act act;
+    template <class D>
+    HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v, size_t c) const {
+        const hn::Vec<D> s = slope ? hn::Set(d, slope[c]) : hn::Zero(d);
+        return Activate(d, hn::Add(v, hn::Set(d, bias[c])), s, act);
+    }
+};
+
+// AY = AX = winograd::AxisF43 (F(4x4, 3x3)) or winograd::AxisF23 (F(2x2, 3x3)).
+template <class Axis>
+class Winograd : public Convolution32f {
+    using D = hn::ScalableTag<float>;
+    using T = GemmTraits<D>;
+    using S = winograd::Sizes<Axis, Axis>;
+    static constexpr size_t kCount = size_t(S::kCount), kBlock = size_t(Axis::kBlock);
+
+public:
+    Winograd(size_t batch, const SimdConvolutionParameters& p, size_t l2Bytes)
+        : Convolution32f(batch, p, nullptr), q_(p), nhwc_(p.srcF == SimdTensorFormatNhwc) {
+        tileH_ = (q_.dstH + kBlock - 1) / kBlock;
+        tileW_ = (q_.dstW + kBlock - 1) / kBlock;
+        // Tile rows per block: V and M of the block within l2Bytes, at least one row; then the
+        // rows are spread evenly over the blocks of an image.
+        const size_t rowBytes = kCount * tileW_ * (q_.srcC + q_.dstC) * sizeof(float);
+        size_t rows = std::max<size_t>(1, std::min(tileH_, l2Bytes / rowBytes));
+        blocksPerImage_ = (tileH_ + rows - 1) / rows;
+        blockRows_ = (tileH_ + blocksPerImage_ - 1) / blocksPerImage_;
+        tilesPad_ = RoundUp(blockRows_ * tileW_, T::kRows);
+        kc_ = GemmChooseBlocks(tilesPad_, q_.dstC, q_.srcC, T::kRows, T::kCols).kc;
+        dcPad_ = RoundUp(q_.dstC, T::kCols);
+        vStride_ = tilesPad_ * q_.srcC;
+        mStride_ = tilesPad_ * q_.dstC;
+        info_ = std::string(IsaNameOf(HWY_TARGET)) + (nhwc_ ? "::nhwc" : "::nchw") + "-winograd-" +
+                std::to_string(kBlock) + "x" + std::to_string(kBlock);
+    }
+    size_t ExternalBufferSize() const override { return kCount * (vStride_ + mStride_); }
+
+protected:
+    void PackWeights(const float* w) override {
+        const D d;
+        const size_t srcC = q_.srcC, dstC = q_.dstC, size = srcC * dstC;
+        std::vector<float> u(kCount * size);
+        // Plane k: srcC x dstC (YXIO weights) or dstC x srcC (OIYX).
+        winograd::SetFilter<Axis, Axis>(w, size, u.data(), nhwc_);
+        weights_.assign(kCount * srcC * dcPad_, 0.0f);
+        for (size_t k = 0; k < kCount; ++k)
+            for (size_t k0 = 0; k0 < srcC; k0 += kc_) {
+                const size_t kc = std::min(kc_, srcC - k0);
+                float* packed = weights_.data() + k * srcC * dcPad_ + k0 * dcPad_;
+                if (nhwc_)
+                    GemmPackB(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC, packed);
+                else
+                    GemmPackBTransposed(d, kc, dstC, u.data() + k * size + k0, srcC, packed);
+            }
+    }
+
+    void Run(const float* src, float* buf, float* dst) const override {
+        const size_t blocks = batch_ * blocksPerImage_;
+        const size_t panels = dcPad_ / T::kCols;
+        // Enough parts for the budget: all blocks split, or every block's panels split too.
+        const size_t budget = ThreadBudget();
+        const size_t parts = budget <= blocks ? budget : blocks * std::min(panels, budget / blocks);
+        const bool ok = ParallelPartsWithScratch(
+            parts, buf, ExternalBufferSize(), [&](size_t part, size_t count, float* scratch) {
+                if (count <= blocks) {
+                    const auto range = PartRange(blocks, part, count);
+                    for (size_t b = range.first; b < range.second; ++b)
+                        RunBlock(src, dst, b, 0, q_.dstC, scratch);
+                    return;
+                }
+                const size_t split = std::min(panels, count / blocks);
+                if (part >= blocks * split) return;
+                const auto range = PartRange(panels, part % split, split);
+                RunBlock(src, dst, part / split, range.first * T::kCols,
+                         std::min(q_.dstC, range.second * T::kCols), scratch);
+            });
+        if (!ok) throw std::bad_alloc();
+    }
+
+    // Block `block` (image block / blocksPerImage_, tile rows from its index), output channels
+    // [dc0, dc1) (dc0 a multiple of kCols).
+    void RunBlock(const float* src, float* dst, size_t block, size_t dc0, size_t dc1,
+                  float* scratch) const {
+        const D d;
+        constexpr size_t R = T::kRows, NR = T::kCols;
+        const size_t image = block / blocksPerImage_;
+        const size_t ty0 = block % blocksPerImage_ * blockRows_;
+        const size_t rows = std::min(blockRows_, tileH_ - ty0);
+        const size_t tiles = rows * tileW_, tilesR = RoundUp(tiles, R);
+        const size_t srcC = q_.srcC, dstC = q_.dstC;
+        const float* srcImage = src + image * q_.srcImage;
+        float* dstImage = dst + image * q_.dstImage;
+        float* V = scratch;
+        float* M = scratch + kCount * vStride_;
+
+        // Input transform of the block's tile rows into V[k][tile][srcC].
+        winograd::InputShape in{srcC,
+                                q_.srcH,
+                                q_.srcW,
+                                ptrdiff_t(q_.padY) - ptrdiff_t(ty0 * kBlock),
+                                ptrdiff_t(q_.padX),
+                                rows,
+                                tileW_,
+                                V,
+                                vStride_};
+        if (nhwc_) {
+            winograd::SetInputNhwc<Axis, Axis>(srcImage, in);
+        } else {
+            in.tileStride = srcC;
+            in.channelStride = 1;
+            winograd::SetInputNchw<Axis, Axis>(srcImage, in);
+        }
+        // Rows completing the last micro-panel are read by the micro-kernel: zero them.
+        for (size_t k = 0; k < kCount; ++k)
+            GemmZero(d, (tilesR - tiles) * srcC, V + k * vStride_ + tiles * srcC);
+
+        // M_k[tiles x (dc0..dc1)] = V_k * U_k.
+        for (size_t k = 0; k < kCount; ++k) {
+            const float* A = V + k * vStride_;
+            float* C = M + k * mStride_;
+            const float* U = weights_.data() + k * srcC * dcPad_;
+            for (size_t k0 = 0; k0 < srcC; k0 += kc_) {
+                const size_t kc = std::min(kc_, srcC - k0);
+                const GemmStore mode = k0 == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                for (size_t j = dc0; j < dc1; j += NR) {
+                    const size_t cols = std::min(NR, dc1 - j);
+                    const float* b = U + k0 * dcPad_ + j * kc;
+                    for (size_t i = 0; i < tiles; i += R)
+                        GemmMicroKernel(d, kc, A + i * srcC + k0, srcC, b, C + i * dstC + j, dstC,
+                                        std::min(R, tiles - i), cols, 1.0f, 0.0f, mode);
+                }
+            }
+        }
+
+        // Output transform with bias and activation.
+        const size_t y0 = ty0 * kBlock;
+        winograd::OutputShape out{
+            M + dc0, mStride_, dc1 - dc0, std::min(rows * kBlock, q_.dstH - y0),
+            q_.dstW, rows,     tileW_};
+        out.srcTileStride = dstC;
+        const Act act{p_.activation, param0_, param1_};
+        const float* slope = slope_.empty() ? nullptr : slope_.data() + dc0;
+        if (nhwc_) {
+            out.dstPixelStride = dstC;
+            winograd::SetOutputNhwc<Axis, Axis>(
+                out, dstImage + y0 * q_.dstW * dstC + dc0,
+                BiasActivateChannelsPost{bias_.data() + dc0, slope, act});
+        } else {
+            out.srcChannelStride = 1;
+            out.dstChannelStride = q_.pixels;
+            winograd::SetOutputNchw<Axis, Axis>(
+                out, dstImage + dc0 * q_.pixels + y0 * q_.dstW,
+                BiasActivatePlanePost{bias_.data() + dc0, slope, act});
+        }
+    }
+
+    ConvGeometry q_;
+    bool nhwc_;
+    size_t tileH_, tileW_, blocksPerImage_, blockRows_, tilesPad_, kc_, dcPad_, vStride_, mStride_;
+};
+
+// Multiplications per image of F(m x m) tiles: count * tiles.
+size_t Products(size_t m, size_t dstH, size_t dstW) {
+    return (m + 2) * (m + 2) * ((dstH + m - 1) / m) * ((dstW + m - 1) / m);
+}
+
+}  // namespace convwinograd
+
+Convolution32f* CreateConvolutionWinograd(size_t batch, const SimdConvolutionParameters& p) {
+    if (p.kernelY != 3 || p.kernelX != 3 || p.strideY != 1 || p.strideX != 1 || p.dilationY != 1 ||
+        p.dilationX != 1 || p.group != 1 || p.padY > 2 || p.padX > 2 || p.padH > 2 || p.padW > 2)
+        return nullptr;
+    const char* mode = std::getenv("SIMD_SYNET_WINOGRAD");
+    const bool forced = mode && mode[0] == '1';
+    if (mode && mode[0] == '0') return nullptr;
+    const bool nhwc = p.srcF == SimdTensorFormatNhwc;
+    // Selection, measured against the implicit GEMM of this library on Zen4 (one thread,
+    // AVX-512 and SIMD_SYNET_MAX_ISA=avx2), 3x3 pad-1 layers, 3..1024 channels, 2x2..112x112:
+    //   NHWC: Winograd wins from 3 channels on (1.4x at 3->32, 2-3x from 16 channels), except
+    //         on images below 36 pixels (4x4: 0.7x) and where few tiles meet large weights
+    //         (512 channels 7x7: 0.86x on AVX2, the products are a few rows against 37 MB);
+    //   NCHW: the GEMM keeps up below 32 channels (0.3x..1.2x), Winograd wins from 32 on
+    //         (1.0x..1.4x at 32, 1.6x..2.6x from 64). On AVX-512 the NCHW GEMM wastes most of
+    //         its 64-column panels on small images, so Winograd wins there too (4x4: 2x);
+    //         on AVX2 small images and the weight-bound case above stay with the GEMM.
+    if (!forced) {
+        const size_t minC = std::min(p.srcC, p.dstC);
+        const size_t tiles = batch * ((p.dstH + 3) / 4) * ((p.dstW + 3) / 4);
+        const bool small = p.dstH * p.dstW < 36;
+        const bool weightBound = p.srcC * p.dstC > 256 * 256 && tiles < 8;
+        const bool widePanels = hn::MaxLanes(hn::ScalableTag<float>()) >= 16;
+        if (nhwc && (minC < 3 || small || weightBound)) return nullptr;
+        if (!nhwc && (minC < 32 || (!widePanels && (small || weightBound)))) return nullptr;
+    }
+    // Block budget: V and M of a block within L2, or as large as the transformed weights when
+    // they are larger (they are read once per block, from L3 or memory: 512 channels 14x14 ran
+    // 1.5x faster with one block per image than with L2-sized blocks).
+    const size_t l2 = std::max(GemmCaches().l2,
+                               (p.kernelY + 3) * (p.kernelX + 3) * p.srcC * p.dstC * sizeof(float));
+    if (convwinograd::Products(2, p.dstH, p.dstW) < convwinograd::Products(4, p.dstH, p.dstW))
+        return new convwinograd::Winograd<winograd::AxisF23>(batch, p, l2);
+    return new convwinograd::Winograd<winograd::AxisF43>(batch, p, l2);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
