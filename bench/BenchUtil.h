@@ -17,6 +17,12 @@
 
 namespace bench {
 
+// GFLOP/s of one core running independent FMA chains on registers with the widest vectors of
+// the best target (best of many short runs, measured once per process; bench/FmaPeak.cpp).
+double FmaPeakGflops();
+// One run of that loop: `iterations` steps of 12 chains; returns the FLOPs done.
+double FmaPeakRun(size_t iterations, float* sink);
+
 // A SimdAllocate'd array aligned to 64 bytes, filled with small non-trivial values.
 template <class T>
 class Buffer {

@@ -1,40 +1,4 @@
-// Benchmarks of the GEMM family against this machine's single-core FMA peak, measured here by
-// a register-only loop of independent multiply-add chains on the chosen target.
-#undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "gemm_bench.cpp"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include "hwy/highway.h"
-
-HWY_BEFORE_NAMESPACE();
-namespace bench {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
-
-// 12 independent chains (enough to cover 4-cycle FMA latency on two pipes, few enough for 16
-// registers), `iterations` steps of one MulAdd per chain. Returns the FLOPs done and stores a
-// sum of the chains so the loop cannot be removed.
-double FmaPeakLoop(size_t iterations, float* sink) {
-    const hn::ScalableTag<float> d;
-    constexpr int kChains = 12;
-    using V = hn::Vec<decltype(d)>;
-    const V m = hn::Set(d, 0.999999f), a = hn::Set(d, 1e-7f);
-    V acc[kChains];
-    for (int c = 0; c < kChains; ++c) acc[c] = hn::Set(d, float(c));
-    for (size_t i = 0; i < iterations; ++i) {
-#pragma GCC unroll 12
-        for (int c = 0; c < kChains; ++c) acc[c] = hn::MulAdd(acc[c], m, a);
-    }
-    V sum = acc[0];
-    for (int c = 1; c < kChains; ++c) sum = hn::Add(sum, acc[c]);
-    *sink = hn::GetLane(sum);
-    return 2.0 * double(kChains) * double(hn::Lanes(d)) * double(iterations);
-}
-
-}  // namespace HWY_NAMESPACE
-}  // namespace bench
-HWY_AFTER_NAMESPACE();
-
-#if HWY_ONCE
+// Benchmarks of the GEMM family against this machine's single-core FMA peak (bench/FmaPeak.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -43,26 +7,8 @@ HWY_AFTER_NAMESPACE();
 #include "BenchUtil.h"
 
 namespace bench {
-HWY_EXPORT(FmaPeakLoop);
 
 namespace {
-
-// Best of several timed runs of the peak loop (~20 ms each), in GFLOP/s.
-double FmaPeakGflops() {
-    static const double peak = [] {
-        float sink = 0.0f;
-        double best = 0.0;
-        for (int run = 0; run < 7; ++run) {
-            const auto start = std::chrono::steady_clock::now();
-            const double flops = HWY_DYNAMIC_DISPATCH(FmaPeakLoop)(size_t(4) << 20, &sink);
-            const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
-            best = std::max(best, flops / seconds.count() * 1e-9);
-        }
-        benchmark::DoNotOptimize(sink);
-        return best;
-    }();
-    return peak;
-}
 
 using GemmFunction = void (*)(size_t, size_t, size_t, const float*, const float*, size_t,
                               const float*, size_t, const float*, float*, size_t);
@@ -102,7 +48,7 @@ void RegisterPeak() {
     benchmark::RegisterBenchmark("Gemm/FmaPeak/registers", [](benchmark::State& state) {
         float sink = 0.0f;
         double flops = 0.0;
-        for (auto _ : state) flops += HWY_DYNAMIC_DISPATCH(FmaPeakLoop)(size_t(1) << 16, &sink);
+        for (auto _ : state) flops += FmaPeakRun(size_t(1) << 16, &sink);
         benchmark::DoNotOptimize(sink);
         state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsRate);
     });
@@ -124,4 +70,3 @@ const int kRegistered = [] {
 
 }  // namespace
 }  // namespace bench
-#endif  // HWY_ONCE
