@@ -89,6 +89,99 @@ void NormalizeLayerV2(const float* src, size_t batch, size_t C, size_t S, const 
 // Channel counts up to this use the BF16 pair path (parameters split on the stack).
 constexpr size_t kMaxSplitChannels = 4096;
 
+// Statistics of two BF16 rows of n elements (n a multiple of 2 vectors) in one interleaved pass,
+// so that the two rows' accumulation chains, horizontal sums, square roots and divisions
+// overlap instead of running one after the other. Same arithmetic as RowStatistics (centre from
+// the first vector pair, block sums with Kahan compensation); returns false when a row's centre
+// is far from its mean, which RowStatistics then handles with its second pass.
+HWY_INLINE bool TwoRowStatisticsBf16(const uint16_t* p0, const uint16_t* p1, size_t n, float eps,
+                                     norm::RowStats* st) {
+    const DF d;
+    using V = hn::Vec<DF>;
+    const size_t L = hn::Lanes(d);
+    const uint16_t* rows[2] = {p0, p1};
+    V c[2];
+    float c0[2];
+    for (size_t k = 0; k < 2; ++k) {
+        V e, o;
+        norm::LoadPairs(d, rows[k], e, o);
+        c0[k] = hn::GetLane(hn::SumOfLanes(d, hn::Add(e, o))) * (0.5f / float(L));
+        c[k] = hn::Set(d, c0[k]);
+    }
+    // total/comp: [row][sum of d, sum of d^2]
+    V total[2][2], comp[2][2];
+    for (size_t k = 0; k < 2; ++k)
+        for (size_t q = 0; q < 2; ++q) total[k][q] = comp[k][q] = hn::Zero(d);
+    size_t i = 0;
+    while (i < n) {
+        // Per row: even and odd sums of d and d^2 (4 independent chains per row).
+        V se[2], so[2], qe[2], qo[2];
+        for (size_t k = 0; k < 2; ++k) se[k] = so[k] = qe[k] = qo[k] = hn::Zero(d);
+        for (size_t steps = 0; steps < 2 * norm::kBlockSteps && i < n; ++steps, i += 2 * L) {
+            for (size_t k = 0; k < 2; ++k) {
+                V e, o;
+                norm::LoadPairs(d, rows[k] + i, e, o);
+                const V de = hn::Sub(e, c[k]), dodd = hn::Sub(o, c[k]);
+                se[k] = hn::Add(se[k], de);
+                so[k] = hn::Add(so[k], dodd);
+                qe[k] = hn::MulAdd(de, de, qe[k]);
+                qo[k] = hn::MulAdd(dodd, dodd, qo[k]);
+            }
+        }
+        for (size_t k = 0; k < 2; ++k) {
+            norm::KahanAdd(total[k][0], comp[k][0], hn::Add(se[k], so[k]));
+            norm::KahanAdd(total[k][1], comp[k][1], hn::Add(qe[k], qo[k]));
+        }
+    }
+    const double invN = 1.0 / double(n);
+    double delta[2], variance[2];
+    for (size_t k = 0; k < 2; ++k) {
+        const double sum = hn::GetLane(hn::SumOfLanes(d, hn::Sub(total[k][0], comp[k][0])));
+        const double squares = hn::GetLane(hn::SumOfLanes(d, hn::Sub(total[k][1], comp[k][1])));
+        delta[k] = sum * invN;
+        variance[k] = squares * invN - delta[k] * delta[k];
+    }
+    if (delta[0] * delta[0] > 4.0 * variance[0] || delta[1] * delta[1] > 4.0 * variance[1])
+        return false;
+    for (size_t k = 0; k < 2; ++k) {
+        st[k].m0 = c0[k];
+        st[k].delta = float(delta[k]);
+        const double var = variance[k] < 0.0 ? 0.0 : variance[k];
+        st[k].r = 1.0f / std::sqrt(float(var + double(eps)));
+    }
+    return true;
+}
+
+// ApplyRowPairs for two rows at once (n a multiple of 2 vectors): the split parameters are
+// loaded once for both rows.
+HWY_INLINE void ApplyTwoRowsBf16(const uint16_t* s0, const uint16_t* s1, size_t n, uint16_t* o0,
+                                 uint16_t* o1, const norm::RowStats* st,
+                                 const norm::SplitParams& split) {
+    const DF d;
+    using V = hn::Vec<DF>;
+    const size_t L = hn::Lanes(d);
+    const uint16_t* src[2] = {s0, s1};
+    uint16_t* dst[2] = {o0, o1};
+    V vm[2], vd[2], vr[2];
+    for (size_t k = 0; k < 2; ++k) {
+        vm[k] = hn::Set(d, st[k].m0);
+        vd[k] = hn::Set(d, st[k].delta);
+        vr[k] = hn::Set(d, st[k].r);
+    }
+    for (size_t i = 0; i < n; i += 2 * L) {
+        const size_t j = i / 2;
+        const V scE = hn::LoadU(d, split.scaleEven + j), scO = hn::LoadU(d, split.scaleOdd + j);
+        const V shE = hn::LoadU(d, split.shiftEven + j), shO = hn::LoadU(d, split.shiftOdd + j);
+        for (size_t k = 0; k < 2; ++k) {
+            V e, o;
+            norm::LoadPairs(d, src[k] + i, e, o);
+            e = hn::MulAdd(hn::Sub(hn::Sub(e, vm[k]), vd[k]), hn::Mul(vr[k], scE), shE);
+            o = hn::MulAdd(hn::Sub(hn::Sub(o, vm[k]), vd[k]), hn::Mul(vr[k], scO), shO);
+            norm::StorePairs(d, e, o, dst[k] + i);
+        }
+    }
+}
+
 void NormalizeLayer16bV2(const uint16_t* src, size_t batch, size_t C, size_t S, const float* scale,
                          const float* shift, float eps, uint16_t* dst) {
     if (C > kMaxSplitChannels) {
@@ -104,7 +197,20 @@ void NormalizeLayer16bV2(const uint16_t* src, size_t batch, size_t C, size_t S, 
     }
     const norm::SplitParams params{split[0], split[1], split[2], split[3]};
     const size_t rows = batch * S;
-    for (size_t p = 0; p < rows; ++p) {
+    size_t p = 0;
+    // Two rows at a time where the rows are whole vector pairs (the common transformer widths).
+    if (C % (2 * hn::Lanes(DF())) == 0) {
+        for (; p + 2 <= rows; p += 2) {
+            const uint16_t* s0 = src + p * C;
+            norm::RowStats st[2];
+            if (!TwoRowStatisticsBf16(s0, s0 + C, C, eps, st)) {
+                st[0] = norm::RowStatistics(s0, C, true, eps);
+                st[1] = norm::RowStatistics(s0 + C, C, true, eps);
+            }
+            ApplyTwoRowsBf16(s0, s0 + C, C, dst + p * C, dst + p * C + C, st, params);
+        }
+    }
+    for (; p < rows; ++p) {
         const norm::RowStats st = norm::RowStatistics(src + p * C, C, true, eps);
         norm::ApplyRowPairs(src + p * C, C, dst + p * C, st.m0, st.delta, st.r, params, scale,
                             shift);
