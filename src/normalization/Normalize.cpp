@@ -9,6 +9,8 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "normalization/Normalize.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include <cmath>
+
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
 #include "core/PerChannel-inl.h"
@@ -88,14 +90,22 @@ void NormalizeLayerV2(const float* src, size_t batch, size_t C, size_t S, const 
 
 // Channel counts up to this use the BF16 pair path (parameters split on the stack).
 constexpr size_t kMaxSplitChannels = 4096;
+// Rows up to this width go through the two-row path with widened deviations (16 KiB on the
+// stack, in L1 between the two passes).
+constexpr size_t kMaxWideChannels = 2048;
 
 // Statistics of two BF16 rows of n elements (n a multiple of 2 vectors) in one interleaved pass,
 // so that the two rows' accumulation chains, horizontal sums, square roots and divisions
 // overlap instead of running one after the other. Same arithmetic as RowStatistics (centre from
 // the first vector pair, block sums with Kahan compensation); returns false when a row's centre
 // is far from its mean, which RowStatistics then handles with its second pass.
+//
+// kStore: the deviations x - m0 it computes are also stored, widened to FP32, to dev[k] (even
+// elements of a vector pair, then odd ones), so the output pass neither reloads nor unpacks
+// the row.
+template <bool kStore>
 HWY_INLINE bool TwoRowStatisticsBf16(const uint16_t* p0, const uint16_t* p1, size_t n, float eps,
-                                     norm::RowStats* st) {
+                                     norm::RowStats* st, float* const* dev, double* squaresOut) {
     const DF d;
     using V = hn::Vec<DF>;
     const size_t L = hn::Lanes(d);
@@ -122,6 +132,10 @@ HWY_INLINE bool TwoRowStatisticsBf16(const uint16_t* p0, const uint16_t* p1, siz
                 V e, o;
                 norm::LoadPairs(d, rows[k] + i, e, o);
                 const V de = hn::Sub(e, c[k]), dodd = hn::Sub(o, c[k]);
+                if (kStore) {
+                    hn::Store(de, d, dev[k] + i);
+                    hn::Store(dodd, d, dev[k] + i + L);
+                }
                 se[k] = hn::Add(se[k], de);
                 so[k] = hn::Add(so[k], dodd);
                 qe[k] = hn::MulAdd(de, de, qe[k]);
@@ -138,6 +152,7 @@ HWY_INLINE bool TwoRowStatisticsBf16(const uint16_t* p0, const uint16_t* p1, siz
     for (size_t k = 0; k < 2; ++k) {
         const double sum = hn::GetLane(hn::SumOfLanes(d, hn::Sub(total[k][0], comp[k][0])));
         const double squares = hn::GetLane(hn::SumOfLanes(d, hn::Sub(total[k][1], comp[k][1])));
+        squaresOut[k] = squares;
         delta[k] = sum * invN;
         variance[k] = squares * invN - delta[k] * delta[k];
     }
@@ -182,6 +197,63 @@ HWY_INLINE void ApplyTwoRowsBf16(const uint16_t* s0, const uint16_t* s1, size_t 
     }
 }
 
+// StorePairs without the NaN case: the ABI rounding (ties to even, overflow to infinity) for
+// vectors known to hold no NaN, 4 instead of 7 operations per vector.
+template <class D>
+HWY_INLINE void StorePairsNoNaN(D, hn::Vec<D> even, hn::Vec<D> odd, uint16_t* p) {
+    const hn::RebindToUnsigned<D> du32;
+    const auto half = hn::Set(du32, 0x7FFFu), one = hn::Set(du32, 1u);
+    const auto be = hn::BitCast(du32, even), bo = hn::BitCast(du32, odd);
+    const auto re = hn::Add(hn::Add(be, half), hn::And(hn::ShiftRight<16>(be), one));
+    const auto ro = hn::Add(hn::Add(bo, half), hn::And(hn::ShiftRight<16>(bo), one));
+    hn::StoreU(hn::Or(hn::ShiftRight<16>(re), hn::And(ro, hn::Set(du32, 0xFFFF0000u))), du32,
+               reinterpret_cast<uint32_t*>(p));
+}
+
+// The output pass of two rows from the deviations dev[k] stored by TwoRowStatisticsBf16:
+// ((x - m0) r - delta r) scale + shift, two multiply-adds per vector. kNoNaN: the caller has
+// shown that no output can be NaN (see RowsFinite), so the cheaper rounding applies.
+template <bool kNoNaN>
+HWY_INLINE void ApplyTwoRowsWideBf16(float* const* dev, size_t n, uint16_t* const* dst,
+                                     const norm::RowStats* st, const norm::SplitParams& split) {
+    const DF d;
+    using V = hn::Vec<DF>;
+    const size_t L = hn::Lanes(d);
+    V vr[2], vdr[2];
+    for (size_t k = 0; k < 2; ++k) {
+        vr[k] = hn::Set(d, st[k].r);
+        vdr[k] = hn::Set(d, -float(double(st[k].delta) * double(st[k].r)));
+    }
+    for (size_t i = 0; i < n; i += 2 * L) {
+        const size_t j = i / 2;
+        const V scE = hn::LoadU(d, split.scaleEven + j), scO = hn::LoadU(d, split.scaleOdd + j);
+        const V shE = hn::LoadU(d, split.shiftEven + j), shO = hn::LoadU(d, split.shiftOdd + j);
+        for (size_t k = 0; k < 2; ++k) {
+            const V e = hn::MulAdd(hn::MulAdd(hn::Load(d, dev[k] + i), vr[k], vdr[k]), scE, shE);
+            const V o =
+                hn::MulAdd(hn::MulAdd(hn::Load(d, dev[k] + i + L), vr[k], vdr[k]), scO, shO);
+            if (kNoNaN)
+                StorePairsNoNaN(d, e, o, dst[k] + i);
+            else
+                norm::StorePairs(d, e, o, dst[k] + i);
+        }
+    }
+}
+
+// True when every intermediate of ApplyTwoRowsWideBf16 is finite for both rows, so no output is
+// NaN: finite statistics (no NaN or infinite input), and the bound |x - m0| <= sqrt(sum of
+// squares) on the deviations keeps the products below FLT_MAX for the largest |scale| and
+// |shift| (maxParam, infinite if any parameter is not finite).
+HWY_INLINE bool RowsFinite(const norm::RowStats* st, const double* squares, double maxParam) {
+    for (size_t k = 0; k < 2; ++k) {
+        const double bound =
+            (std::sqrt(squares[k]) + std::fabs(double(st[k].delta))) * double(st[k].r) * maxParam +
+            maxParam;
+        if (!(bound < 1e38)) return false;
+    }
+    return true;
+}
+
 void NormalizeLayer16bV2(const uint16_t* src, size_t batch, size_t C, size_t S, const float* scale,
                          const float* shift, float eps, uint16_t* dst) {
     if (C > kMaxSplitChannels) {
@@ -189,25 +261,54 @@ void NormalizeLayer16bV2(const uint16_t* src, size_t batch, size_t C, size_t S, 
         return;
     }
     HWY_ALIGN float split[4][kMaxSplitChannels / 2];
+    double maxParam = 0.0;  // the largest |scale| or |shift|; infinite for a non-finite one
     for (size_t j = 0; j < C / 2; ++j) {
         split[0][j] = scale[2 * j];
         split[1][j] = scale[2 * j + 1];
         split[2][j] = shift[2 * j];
         split[3][j] = shift[2 * j + 1];
     }
+    for (size_t c = 0; c < C; ++c) {
+        if (!std::isfinite(scale[c]) || !std::isfinite(shift[c])) {
+            maxParam = HUGE_VAL;
+            break;
+        }
+        maxParam = std::fmax(maxParam, std::fmax(std::fabs(scale[c]), std::fabs(shift[c])));
+    }
     const norm::SplitParams params{split[0], split[1], split[2], split[3]};
     const size_t rows = batch * S;
     size_t p = 0;
     // Two rows at a time where the rows are whole vector pairs (the common transformer widths).
-    if (C % (2 * hn::Lanes(DF())) == 0) {
+    if (C % (2 * hn::Lanes(DF())) == 0 && C > kMaxWideChannels) {
         for (; p + 2 <= rows; p += 2) {
             const uint16_t* s0 = src + p * C;
             norm::RowStats st[2];
-            if (!TwoRowStatisticsBf16(s0, s0 + C, C, eps, st)) {
+            double squares[2];
+            if (!TwoRowStatisticsBf16<false>(s0, s0 + C, C, eps, st, nullptr, squares)) {
                 st[0] = norm::RowStatistics(s0, C, true, eps);
                 st[1] = norm::RowStatistics(s0 + C, C, true, eps);
             }
             ApplyTwoRowsBf16(s0, s0 + C, C, dst + p * C, dst + p * C + C, st, params);
+        }
+    } else if (C % (2 * hn::Lanes(DF())) == 0) {
+        // The two rows' deviations from their centres, widened (see TwoRowStatisticsBf16).
+        HWY_ALIGN float wide[2][kMaxWideChannels];
+        float* const dev[2] = {wide[0], wide[1]};
+        for (; p + 2 <= rows; p += 2) {
+            const uint16_t* s0 = src + p * C;
+            uint16_t* const out[2] = {dst + p * C, dst + p * C + C};
+            norm::RowStats st[2];
+            double squares[2];
+            if (!TwoRowStatisticsBf16<true>(s0, s0 + C, C, eps, st, dev, squares)) {
+                // Re-centred statistics: the stored deviations are from the old centre.
+                st[0] = norm::RowStatistics(s0, C, true, eps);
+                st[1] = norm::RowStatistics(s0 + C, C, true, eps);
+                ApplyTwoRowsBf16(s0, s0 + C, C, out[0], out[1], st, params);
+            } else if (RowsFinite(st, squares, maxParam)) {
+                ApplyTwoRowsWideBf16<true>(dev, C, out, st, params);
+            } else {
+                ApplyTwoRowsWideBf16<false>(dev, C, out, st, params);
+            }
         }
     }
     for (; p < rows; ++p) {

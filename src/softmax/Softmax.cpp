@@ -211,6 +211,28 @@ HWY_INLINE void ExpShifted(const float* src, size_t n, float shift, float* dst) 
 // stored is re-read at another alignment, which would stall on store forwarding.
 constexpr float kMinChunkSum = 8.75651076e-27f;  // e^-60
 
+// Lanes of a full vector, fixed at compile time on the targets this library builds.
+constexpr size_t kLanes = hn::MaxLanes(DF());
+
+// sums[l] = the sum of the lanes of rowLanes(r0 + l) for l < kLanes: the kLanes horizontal sums
+// of a block of rows in one transposing tree (ConcatEven + ConcatOdd + Add halves the vector
+// count and keeps the rows in order), about 3 operations per row instead of a full horizontal
+// reduction each.
+template <class RowLanes>
+HWY_INLINE void RowSums(const RowLanes& rowLanes, size_t r0, float* sums) {
+    const DF d;
+    using V = hn::Vec<DF>;
+    V part[kLanes];
+    for (size_t l = 0; l < kLanes; ++l) part[l] = rowLanes(r0 + l);
+#if HWY_TARGET != HWY_SCALAR  // one lane: part[0] is the sum already
+    for (size_t width = kLanes; width > 1; width /= 2)
+        for (size_t i = 0; i < width / 2; ++i)
+            part[i] = hn::Add(hn::ConcatEven(d, part[2 * i + 1], part[2 * i]),
+                              hn::ConcatOdd(d, part[2 * i + 1], part[2 * i]));
+#endif
+    hn::StoreU(part[0], d, sums);
+}
+
 void SoftmaxShortRows(const float* src, size_t rows, size_t count, float* dst) {
     const DF d;
     using V = hn::Vec<DF>;
@@ -229,15 +251,20 @@ void SoftmaxShortRows(const float* src, size_t rows, size_t count, float* dst) {
         const float* s = src + r0 * count;
         float* t = dst + r0 * count;
         ExpShifted(s, n * count, RowMax(s, n * count), scratch);
-        for (size_t r = 0; r < n; ++r) {
+        // Lane sums of a row's exp values (the lanes of its last vector that belong to the next
+        // row masked out).
+        auto rowLanes = [&](size_t r) {
             const float* e = scratch + r * count;
             V sum = hn::Zero(d);
             for (size_t v = 0; v < wholeVectors; ++v) sum = hn::Add(sum, hn::LoadU(d, e + v * L));
             if (rest)
                 sum =
                     hn::Add(sum, hn::IfThenElseZero(restMask, hn::LoadU(d, e + wholeVectors * L)));
-            scale[r] = hn::GetLane(hn::SumOfLanes(d, sum));
-        }
+            return sum;
+        };
+        size_t r = 0;
+        for (; r + kLanes <= n; r += kLanes) RowSums(rowLanes, r, scale + r);
+        for (; r < n; ++r) scale[r] = hn::GetLane(hn::SumOfLanes(d, rowLanes(r)));
         // 1/z for the whole chunk in vectors (a scalar division per row would sit on the
         // critical path); rows below the threshold (or NaN) are redone with their own maximum.
         bool fallback = false;
@@ -252,7 +279,7 @@ void SoftmaxShortRows(const float* src, size_t rows, size_t count, float* dst) {
             const float* row = s + r * count;
             scale[r] = 1.0f / RowExpSum(row, count, RowMax(row, count), scratch + r * count);
         }
-        size_t r = 0;
+        r = 0;
         for (; r * count + stored * L <= n * count; ++r) {
             const float* e = scratch + r * count;
             const V k = hn::Set(d, scale[r]);
