@@ -110,6 +110,8 @@ HWY_INLINE bool TwoRowStatisticsBf16(const uint16_t* p0, const uint16_t* p1, siz
     using V = hn::Vec<DF>;
     const size_t L = hn::Lanes(d);
     const uint16_t* rows[2] = {p0, p1};
+    // Local copies: stores through dev[k] could otherwise alias the caller's pointers.
+    float* out[2] = {kStore ? dev[0] : nullptr, kStore ? dev[1] : nullptr};
     V c[2];
     float c0[2];
     for (size_t k = 0; k < 2; ++k) {
@@ -133,8 +135,8 @@ HWY_INLINE bool TwoRowStatisticsBf16(const uint16_t* p0, const uint16_t* p1, siz
                 norm::LoadPairs(d, rows[k] + i, e, o);
                 const V de = hn::Sub(e, c[k]), dodd = hn::Sub(o, c[k]);
                 if (kStore) {
-                    hn::Store(de, d, dev[k] + i);
-                    hn::Store(dodd, d, dev[k] + i + L);
+                    hn::Store(de, d, out[k] + i);
+                    hn::Store(dodd, d, out[k] + i + L);
                 }
                 se[k] = hn::Add(se[k], de);
                 so[k] = hn::Add(so[k], dodd);
@@ -219,6 +221,9 @@ HWY_INLINE void ApplyTwoRowsWideBf16(float* const* dev, size_t n, uint16_t* cons
     const DF d;
     using V = hn::Vec<DF>;
     const size_t L = hn::Lanes(d);
+    // Local copies of the pointers (the stores could otherwise alias them).
+    const float* in[2] = {dev[0], dev[1]};
+    uint16_t* out[2] = {dst[0], dst[1]};
     V vr[2], vdr[2];
     for (size_t k = 0; k < 2; ++k) {
         vr[k] = hn::Set(d, st[k].r);
@@ -229,13 +234,12 @@ HWY_INLINE void ApplyTwoRowsWideBf16(float* const* dev, size_t n, uint16_t* cons
         const V scE = hn::LoadU(d, split.scaleEven + j), scO = hn::LoadU(d, split.scaleOdd + j);
         const V shE = hn::LoadU(d, split.shiftEven + j), shO = hn::LoadU(d, split.shiftOdd + j);
         for (size_t k = 0; k < 2; ++k) {
-            const V e = hn::MulAdd(hn::MulAdd(hn::Load(d, dev[k] + i), vr[k], vdr[k]), scE, shE);
-            const V o =
-                hn::MulAdd(hn::MulAdd(hn::Load(d, dev[k] + i + L), vr[k], vdr[k]), scO, shO);
+            const V e = hn::MulAdd(hn::MulAdd(hn::Load(d, in[k] + i), vr[k], vdr[k]), scE, shE);
+            const V o = hn::MulAdd(hn::MulAdd(hn::Load(d, in[k] + i + L), vr[k], vdr[k]), scO, shO);
             if (kNoNaN)
-                StorePairsNoNaN(d, e, o, dst[k] + i);
+                StorePairsNoNaN(d, e, o, out[k] + i);
             else
-                norm::StorePairs(d, e, o, dst[k] + i);
+                norm::StorePairs(d, e, o, out[k] + i);
         }
     }
 }

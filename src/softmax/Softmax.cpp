@@ -246,6 +246,16 @@ void SoftmaxShortRows(const float* src, size_t rows, size_t count, float* dst) {
     const size_t stored = wholeVectors + (rest ? 1 : 0);  // vectors written per row in pass 2
     const auto restMask = hn::FirstN(d, rest);
     const size_t chunkRows = kChunk / count;  // count < kShortRow <= kChunk
+#if HWY_TARGET != HWY_SCALAR
+    // A block of kLanes rows is exactly `count` whole vectors; lane l of its vector k belongs to
+    // row (k kLanes + l) / count of the block, the lane index into the block's kLanes scales.
+    const hn::RebindToSigned<DF> di;
+    HWY_ALIGN int32_t rowOfLane[kShortRow * kLanes];
+    for (size_t i = 0, row = 0, column = 0; i < count * kLanes; ++i) {
+        rowOfLane[i] = int32_t(row);  // (no division: this runs on every call)
+        if (++column == count) column = 0, ++row;
+    }
+#endif
     for (size_t r0 = 0; r0 < rows; r0 += chunkRows) {
         const size_t n = HWY_MIN(chunkRows, rows - r0);
         const float* s = src + r0 * count;
@@ -280,6 +290,21 @@ void SoftmaxShortRows(const float* src, size_t rows, size_t count, float* dst) {
             scale[r] = 1.0f / RowExpSum(row, count, RowMax(row, count), scratch + r * count);
         }
         r = 0;
+#if HWY_TARGET != HWY_SCALAR
+        // Whole blocks of rows: aligned, non-overlapping stores of whole vectors, each scaled by
+        // its lanes' 1/z picked out of the block's scales by one permutation.
+        for (; r + kLanes <= n; r += kLanes) {
+            const V blockScales = hn::LoadU(d, scale + r);
+            const float* e = scratch + r * count;
+            float* o = t + r * count;
+            for (size_t k = 0; k < count; ++k) {
+                const auto index = hn::IndicesFromVec(d, hn::Load(di, rowOfLane + k * L));
+                hn::StoreU(
+                    hn::Mul(hn::Load(d, e + k * L), hn::TableLookupLanes(blockScales, index)), d,
+                    o + k * L);
+            }
+        }
+#endif
         for (; r * count + stored * L <= n * count; ++r) {
             const float* e = scratch + r * count;
             const V k = hn::Set(d, scale[r]);
