@@ -7,8 +7,9 @@
 // - inner == 1, short rows (many rows of a few elements, e.g. 21 classes): rows are taken in
 //   L1-sized chunks and the exp runs once over the whole chunk as one contiguous array, shifted
 //   by the chunk's maximum (rows that would underflow are redone with their own maximum); the
-//   per-row work is then one whole-vector sum and one whole-vector scale (see
-//   SoftmaxShortRows).
+//   row sums of each block of L rows come out of one transposing tree, and the block (exactly
+//   `count` whole vectors) is scaled vector by vector with its lanes' 1/z permuted into place
+//   (see SoftmaxShortRows).
 // - inner > 1: the reduction runs across `count` rows that are `inner` elements apart, with
 //   every lane of a vector an independent softmax (adjacent inner positions).
 //
@@ -203,9 +204,10 @@ HWY_INLINE void ExpShifted(const float* src, size_t n, float shift, float* dst) 
 // maximum term, far inside the accuracy bound.
 //
 // The exp values go to a scratch buffer padded by one vector. Pass 1 sums each row in whole
-// vectors (the lanes of a row's last vector that belong to the next row are masked out) and
-// settles the fallback rows, so src is no longer needed; pass 2 writes dst = exp * (1/z) in
-// whole vectors, in row order: a row's last vector spills into the start of the next row,
+// vectors (the lanes of a row's last vector that belong to the next row are masked out), L rows
+// at a time through RowSums, and settles the fallback rows, so src is no longer needed; pass 2
+// writes dst = exp * (1/z) for whole blocks of L rows as aligned whole vectors, then for the
+// remaining rows in whole vectors, in row order: a row's last vector spills into the next row,
 // which that row then overwrites (the rows whose whole vectors would reach beyond the chunk
 // end in partial vectors instead, so nothing beyond the chunk is written). dst may be src. Nothing
 // stored is re-read at another alignment, which would stall on store forwarding.
