@@ -398,6 +398,44 @@ TEST_P(Normalization, Bf16Rounding) {
     EXPECT_EQ(dst[4], 0x7F80);  // FLT_MAX rounds to +inf
 }
 
+// The same rounding cases through the two-row paths (whole vector pairs per row, several row
+// pairs): with NaN among the shifts (rounding with the NaN case) and without NaN and FLT_MAX
+// (the cheaper rounding, ties and subnormals included).
+TEST_P(Normalization, Bf16RoundingTwoRowPaths) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    uint32_t tieUp = 0x3F808000u, tieDown = 0x3F818000u, above = 0x3F808001u;
+    float fTieUp, fTieDown, fAbove;
+    std::memcpy(&fTieUp, &tieUp, 4);
+    std::memcpy(&fTieDown, &tieDown, 4);
+    std::memcpy(&fAbove, &above, 4);
+    const std::vector<float> finite = {fTieUp,   fTieDown, fAbove,  -fAbove, 0.0f,
+                                       -0.0f,    1e-40f,   -1e-40f, 3.0f,    -7.5f,
+                                       1.0f / 3, 65504.0f, 1e30f,   0.1f,    -0.1f};
+    for (bool withNaN : {true, false}) {
+        const size_t C = 64, S = 5;
+        std::vector<float> shift(C);
+        for (size_t c = 0; c < C; ++c) shift[c] = finite[c % finite.size()];
+        if (withNaN) shift[5] = nan, shift[40] = FLT_MAX, shift[41] = -FLT_MAX;
+        const std::vector<float> scale(C, 0.0f);
+        Guarded<uint16_t> src(C * S), dst(C * S);
+        for (size_t i = 0; i < C * S; ++i) src[i] = uint16_t(0x3F80 + (i * 37) % 200);
+        const float eps = 1e-5f;
+        SimdSynetNormalizeLayerForward16bV2(src.data(), 1, C, S, scale.data(), shift.data(), &eps,
+                                            SimdTensorFormatNhwc, nullptr, dst.data());
+        ASSERT_EQ(SimdSynetGetLastError(), nullptr);
+        EXPECT_TRUE(dst.GuardsIntact());
+        for (size_t i = 0; i < C * S; ++i) {
+            const float sh = shift[i % C];
+            if (std::isnan(sh))
+                EXPECT_TRUE(std::isnan(ref::Bf16ToFloat(dst[i]))) << i;
+            else if (sh == 0.0f)  // (x - mean) r 0 + shift: the sign of 0 follows x - mean
+                EXPECT_EQ(dst[i] & 0x7FFF, 0) << i;
+            else
+                EXPECT_EQ(dst[i], ref::FloatToBf16(sh)) << "shift " << sh << " at " << i;
+        }
+    }
+}
+
 // ---- Errors and zero sizes (target-independent: plain TESTs) -------------------------------
 
 constexpr float kSentinel = -12345.0f;

@@ -9,6 +9,8 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "normalization/Normalize.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include <cmath>
+
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
 #include "core/PerChannel-inl.h"
@@ -88,6 +90,173 @@ void NormalizeLayerV2(const float* src, size_t batch, size_t C, size_t S, const 
 
 // Channel counts up to this use the BF16 pair path (parameters split on the stack).
 constexpr size_t kMaxSplitChannels = 4096;
+// Rows up to this width go through the two-row path with widened deviations (16 KiB on the
+// stack, in L1 between the two passes).
+constexpr size_t kMaxWideChannels = 2048;
+
+// Statistics of two BF16 rows of n elements (n a multiple of 2 vectors) in one interleaved pass,
+// so that the two rows' accumulation chains, horizontal sums, square roots and divisions
+// overlap instead of running one after the other. Same arithmetic as RowStatistics (centre from
+// the first vector pair, block sums with Kahan compensation); returns false when a row's centre
+// is far from its mean, which RowStatistics then handles with its second pass.
+//
+// kStore: the deviations x - m0 it computes are also stored, widened to FP32, to dev[k] (even
+// elements of a vector pair, then odd ones), so the output pass neither reloads nor unpacks
+// the row.
+template <bool kStore>
+HWY_INLINE bool TwoRowStatisticsBf16(const uint16_t* p0, const uint16_t* p1, size_t n, float eps,
+                                     norm::RowStats* st, float* const* dev, double* squaresOut) {
+    const DF d;
+    using V = hn::Vec<DF>;
+    const size_t L = hn::Lanes(d);
+    const uint16_t* rows[2] = {p0, p1};
+    // Local copies: stores through dev[k] could otherwise alias the caller's pointers.
+    float* out[2] = {kStore ? dev[0] : nullptr, kStore ? dev[1] : nullptr};
+    V c[2];
+    float c0[2];
+    for (size_t k = 0; k < 2; ++k) {
+        V e, o;
+        norm::LoadPairs(d, rows[k], e, o);
+        c0[k] = hn::GetLane(hn::SumOfLanes(d, hn::Add(e, o))) * (0.5f / float(L));
+        c[k] = hn::Set(d, c0[k]);
+    }
+    // total/comp: [row][sum of d, sum of d^2]
+    V total[2][2], comp[2][2];
+    for (size_t k = 0; k < 2; ++k)
+        for (size_t q = 0; q < 2; ++q) total[k][q] = comp[k][q] = hn::Zero(d);
+    size_t i = 0;
+    while (i < n) {
+        // Per row: even and odd sums of d and d^2 (4 independent chains per row).
+        V se[2], so[2], qe[2], qo[2];
+        for (size_t k = 0; k < 2; ++k) se[k] = so[k] = qe[k] = qo[k] = hn::Zero(d);
+        for (size_t steps = 0; steps < 2 * norm::kBlockSteps && i < n; ++steps, i += 2 * L) {
+            for (size_t k = 0; k < 2; ++k) {
+                V e, o;
+                norm::LoadPairs(d, rows[k] + i, e, o);
+                const V de = hn::Sub(e, c[k]), dodd = hn::Sub(o, c[k]);
+                if (kStore) {
+                    hn::Store(de, d, out[k] + i);
+                    hn::Store(dodd, d, out[k] + i + L);
+                }
+                se[k] = hn::Add(se[k], de);
+                so[k] = hn::Add(so[k], dodd);
+                qe[k] = hn::MulAdd(de, de, qe[k]);
+                qo[k] = hn::MulAdd(dodd, dodd, qo[k]);
+            }
+        }
+        for (size_t k = 0; k < 2; ++k) {
+            norm::KahanAdd(total[k][0], comp[k][0], hn::Add(se[k], so[k]));
+            norm::KahanAdd(total[k][1], comp[k][1], hn::Add(qe[k], qo[k]));
+        }
+    }
+    const double invN = 1.0 / double(n);
+    double delta[2], variance[2];
+    for (size_t k = 0; k < 2; ++k) {
+        const double sum = hn::GetLane(hn::SumOfLanes(d, hn::Sub(total[k][0], comp[k][0])));
+        const double squares = hn::GetLane(hn::SumOfLanes(d, hn::Sub(total[k][1], comp[k][1])));
+        squaresOut[k] = squares;
+        delta[k] = sum * invN;
+        variance[k] = squares * invN - delta[k] * delta[k];
+    }
+    if (delta[0] * delta[0] > 4.0 * variance[0] || delta[1] * delta[1] > 4.0 * variance[1])
+        return false;
+    for (size_t k = 0; k < 2; ++k) {
+        st[k].m0 = c0[k];
+        st[k].delta = float(delta[k]);
+        const double var = variance[k] < 0.0 ? 0.0 : variance[k];
+        st[k].r = 1.0f / std::sqrt(float(var + double(eps)));
+    }
+    return true;
+}
+
+// ApplyRowPairs for two rows at once (n a multiple of 2 vectors): the split parameters are
+// loaded once for both rows.
+HWY_INLINE void ApplyTwoRowsBf16(const uint16_t* s0, const uint16_t* s1, size_t n, uint16_t* o0,
+                                 uint16_t* o1, const norm::RowStats* st,
+                                 const norm::SplitParams& split) {
+    const DF d;
+    using V = hn::Vec<DF>;
+    const size_t L = hn::Lanes(d);
+    const uint16_t* src[2] = {s0, s1};
+    uint16_t* dst[2] = {o0, o1};
+    V vm[2], vd[2], vr[2];
+    for (size_t k = 0; k < 2; ++k) {
+        vm[k] = hn::Set(d, st[k].m0);
+        vd[k] = hn::Set(d, st[k].delta);
+        vr[k] = hn::Set(d, st[k].r);
+    }
+    for (size_t i = 0; i < n; i += 2 * L) {
+        const size_t j = i / 2;
+        const V scE = hn::LoadU(d, split.scaleEven + j), scO = hn::LoadU(d, split.scaleOdd + j);
+        const V shE = hn::LoadU(d, split.shiftEven + j), shO = hn::LoadU(d, split.shiftOdd + j);
+        for (size_t k = 0; k < 2; ++k) {
+            V e, o;
+            norm::LoadPairs(d, src[k] + i, e, o);
+            e = hn::MulAdd(hn::Sub(hn::Sub(e, vm[k]), vd[k]), hn::Mul(vr[k], scE), shE);
+            o = hn::MulAdd(hn::Sub(hn::Sub(o, vm[k]), vd[k]), hn::Mul(vr[k], scO), shO);
+            norm::StorePairs(d, e, o, dst[k] + i);
+        }
+    }
+}
+
+// StorePairs without the NaN case: the ABI rounding (ties to even, overflow to infinity) for
+// vectors known to hold no NaN, 4 instead of 7 operations per vector.
+template <class D>
+HWY_INLINE void StorePairsNoNaN(D, hn::Vec<D> even, hn::Vec<D> odd, uint16_t* p) {
+    const hn::RebindToUnsigned<D> du32;
+    const auto half = hn::Set(du32, 0x7FFFu), one = hn::Set(du32, 1u);
+    const auto be = hn::BitCast(du32, even), bo = hn::BitCast(du32, odd);
+    const auto re = hn::Add(hn::Add(be, half), hn::And(hn::ShiftRight<16>(be), one));
+    const auto ro = hn::Add(hn::Add(bo, half), hn::And(hn::ShiftRight<16>(bo), one));
+    hn::StoreU(hn::Or(hn::ShiftRight<16>(re), hn::And(ro, hn::Set(du32, 0xFFFF0000u))), du32,
+               reinterpret_cast<uint32_t*>(p));
+}
+
+// The output pass of two rows from the deviations dev[k] stored by TwoRowStatisticsBf16:
+// ((x - m0) r - delta r) scale + shift, two multiply-adds per vector. kNoNaN: the caller has
+// shown that no output can be NaN (see RowsFinite), so the cheaper rounding applies.
+template <bool kNoNaN>
+HWY_INLINE void ApplyTwoRowsWideBf16(float* const* dev, size_t n, uint16_t* const* dst,
+                                     const norm::RowStats* st, const norm::SplitParams& split) {
+    const DF d;
+    using V = hn::Vec<DF>;
+    const size_t L = hn::Lanes(d);
+    // Local copies of the pointers (the stores could otherwise alias them).
+    const float* in[2] = {dev[0], dev[1]};
+    uint16_t* out[2] = {dst[0], dst[1]};
+    V vr[2], vdr[2];
+    for (size_t k = 0; k < 2; ++k) {
+        vr[k] = hn::Set(d, st[k].r);
+        vdr[k] = hn::Set(d, -float(double(st[k].delta) * double(st[k].r)));
+    }
+    for (size_t i = 0; i < n; i += 2 * L) {
+        const size_t j = i / 2;
+        const V scE = hn::LoadU(d, split.scaleEven + j), scO = hn::LoadU(d, split.scaleOdd + j);
+        const V shE = hn::LoadU(d, split.shiftEven + j), shO = hn::LoadU(d, split.shiftOdd + j);
+        for (size_t k = 0; k < 2; ++k) {
+            const V e = hn::MulAdd(hn::MulAdd(hn::Load(d, in[k] + i), vr[k], vdr[k]), scE, shE);
+            const V o = hn::MulAdd(hn::MulAdd(hn::Load(d, in[k] + i + L), vr[k], vdr[k]), scO, shO);
+            if (kNoNaN)
+                StorePairsNoNaN(d, e, o, out[k] + i);
+            else
+                norm::StorePairs(d, e, o, out[k] + i);
+        }
+    }
+}
+
+// True when every intermediate of ApplyTwoRowsWideBf16 is finite for both rows, so no output is
+// NaN: finite statistics (no NaN or infinite input), and the bound |x - m0| <= sqrt(sum of
+// squares) on the deviations keeps the products below FLT_MAX for the largest |scale| and
+// |shift| (maxParam, infinite if any parameter is not finite).
+HWY_INLINE bool RowsFinite(const norm::RowStats* st, const double* squares, double maxParam) {
+    for (size_t k = 0; k < 2; ++k) {
+        const double bound =
+            (std::sqrt(squares[k]) + std::fabs(double(st[k].delta))) * double(st[k].r) * maxParam +
+            maxParam;
+        if (!(bound < 1e38)) return false;
+    }
+    return true;
+}
 
 void NormalizeLayer16bV2(const uint16_t* src, size_t batch, size_t C, size_t S, const float* scale,
                          const float* shift, float eps, uint16_t* dst) {
@@ -96,15 +265,57 @@ void NormalizeLayer16bV2(const uint16_t* src, size_t batch, size_t C, size_t S, 
         return;
     }
     HWY_ALIGN float split[4][kMaxSplitChannels / 2];
+    double maxParam = 0.0;  // the largest |scale| or |shift|; infinite for a non-finite one
     for (size_t j = 0; j < C / 2; ++j) {
         split[0][j] = scale[2 * j];
         split[1][j] = scale[2 * j + 1];
         split[2][j] = shift[2 * j];
         split[3][j] = shift[2 * j + 1];
     }
+    for (size_t c = 0; c < C; ++c) {
+        if (!std::isfinite(scale[c]) || !std::isfinite(shift[c])) {
+            maxParam = HUGE_VAL;
+            break;
+        }
+        maxParam = std::fmax(maxParam, std::fmax(std::fabs(scale[c]), std::fabs(shift[c])));
+    }
     const norm::SplitParams params{split[0], split[1], split[2], split[3]};
     const size_t rows = batch * S;
-    for (size_t p = 0; p < rows; ++p) {
+    size_t p = 0;
+    // Two rows at a time where the rows are whole vector pairs (the common transformer widths).
+    if (C % (2 * hn::Lanes(DF())) == 0 && C > kMaxWideChannels) {
+        for (; p + 2 <= rows; p += 2) {
+            const uint16_t* s0 = src + p * C;
+            norm::RowStats st[2];
+            double squares[2];
+            if (!TwoRowStatisticsBf16<false>(s0, s0 + C, C, eps, st, nullptr, squares)) {
+                st[0] = norm::RowStatistics(s0, C, true, eps);
+                st[1] = norm::RowStatistics(s0 + C, C, true, eps);
+            }
+            ApplyTwoRowsBf16(s0, s0 + C, C, dst + p * C, dst + p * C + C, st, params);
+        }
+    } else if (C % (2 * hn::Lanes(DF())) == 0) {
+        // The two rows' deviations from their centres, widened (see TwoRowStatisticsBf16).
+        HWY_ALIGN float wide[2][kMaxWideChannels];
+        float* const dev[2] = {wide[0], wide[1]};
+        for (; p + 2 <= rows; p += 2) {
+            const uint16_t* s0 = src + p * C;
+            uint16_t* const out[2] = {dst + p * C, dst + p * C + C};
+            norm::RowStats st[2];
+            double squares[2];
+            if (!TwoRowStatisticsBf16<true>(s0, s0 + C, C, eps, st, dev, squares)) {
+                // Re-centred statistics: the stored deviations are from the old centre.
+                st[0] = norm::RowStatistics(s0, C, true, eps);
+                st[1] = norm::RowStatistics(s0 + C, C, true, eps);
+                ApplyTwoRowsBf16(s0, s0 + C, C, out[0], out[1], st, params);
+            } else if (RowsFinite(st, squares, maxParam)) {
+                ApplyTwoRowsWideBf16<true>(dev, C, out, st, params);
+            } else {
+                ApplyTwoRowsWideBf16<false>(dev, C, out, st, params);
+            }
+        }
+    }
+    for (; p < rows; ++p) {
         const norm::RowStats st = norm::RowStatistics(src + p * C, C, true, eps);
         norm::ApplyRowPairs(src + p * C, C, dst + p * C, st.m0, st.delta, st.r, params, scale,
                             shift);

@@ -7,8 +7,9 @@
 // - inner == 1, short rows (many rows of a few elements, e.g. 21 classes): rows are taken in
 //   L1-sized chunks and the exp runs once over the whole chunk as one contiguous array, shifted
 //   by the chunk's maximum (rows that would underflow are redone with their own maximum); the
-//   per-row work is then one whole-vector sum and one whole-vector scale (see
-//   SoftmaxShortRows).
+//   row sums of each block of L rows come out of one transposing tree, and the block (exactly
+//   `count` whole vectors) is scaled vector by vector with its lanes' 1/z permuted into place
+//   (see SoftmaxShortRows).
 // - inner > 1: the reduction runs across `count` rows that are `inner` elements apart, with
 //   every lane of a vector an independent softmax (adjacent inner positions).
 //
@@ -203,13 +204,36 @@ HWY_INLINE void ExpShifted(const float* src, size_t n, float shift, float* dst) 
 // maximum term, far inside the accuracy bound.
 //
 // The exp values go to a scratch buffer padded by one vector. Pass 1 sums each row in whole
-// vectors (the lanes of a row's last vector that belong to the next row are masked out) and
-// settles the fallback rows, so src is no longer needed; pass 2 writes dst = exp * (1/z) in
-// whole vectors, in row order: a row's last vector spills into the start of the next row,
+// vectors (the lanes of a row's last vector that belong to the next row are masked out), L rows
+// at a time through RowSums, and settles the fallback rows, so src is no longer needed; pass 2
+// writes dst = exp * (1/z) for whole blocks of L rows as aligned whole vectors, then for the
+// remaining rows in whole vectors, in row order: a row's last vector spills into the next row,
 // which that row then overwrites (the rows whose whole vectors would reach beyond the chunk
 // end in partial vectors instead, so nothing beyond the chunk is written). dst may be src. Nothing
 // stored is re-read at another alignment, which would stall on store forwarding.
 constexpr float kMinChunkSum = 8.75651076e-27f;  // e^-60
+
+// Lanes of a full vector, fixed at compile time on the targets this library builds.
+constexpr size_t kLanes = hn::MaxLanes(DF());
+
+// sums[l] = the sum of the lanes of rowLanes(r0 + l) for l < kLanes: the kLanes horizontal sums
+// of a block of rows in one transposing tree (ConcatEven + ConcatOdd + Add halves the vector
+// count and keeps the rows in order), about 3 operations per row instead of a full horizontal
+// reduction each.
+template <class RowLanes>
+HWY_INLINE void RowSums(const RowLanes& rowLanes, size_t r0, float* sums) {
+    const DF d;
+    using V = hn::Vec<DF>;
+    V part[kLanes];
+    for (size_t l = 0; l < kLanes; ++l) part[l] = rowLanes(r0 + l);
+#if HWY_TARGET != HWY_SCALAR  // one lane: part[0] is the sum already
+    for (size_t width = kLanes; width > 1; width /= 2)
+        for (size_t i = 0; i < width / 2; ++i)
+            part[i] = hn::Add(hn::ConcatEven(d, part[2 * i + 1], part[2 * i]),
+                              hn::ConcatOdd(d, part[2 * i + 1], part[2 * i]));
+#endif
+    hn::StoreU(part[0], d, sums);
+}
 
 void SoftmaxShortRows(const float* src, size_t rows, size_t count, float* dst) {
     const DF d;
@@ -224,20 +248,35 @@ void SoftmaxShortRows(const float* src, size_t rows, size_t count, float* dst) {
     const size_t stored = wholeVectors + (rest ? 1 : 0);  // vectors written per row in pass 2
     const auto restMask = hn::FirstN(d, rest);
     const size_t chunkRows = kChunk / count;  // count < kShortRow <= kChunk
+#if HWY_TARGET != HWY_SCALAR
+    // A block of kLanes rows is exactly `count` whole vectors; lane l of its vector k belongs to
+    // row (k kLanes + l) / count of the block, the lane index into the block's kLanes scales.
+    const hn::RebindToSigned<DF> di;
+    HWY_ALIGN int32_t rowOfLane[kShortRow * kLanes];
+    for (size_t i = 0, row = 0, column = 0; i < count * kLanes; ++i) {
+        rowOfLane[i] = int32_t(row);  // (no division: this runs on every call)
+        if (++column == count) column = 0, ++row;
+    }
+#endif
     for (size_t r0 = 0; r0 < rows; r0 += chunkRows) {
         const size_t n = HWY_MIN(chunkRows, rows - r0);
         const float* s = src + r0 * count;
         float* t = dst + r0 * count;
         ExpShifted(s, n * count, RowMax(s, n * count), scratch);
-        for (size_t r = 0; r < n; ++r) {
+        // Lane sums of a row's exp values (the lanes of its last vector that belong to the next
+        // row masked out).
+        auto rowLanes = [&](size_t r) {
             const float* e = scratch + r * count;
             V sum = hn::Zero(d);
             for (size_t v = 0; v < wholeVectors; ++v) sum = hn::Add(sum, hn::LoadU(d, e + v * L));
             if (rest)
                 sum =
                     hn::Add(sum, hn::IfThenElseZero(restMask, hn::LoadU(d, e + wholeVectors * L)));
-            scale[r] = hn::GetLane(hn::SumOfLanes(d, sum));
-        }
+            return sum;
+        };
+        size_t r = 0;
+        for (; r + kLanes <= n; r += kLanes) RowSums(rowLanes, r, scale + r);
+        for (; r < n; ++r) scale[r] = hn::GetLane(hn::SumOfLanes(d, rowLanes(r)));
         // 1/z for the whole chunk in vectors (a scalar division per row would sit on the
         // critical path); rows below the threshold (or NaN) are redone with their own maximum.
         bool fallback = false;
@@ -252,7 +291,22 @@ void SoftmaxShortRows(const float* src, size_t rows, size_t count, float* dst) {
             const float* row = s + r * count;
             scale[r] = 1.0f / RowExpSum(row, count, RowMax(row, count), scratch + r * count);
         }
-        size_t r = 0;
+        r = 0;
+#if HWY_TARGET != HWY_SCALAR
+        // Whole blocks of rows: aligned, non-overlapping stores of whole vectors, each scaled by
+        // its lanes' 1/z picked out of the block's scales by one permutation.
+        for (; r + kLanes <= n; r += kLanes) {
+            const V blockScales = hn::LoadU(d, scale + r);
+            const float* e = scratch + r * count;
+            float* o = t + r * count;
+            for (size_t k = 0; k < count; ++k) {
+                const auto index = hn::IndicesFromVec(d, hn::Load(di, rowOfLane + k * L));
+                hn::StoreU(
+                    hn::Mul(hn::Load(d, e + k * L), hn::TableLookupLanes(blockScales, index)), d,
+                    o + k * L);
+            }
+        }
+#endif
         for (; r * count + stored * L <= n * count; ++r) {
             const float* e = scratch + r * count;
             const V k = hn::Set(d, scale[r]);
