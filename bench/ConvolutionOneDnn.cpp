@@ -96,7 +96,7 @@ void BM_OneDnnConvolution(benchmark::State& state, Layer layer, SimdTensorFormat
         strm.wait();
     }
     const double flops = 2.0 * p.dstC * p.dstH * p.dstW * (p.srcC / p.group) * K * K;
-    state.counters["gflops"] =
+    state.counters["GFLOPS"] =
         benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     const double theirs = BestSecondsPerCall([&] {
         conv.execute(strm, args);

@@ -43,10 +43,10 @@ void BM_Convolution(benchmark::State& state, Layer layer, SimdTensorFormatType f
         benchmark::ClobberMemory();
     }
     const double flops = 2.0 * p.dstC * p.dstH * p.dstW * (p.srcC / p.group) * layer.k * layer.k;
-    state.counters["gflops"] =
+    state.counters["GFLOPS"] =
         benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     const double peak = bench::FmaPeakGflops();
-    state.counters["peak_gflops"] = peak;
+    state.counters["peak_GFLOPS"] = peak;
     state.counters["pct_of_peak"] =
         benchmark::Counter(peak > 0 ? flops * 1e-9 / peak * 100.0 : 0.0,
                            benchmark::Counter::kIsIterationInvariantRate);
