@@ -68,12 +68,33 @@ public:
         colPerRow_ = q_.Dg * q_.K * q_.srcW;
         const size_t target = GemmCaches().l2 / 2 / sizeof(float);
         bandRows_ = std::min(q_.srcH, std::max<size_t>(1, target / colPerRow_));
+        AxisTaps(q_.dstH, q_.kY, q_.dY, q_.sY, q_.padY, q_.srcH, yTaps_, yFirst_);
+        AxisTaps(q_.dstW, q_.kX, q_.dX, q_.sX, q_.padX, q_.srcW, xTaps_, xFirst_);
     }
     size_t ExternalBufferSize() const override {
         return std::max<size_t>(1, PackFloats() + bandRows_ * colPerRow_ + TempFloats());
     }
 
 protected:
+    // Kernel index k and source index s of one tap that reaches an output row (column).
+    struct AxisTap {
+        size_t k, s;
+    };
+    // taps[first[o] .. first[o + 1]) for every output index o < extent, in kernel order: the
+    // divisions of the tap search are done once here, not per output value.
+    static void AxisTaps(size_t extent, size_t kernel, size_t dilation, size_t stride, size_t pad,
+                         size_t src, std::vector<AxisTap>& taps, std::vector<size_t>& first) {
+        for (size_t o = 0; o < extent; ++o) {
+            first.push_back(taps.size());
+            for (size_t k = 0; k < kernel; ++k) {
+                const ptrdiff_t num = ptrdiff_t(o + pad) - ptrdiff_t(k * dilation);
+                if (num < 0 || num % ptrdiff_t(stride) != 0) continue;
+                const size_t s = size_t(num) / stride;
+                if (s < src) taps.push_back({k, s});
+            }
+        }
+        first.push_back(taps.size());
+    }
     virtual size_t PackFloats() const = 0;
     virtual size_t TempFloats() const { return 0; }
     // The column buffer of source rows [a, e) of group g.
@@ -123,6 +144,8 @@ protected:
 
     DeconvGeometry q_;
     size_t colPerRow_, bandRows_;
+    std::vector<AxisTap> yTaps_, xTaps_;
+    std::vector<size_t> yFirst_, xFirst_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -229,6 +252,21 @@ protected:
         }
     }
 
+    // Whole vectors of dv from t while they end by tHi (every tap inside the row); returns
+    // the first t not done.
+    template <class DV>
+    static size_t AccumulateInterior(DV dv, const float* col, const ptrdiff_t* base, size_t n,
+                                     bool init, size_t t, size_t tHi, float* out) {
+        const size_t L = hn::Lanes(dv);
+        for (; t + L <= tHi; t += L) {
+            auto acc = init ? hn::LoadU(dv, out + t) : hn::Zero(dv);
+            for (size_t i = 0; i < n; ++i)
+                acc = hn::Add(acc, hn::LoadU(dv, col + (base[i] + ptrdiff_t(t))));
+            hn::StoreU(acc, dv, out + t);
+        }
+        return t;
+    }
+
     // out[t] (t < phase.count) = (init ? out[t] : 0) + the n taps, each col[base + t] where its
     // source column t + off lies in the row.
     void AccumulateTaps(const Phase& phase, const float* col, const ptrdiff_t* base,
@@ -259,12 +297,15 @@ protected:
             hn::StoreU(acc0, d, out + t);
             hn::StoreU(acc1, d, out + t + L);
         }
-        for (; t + L <= phase.tHi; t += L) {
-            auto acc = init ? hn::LoadU(d, out + t) : hn::Zero(d);
-            for (size_t i = 0; i < n; ++i)
-                acc = hn::Add(acc, hn::LoadU(d, col + (base[i] + ptrdiff_t(t))));
-            hn::StoreU(acc, d, out + t);
-        }
+        t = AccumulateInterior(d, col, base, n, init, t, phase.tHi, out);
+#if HWY_TARGET != HWY_SCALAR
+        if (L > 8)
+            t = AccumulateInterior(hn::CappedTag<float, 8>(), col, base, n, init, t, phase.tHi,
+                                   out);
+        if (L > 4)
+            t = AccumulateInterior(hn::CappedTag<float, 4>(), col, base, n, init, t, phase.tHi,
+                                   out);
+#endif
         for (; t < phase.count; ++t) lane(t);
     }
 
@@ -274,10 +315,8 @@ protected:
         ptrdiff_t base[kTapChunk], off[kTapChunk];
         size_t n = 0;
         bool init = partial;
-        for (size_t ky = 0; ky < q_.kY; ++ky) {
-            const ptrdiff_t num = ptrdiff_t(dy + q_.padY) - ptrdiff_t(ky * q_.dY);
-            if (num < 0 || num % ptrdiff_t(q_.sY) != 0) continue;
-            const size_t sy = size_t(num) / q_.sY;
+        for (size_t y = yFirst_[dy]; y < yFirst_[dy + 1]; ++y) {
+            const size_t ky = yTaps_[y].k, sy = yTaps_[y].s;
             if (sy < a || sy >= e) continue;
             for (size_t i = 0; i < phase.taps; ++i) {
                 const PhaseTap& tap = taps_[phase.first + i];
@@ -294,6 +333,25 @@ protected:
         if (n > 0 || !init) AccumulateTaps(phase, col, base, off, n, init, out);
     }
 
+    // Pairs [t, pairs) of a stride-2 row to or from its two phases, whole vectors of dv;
+    // returns the first pair not done.
+    template <bool toPhases, class DV>
+    static size_t Interleave2(DV dv, float* row, float* t0, float* t1, size_t t, size_t pairs) {
+        const size_t L = hn::Lanes(dv);
+        for (; t + L <= pairs; t += L) {
+            if (toPhases) {
+                hn::Vec<DV> v0, v1;
+                hn::LoadInterleaved2(dv, row + 2 * t, v0, v1);
+                hn::StoreU(v0, dv, t0 + t);
+                hn::StoreU(v1, dv, t1 + t);
+            } else {
+                hn::StoreInterleaved2(hn::LoadU(dv, t0 + t), hn::LoadU(dv, t1 + t), dv,
+                                      row + 2 * t);
+            }
+        }
+        return t;
+    }
+
     // temp[px*phaseStride_ + t] = row[t*sX + px] (toPhases) or the reverse.
     template <bool toPhases>
     void Shuffle(float* row, float* temp) const {
@@ -306,17 +364,9 @@ protected:
             float* t1 = temp + phaseStride_;
             size_t t = 0;
 #if HWY_TARGET != HWY_SCALAR
-            for (; t + L <= pairs; t += L) {
-                if (toPhases) {
-                    hn::Vec<D> v0, v1;
-                    hn::LoadInterleaved2(d, row + 2 * t, v0, v1);
-                    hn::StoreU(v0, d, t0 + t);
-                    hn::StoreU(v1, d, t1 + t);
-                } else {
-                    hn::StoreInterleaved2(hn::LoadU(d, t0 + t), hn::LoadU(d, t1 + t), d,
-                                          row + 2 * t);
-                }
-            }
+            t = Interleave2<toPhases>(d, row, t0, t1, t, pairs);
+            if (L > 8) t = Interleave2<toPhases>(hn::CappedTag<float, 8>(), row, t0, t1, t, pairs);
+            if (L > 4) t = Interleave2<toPhases>(hn::CappedTag<float, 4>(), row, t0, t1, t, pairs);
 #endif
             for (; t < pairs; ++t) {
                 if (toPhases) {
@@ -376,10 +426,12 @@ protected:
                                     temp + px * phaseStride_);
                     Shuffle<false>(row, temp);
                 }
-                if (dy < finishBelow)
-                    BiasActivatePlane(row, q_.dstW, bias_[oc], slope_.empty() ? 0.0f : slope_[oc],
-                                      act);
             }
+            // The finished rows of the channel are one contiguous run: vector tails only once.
+            const size_t finished = std::min(finishBelow, r1);
+            if (finished > r0)
+                BiasActivatePlane(plane + r0 * q_.dstW, (finished - r0) * q_.dstW, bias_[oc],
+                                  slope_.empty() ? 0.0f : slope_[oc], act);
         }
     }
 
@@ -496,16 +548,11 @@ protected:
                 float* pix = row + dx * q_.dstC;
                 size_t n = 0;
                 bool init = partial;
-                for (size_t ky = 0; ky < q_.kY; ++ky) {
-                    const ptrdiff_t ny = ptrdiff_t(dy + q_.padY) - ptrdiff_t(ky * q_.dY);
-                    if (ny < 0 || ny % ptrdiff_t(q_.sY) != 0) continue;
-                    const size_t sy = size_t(ny) / q_.sY;
+                for (size_t y = yFirst_[dy]; y < yFirst_[dy + 1]; ++y) {
+                    const size_t ky = yTaps_[y].k, sy = yTaps_[y].s;
                     if (sy < a || sy >= e) continue;
-                    for (size_t kx = 0; kx < q_.kX; ++kx) {
-                        const ptrdiff_t nx = ptrdiff_t(dx + q_.padX) - ptrdiff_t(kx * q_.dX);
-                        if (nx < 0 || nx % ptrdiff_t(q_.sX) != 0) continue;
-                        const size_t sx = size_t(nx) / q_.sX;
-                        if (sx >= q_.srcW) continue;
+                    for (size_t x = xFirst_[dx]; x < xFirst_[dx + 1]; ++x) {
+                        const size_t kx = xTaps_[x].k, sx = xTaps_[x].s;
                         base[n] = ((sy - a) * q_.srcW + sx) * N_ + (ky * q_.kX + kx) * q_.dstC;
                         if (++n == kTapChunk) {
                             AccumulateChannels(col, base, n, init, pix);
