@@ -333,6 +333,80 @@ protected:
         if (n > 0 || !init) AccumulateTaps(phase, col, base, off, n, init, out);
     }
 
+    // Stride 2: pairs [t, tHi) of output columns (2t, 2t + 1), both phases summed in registers
+    // and interleaved on store; returns the first pair not done.
+    template <class DV>
+    static size_t GatherPairs(DV dv, const float* col, const ptrdiff_t* base0, size_t n0,
+                              const ptrdiff_t* base1, size_t n1, bool partial, size_t t, size_t tHi,
+                              float* row) {
+        const size_t L = hn::Lanes(dv);
+        for (; t + L <= tHi; t += L) {
+            hn::Vec<DV> v0 = hn::Zero(dv), v1 = hn::Zero(dv);
+            if (partial) hn::LoadInterleaved2(dv, row + 2 * t, v0, v1);
+            for (size_t i = 0; i < n0; ++i)
+                v0 = hn::Add(v0, hn::LoadU(dv, col + (base0[i] + ptrdiff_t(t))));
+            for (size_t i = 0; i < n1; ++i)
+                v1 = hn::Add(v1, hn::LoadU(dv, col + (base1[i] + ptrdiff_t(t))));
+            hn::StoreInterleaved2(v0, v1, dv, row + 2 * t);
+        }
+        return t;
+    }
+
+    // Output row dy of channel dl for stride 2 without the phase buffer: one pass that sums
+    // both phases (same order as GatherPhase) and stores them interleaved. Returns false,
+    // having written nothing, when a phase has more than kTapChunk taps in this band.
+    bool GatherRow2(const float* col, size_t N, size_t dl, size_t dy, size_t a, size_t e,
+                    bool partial, float* row) const {
+        ptrdiff_t base[2][kTapChunk], off[2][kTapChunk];
+        size_t n[2] = {0, 0};
+        for (size_t y = yFirst_[dy]; y < yFirst_[dy + 1]; ++y) {
+            const size_t ky = yTaps_[y].k, sy = yTaps_[y].s;
+            if (sy < a || sy >= e) continue;
+            for (size_t ph = 0; ph < 2; ++ph)
+                for (size_t i = 0; i < phases_[ph].taps; ++i) {
+                    const PhaseTap& tap = taps_[phases_[ph].first + i];
+                    if (n[ph] == kTapChunk) return false;
+                    base[ph][n[ph]] =
+                        ptrdiff_t((dl * q_.K + ky * q_.kX + tap.kx) * N + (sy - a) * q_.srcW) +
+                        tap.off;
+                    off[ph][n[ph]++] = tap.off;
+                }
+        }
+        const size_t pairs = q_.dstW / 2;
+        const size_t tLo = std::min(std::max(phases_[0].tLo, phases_[1].tLo), pairs);
+        const size_t tHi = std::max(tLo, std::min(std::min(phases_[0].tHi, phases_[1].tHi), pairs));
+        const hn::CappedTag<float, 1> d1;
+        const ptrdiff_t W = ptrdiff_t(q_.srcW);
+        auto lane = [&](size_t t) {
+            for (size_t ph = 0; ph < 2; ++ph) {
+                const size_t x = 2 * t + ph;
+                if (x >= q_.dstW) continue;
+                auto acc = partial ? hn::LoadU(d1, row + x) : hn::Zero(d1);
+                for (size_t i = 0; i < n[ph]; ++i) {
+                    const ptrdiff_t sx = ptrdiff_t(t) + off[ph][i];
+                    if (sx >= 0 && sx < W)
+                        acc = hn::Add(acc, hn::LoadU(d1, col + (base[ph][i] + ptrdiff_t(t))));
+                }
+                hn::StoreU(acc, d1, row + x);
+            }
+        };
+        size_t t = 0;
+        for (; t < tLo; ++t) lane(t);
+        const D d;
+        t = GatherPairs(d, col, base[0], n[0], base[1], n[1], partial, t, tHi, row);
+#if HWY_TARGET != HWY_SCALAR
+        const size_t L = hn::Lanes(d);
+        if (L > 8)
+            t = GatherPairs(hn::CappedTag<float, 8>(), col, base[0], n[0], base[1], n[1], partial,
+                            t, tHi, row);
+        if (L > 4)
+            t = GatherPairs(hn::CappedTag<float, 4>(), col, base[0], n[0], base[1], n[1], partial,
+                            t, tHi, row);
+#endif
+        for (; t < (q_.dstW + 1) / 2; ++t) lane(t);
+        return true;
+    }
+
     // Pairs [t, pairs) of a stride-2 row to or from its two phases, whole vectors of dv;
     // returns the first pair not done.
     template <bool toPhases, class DV>
@@ -419,6 +493,8 @@ protected:
                 const bool partial = dy < partialBelow;
                 if (q_.sX == 1) {
                     GatherPhase(phases_[0], col, N, dl, dy, a, e, partial, row);
+                } else if (q_.sX == 2 && phases_.size() == 2 &&
+                           GatherRow2(col, N, dl, dy, a, e, partial, row)) {
                 } else {
                     if (partial) Shuffle<true>(row, temp);
                     for (size_t px = 0; px < phases_.size(); ++px)
