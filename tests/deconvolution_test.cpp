@@ -69,6 +69,7 @@ std::vector<Shape> Shapes() {
         {8, 8, 13, 13, 2, 2, 3, 3, 1, 1, 0, 1, 1, 0, 1},    // 2x2 s3 with gaps and pads
         {8, 8, 5, 13, 4, 4, 2, 2, 1, 1, 3, 4, 3, 2, 1},     // crop beyond the kernel
         {3, 5, 5, 5, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 1},      // 49 taps per output
+        {3, 4, 5, 13, 9, 15, 1, 2, 1, 1, 4, 7, 4, 7, 1},    // stride 2, > 32 taps per phase
         {8, 17, 5, 5, 2, 3, 3, 1, 2, 1, 1, 0, 0, 1, 1},     // kernel 2x3, strides 3x1
         {64, 64, 13, 13, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1},  // several bands
         {16, 64, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // several bands, stride 1
