@@ -68,11 +68,18 @@ public:
         colPerRow_ = q_.Dg * q_.K * q_.srcW;
         const size_t target = GemmCaches().l2 / 2 / sizeof(float);
         bandRows_ = std::min(q_.srcH, std::max<size_t>(1, target / colPerRow_));
+        // Border vectors of the gather may read (and discard) up to |off| + one vector beyond
+        // a row of the column buffer, off = (px + padX - kx*dX)/sX: a margin on both sides of
+        // the buffer keeps those reads inside the scratch.
+        const size_t reach = (q_.padX + (q_.kX - 1) * q_.dX) / q_.sX + 2;
+        maskedBorders_ = reach <= 256;
+        margin_ = maskedBorders_ ? reach + 64 : 0;
         AxisTaps(q_.dstH, q_.kY, q_.dY, q_.sY, q_.padY, q_.srcH, yTaps_, yFirst_);
         AxisTaps(q_.dstW, q_.kX, q_.dX, q_.sX, q_.padX, q_.srcW, xTaps_, xFirst_);
     }
     size_t ExternalBufferSize() const override {
-        return std::max<size_t>(1, PackFloats() + bandRows_ * colPerRow_ + TempFloats());
+        return std::max<size_t>(1,
+                                PackFloats() + bandRows_ * colPerRow_ + 2 * margin_ + TempFloats());
     }
 
 protected:
@@ -123,8 +130,8 @@ protected:
     void RunRows(const float* src, float* dst, size_t g, size_t dy0, size_t dy1,
                  float* scratch) const {
         float* pack = scratch;
-        float* col = pack + PackFloats();
-        float* temp = col + bandRows_ * colPerRow_;
+        float* col = pack + PackFloats() + margin_;
+        float* temp = col + bandRows_ * colPerRow_ + margin_;
         const auto sources = q_.SourceRows(dy0, dy1);
         size_t done = dy0, stored = dy0;
         for (size_t a = sources.first; a < sources.second;) {
@@ -143,7 +150,8 @@ protected:
     }
 
     DeconvGeometry q_;
-    size_t colPerRow_, bandRows_;
+    size_t colPerRow_, bandRows_, margin_;
+    bool maskedBorders_;
     std::vector<AxisTap> yTaps_, xTaps_;
     std::vector<size_t> yFirst_, xFirst_;
 };
@@ -335,18 +343,39 @@ protected:
 
     // Stride 2: pairs [t, tHi) of output columns (2t, 2t + 1), both phases summed in registers
     // and interleaved on store; returns the first pair not done.
+    // Vectors outside the interior [tLo, tHi) (only when maskedBorders_) add each tap under
+    // the mask of the lanes whose source column is inside the row; the masked-off lanes read
+    // the neighbouring row or the buffer margin and are discarded.
     template <class DV>
-    static size_t GatherPairs(DV dv, const float* col, const ptrdiff_t* base0, size_t n0,
-                              const ptrdiff_t* base1, size_t n1, bool partial, size_t t, size_t tHi,
-                              float* row) {
+    size_t GatherPairs(DV dv, const float* col, const ptrdiff_t* base0, const ptrdiff_t* off0,
+                       size_t n0, const ptrdiff_t* base1, const ptrdiff_t* off1, size_t n1,
+                       bool partial, size_t t, size_t tLo, size_t tHi, size_t end,
+                       float* row) const {
         const size_t L = hn::Lanes(dv);
-        for (; t + L <= tHi; t += L) {
+        const hn::RebindToSigned<DV> di;
+        const auto lanes = hn::Iota(di, 0);
+        const auto width = hn::Set(di, int32_t(q_.srcW));
+        auto add = [&](hn::Vec<DV> acc, const ptrdiff_t* base, const ptrdiff_t* off, size_t n,
+                       bool inside) {
+            for (size_t i = 0; i < n; ++i) {
+                const auto v = hn::LoadU(dv, col + (base[i] + ptrdiff_t(t)));
+                if (inside) {
+                    acc = hn::Add(acc, v);
+                } else {
+                    const auto sx = hn::Add(lanes, hn::Set(di, int32_t(ptrdiff_t(t) + off[i])));
+                    const auto valid = hn::And(hn::Gt(sx, hn::Set(di, -1)), hn::Lt(sx, width));
+                    acc = hn::Add(acc, hn::IfThenElseZero(hn::RebindMask(dv, valid), v));
+                }
+            }
+            return acc;
+        };
+        for (; t + L <= end; t += L) {
+            const bool inside = t >= tLo && t + L <= tHi;
+            if (!inside && !maskedBorders_) break;
             hn::Vec<DV> v0 = hn::Zero(dv), v1 = hn::Zero(dv);
             if (partial) hn::LoadInterleaved2(dv, row + 2 * t, v0, v1);
-            for (size_t i = 0; i < n0; ++i)
-                v0 = hn::Add(v0, hn::LoadU(dv, col + (base0[i] + ptrdiff_t(t))));
-            for (size_t i = 0; i < n1; ++i)
-                v1 = hn::Add(v1, hn::LoadU(dv, col + (base1[i] + ptrdiff_t(t))));
+            v0 = add(v0, base0, off0, n0, inside);
+            v1 = add(v1, base1, off1, n1, inside);
             hn::StoreInterleaved2(v0, v1, dv, row + 2 * t);
         }
         return t;
@@ -391,17 +420,21 @@ protected:
             }
         };
         size_t t = 0;
-        for (; t < tLo; ++t) lane(t);
+        // Without masked borders: single lanes up to the interior, vectors inside it.
+        const size_t end = maskedBorders_ ? pairs : tHi;
+        if (!maskedBorders_)
+            for (; t < tLo; ++t) lane(t);
         const D d;
-        t = GatherPairs(d, col, base[0], n[0], base[1], n[1], partial, t, tHi, row);
+        t = GatherPairs(d, col, base[0], off[0], n[0], base[1], off[1], n[1], partial, t, tLo, tHi,
+                        end, row);
 #if HWY_TARGET != HWY_SCALAR
         const size_t L = hn::Lanes(d);
         if (L > 8)
-            t = GatherPairs(hn::CappedTag<float, 8>(), col, base[0], n[0], base[1], n[1], partial,
-                            t, tHi, row);
+            t = GatherPairs(hn::CappedTag<float, 8>(), col, base[0], off[0], n[0], base[1], off[1],
+                            n[1], partial, t, tLo, tHi, end, row);
         if (L > 4)
-            t = GatherPairs(hn::CappedTag<float, 4>(), col, base[0], n[0], base[1], n[1], partial,
-                            t, tHi, row);
+            t = GatherPairs(hn::CappedTag<float, 4>(), col, base[0], off[0], n[0], base[1], off[1],
+                            n[1], partial, t, tLo, tHi, end, row);
 #endif
         for (; t < (q_.dstW + 1) / 2; ++t) lane(t);
         return true;
