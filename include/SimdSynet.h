@@ -921,6 +921,63 @@ SIMD_API const char* SimdSynetConvolution32fInfo(const void* context);
 
 /* @@CONVOLUTION@@ */
 
+/**
+ * Creates an FP32 deconvolution (transposed convolution, SUPPLEMENT.md 9.1) context for `batch`
+ * images of the shape in *conv (copied). srcT and dstT must be 32f and srcF == dstF either
+ * Nchw (any group dividing srcC and dstC) or Nhwc (group 1 only). dstH and dstW must equal
+ * stride*(src - 1) + dilation*(kernel - 1) + 1 minus both pads of that axis (the pads crop the
+ * full transposed output) and be at least 1; kernel, stride and dilation must be at least 1,
+ * activation one of SimdConvolutionActivationType, batch at least 1. On any violation NULL is
+ * returned and SimdSynetGetLastError names the offending field. gemm is an optional matrix
+ * product (NULL: the library's own) for the column matrix, called only from Forward with
+ * alpha 1 and beta 0. Destroy the context with SimdRelease.
+ */
+SIMD_API void* SimdSynetDeconvolution32fInit(size_t batch, const SimdConvolutionParameters* conv,
+                                             SimdGemm32fNNPtr gemm);
+
+/**
+ * Number of floats of scratch one Forward call needs when the caller supplies buf (at least 1,
+ * fixed after Init). Returns 0 for a NULL context.
+ */
+SIMD_API size_t SimdSynetDeconvolution32fExternalBufferSize(const void* context);
+
+/**
+ * Number of floats the deconvolution context holds now: re-ordered weights, its copies of bias
+ * and activation parameters, and scratch it allocated for Forward calls made with buf NULL.
+ */
+SIMD_API size_t SimdSynetDeconvolution32fInternalBufferSize(const void* context);
+
+/**
+ * Hands the deconvolution its parameters before the first Forward (a later call replaces them).
+ * weight holds srcC*(dstC/group)*kernelY*kernelX floats, input channel first: laid out
+ * [srcC][dstC/group][kernelY][kernelX] for Nchw and [srcC][kernelY][kernelX][dstC] for Nhwc.
+ * bias is dstC floats or NULL (zeros); params are the activation parameters (dstC slopes for
+ * Prelu), NULL allowed only when the activation reads none. Everything is copied, so
+ * *internal (if internal is not NULL) becomes SimdTrue.
+ */
+SIMD_API void SimdSynetDeconvolution32fSetParams(void* context, const float* weight,
+                                                 SimdBool* internal, const float* bias,
+                                                 const float* params);
+
+/**
+ * Runs the transposed convolution over the batch in src, writing every value of dst (same
+ * layout), bias and activation applied. buf is NULL (the context grows scratch of its own) or
+ * at least ExternalBufferSize floats owned by the caller and overwritten; with a caller buffer
+ * the context is only read, so threads with their own buffers may share one context. Work is
+ * split over the SimdSetThreadNumber budget with results identical for any thread count.
+ */
+SIMD_API void SimdSynetDeconvolution32fForward(void* context, const float* src, float* buf,
+                                               float* dst);
+
+/**
+ * Describes the algorithm and instruction set of the context, e.g.
+ * "avx512::nchw-gemm-6x64-col2im-band9" (valid while the context lives; NULL for a NULL
+ * context).
+ */
+SIMD_API const char* SimdSynetDeconvolution32fInfo(const void* context);
+
+/* @@DECONVOLUTION@@ */
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,928 @@
+// FP32 deconvolution framework (SUPPLEMENT.md §9.1): SimdSynetDeconvolution32fInit /
+// ExternalBufferSize / InternalBufferSize / SetParams / Forward / Info.
+//
+// Init picks one algorithm per shape and target and returns it as a context (a class derived
+// from simd::Deconvolution32f):
+//   nchw-gemm   NCHW, any group: per band of source rows, the column matrix
+//               col[Dg*kY*kX x band pixels] = W^T * src (W^T packed into A panels at SetParams,
+//               the band's channel rows packed into B panels), then col2im.
+//   nhwc-gemm   NHWC (group 1): col[band pixels x kY*kX*dstC] = src * W (the weights, already
+//               [srcC x kY*kX*dstC], packed into B panels at SetParams), then col2im.
+//   nhwc-direct NHWC, stride == kernel, dense, no padding: every source pixel owns a disjoint
+//               kY x kX x dstC output patch, so each kernel row is one GEMM written straight
+//               into the output rows (ldc = kX*dstC), no column buffer, no scatter.
+//   *-usergemm  the band GEMM through the caller's SimdGemm32fNNPtr.
+// col2im is done as a gather per output row: every output value of the band is the partial sum
+// left by the previous band plus its taps in (ky, kx) order, finished with bias and activation
+// in the band after which no source row reaches it. The bands are a fixed grid of source rows
+// (sized so one band's column buffer takes about half of L2), so the order in which any output
+// value is summed depends on the shape only.
+//
+// Threads: Forward splits the output rows (direct: the source rows) over the thread budget; a
+// part computes the columns of just the source rows its rows need (at most one halo row band
+// shared with a neighbour), and sums every output value in the same order as a single thread.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "deconvolution/Deconvolution32f.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "deconvolution/Deconvolution32f.h"
+#include "convolution/Activate-inl.h"
+#include "convolution/Geometry.h"
+#include "convolution/Im2col-inl.h"
+#include "gemm/Gemm-inl.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/IsaName.h"
+#include "core/ThreadPool.h"
+#include "gemm/GemmBlocking.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace deconv32f {
+
+using conv32f::Act;
+using conv32f::BiasActivateChannels;
+using conv32f::BiasActivatePlane;
+
+const char* TargetIsa() {
+    return IsaNameOf(HWY_TARGET);
+}
+
+// Taps of one output run are listed in chunks of this many (kernels larger than this per
+// output value continue from the stored partial sum, in the same order).
+constexpr size_t kTapChunk = 32;
+
+// ---------------------------------------------------------------------------------------------
+// The band driver shared by the NCHW and NHWC column algorithms.
+
+class Banded : public Deconvolution32f {
+public:
+    Banded(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
+        : Deconvolution32f(batch, p, gemm), q_(p) {
+        colPerRow_ = q_.Dg * q_.K * q_.srcW;
+        const size_t target = GemmCaches().l2 / 2 / sizeof(float);
+        bandRows_ = std::min(q_.srcH, std::max<size_t>(1, target / colPerRow_));
+        // Border vectors of the gather may read (and discard) up to |off| + one vector beyond
+        // a row of the column buffer, off = (px + padX - kx*dX)/sX: a margin on both sides of
+        // the buffer keeps those reads inside the scratch.
+        const size_t reach = (q_.padX + (q_.kX - 1) * q_.dX) / q_.sX + 2;
+        maskedBorders_ = reach <= 256;
+        margin_ = maskedBorders_ ? reach + 64 : 0;
+        AxisTaps(q_.dstH, q_.kY, q_.dY, q_.sY, q_.padY, q_.srcH, yTaps_, yFirst_);
+        AxisTaps(q_.dstW, q_.kX, q_.dX, q_.sX, q_.padX, q_.srcW, xTaps_, xFirst_);
+    }
+    size_t ExternalBufferSize() const override {
+        return std::max<size_t>(1,
+                                PackFloats() + bandRows_ * colPerRow_ + 2 * margin_ + TempFloats());
+    }
+
+protected:
+    // Kernel index k and source index s of one tap that reaches an output row (column).
+    struct AxisTap {
+        size_t k, s;
+    };
+    // taps[first[o] .. first[o + 1]) for every output index o < extent, in kernel order: the
+    // divisions of the tap search are done once here, not per output value.
+    static void AxisTaps(size_t extent, size_t kernel, size_t dilation, size_t stride, size_t pad,
+                         size_t src, std::vector<AxisTap>& taps, std::vector<size_t>& first) {
+        for (size_t o = 0; o < extent; ++o) {
+            first.push_back(taps.size());
+            for (size_t k = 0; k < kernel; ++k) {
+                const ptrdiff_t num = ptrdiff_t(o + pad) - ptrdiff_t(k * dilation);
+                if (num < 0 || num % ptrdiff_t(stride) != 0) continue;
+                const size_t s = size_t(num) / stride;
+                if (s < src) taps.push_back({k, s});
+            }
+        }
+        first.push_back(taps.size());
+    }
+    virtual size_t PackFloats() const = 0;
+    virtual size_t TempFloats() const { return 0; }
+    // The column buffer of source rows [a, e) of group g.
+    virtual void Columns(const float* image, size_t g, size_t a, size_t e, float* pack,
+                         float* col) const = 0;
+    // Output rows [r0, r1) of group g plus the taps of source rows [a, e): rows below
+    // partialBelow hold partial sums (others start from zero); rows below finishBelow are
+    // complete after this band and get bias and activation.
+    virtual void Gather(float* image, size_t g, const float* col, size_t a, size_t e, size_t r0,
+                        size_t r1, size_t partialBelow, size_t finishBelow, float* temp) const = 0;
+
+    void Run(const float* src, float* buf, float* dst) const override {
+        const size_t parts = std::min(ThreadBudget(), q_.dstH);
+        const bool ok = ParallelPartsWithScratch(
+            parts, buf, ExternalBufferSize(), [&](size_t part, size_t count, float* scratch) {
+                const auto rows = PartRange(q_.dstH, part, count);
+                if (rows.first >= rows.second) return;
+                for (size_t b = 0; b < batch_; ++b)
+                    for (size_t g = 0; g < q_.G; ++g)
+                        RunRows(src + b * q_.srcImage, dst + b * q_.dstImage, g, rows.first,
+                                rows.second, scratch);
+            });
+        if (!ok) throw std::bad_alloc();
+    }
+
+    void RunRows(const float* src, float* dst, size_t g, size_t dy0, size_t dy1,
+                 float* scratch) const {
+        float* pack = scratch;
+        float* col = pack + PackFloats() + margin_;
+        float* temp = col + bandRows_ * colPerRow_ + margin_;
+        const auto sources = q_.SourceRows(dy0, dy1);
+        size_t done = dy0, stored = dy0;
+        for (size_t a = sources.first; a < sources.second;) {
+            const size_t e = std::min((a / bandRows_ + 1) * bandRows_, sources.second);
+            Columns(src, g, a, e, pack, col);
+            const size_t finish =
+                e == sources.second ? dy1 : std::min(dy1, std::max(done, q_.FinishedBelow(e)));
+            const size_t end = std::max(finish, std::min(dy1, std::max(dy0, q_.TouchedBelow(e))));
+            if (end > done) Gather(dst, g, col, a, e, done, end, stored, finish, temp);
+            stored = std::max(stored, end);
+            done = finish;
+            a = e;
+        }
+        // Rows no source row reaches: bias and activation of zero.
+        if (done < dy1) Gather(dst, g, col, 0, 0, done, dy1, stored, dy1, temp);
+    }
+
+    DeconvGeometry q_;
+    size_t colPerRow_, bandRows_, margin_;
+    bool maskedBorders_;
+    std::vector<AxisTap> yTaps_, xTaps_;
+    std::vector<size_t> yFirst_, xFirst_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// NCHW: col[Dg*K x pixels] = W^T * src, gathered per output row and column phase.
+
+class NchwGemm : public Banded {
+    using D = hn::ScalableTag<float>;
+    using T = GemmTraits<D>;
+
+public:
+    NchwGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
+        : Banded(batch, p, gemm) {
+        M_ = q_.Dg * q_.K;
+        blocks_ = GemmChooseBlocks(M_, bandRows_ * q_.srcW, q_.Cg, T::kRows, T::kCols);
+        mPad_ = RoundUp(M_, T::kRows);
+        phaseStride_ = (q_.dstW + q_.sX - 1) / q_.sX;
+        // Output column dx = px + sX*t takes tap kx from source column t + off when
+        // px + padX - kx*dX == off*sX; the interior [tLo, tHi) has every tap inside the row.
+        for (size_t px = 0; px < std::min(q_.sX, q_.dstW); ++px) {
+            Phase phase;
+            phase.count = (q_.dstW - px + q_.sX - 1) / q_.sX;
+            phase.first = taps_.size();
+            ptrdiff_t lo = 0, hi = ptrdiff_t(phase.count);
+            for (size_t kx = 0; kx < q_.kX; ++kx) {
+                const ptrdiff_t num = ptrdiff_t(px + q_.padX) - ptrdiff_t(kx * q_.dX);
+                if (num % ptrdiff_t(q_.sX) != 0) continue;
+                const ptrdiff_t off = num / ptrdiff_t(q_.sX);
+                taps_.push_back({kx, off});
+                lo = std::max(lo, -off);
+                hi = std::min(hi, ptrdiff_t(q_.srcW) - off);
+            }
+            phase.taps = taps_.size() - phase.first;
+            phase.tLo = std::min(size_t(lo), phase.count);
+            phase.tHi = std::max(phase.tLo, hi < 0 ? size_t(0) : size_t(hi));
+            phases_.push_back(phase);
+        }
+        info_ = std::string(TargetIsa()) + (gemm ? "::nchw-usergemm-col2im"
+                                                 : "::nchw-gemm-" + std::to_string(T::kRows) + "x" +
+                                                       std::to_string(T::kCols) + "-col2im");
+        info_ += "-band" + std::to_string(bandRows_);
+    }
+
+protected:
+    struct Phase {
+        size_t count, first, taps, tLo, tHi;
+    };
+    struct PhaseTap {
+        size_t kx;
+        ptrdiff_t off;
+    };
+    size_t PackFloats() const override {
+        return gemm_ ? 0 : GemmPackedBSize<D>(blocks_.kc, blocks_.nc);
+    }
+    size_t TempFloats() const override { return q_.sX > 1 ? q_.sX * phaseStride_ : 0; }
+
+    void PackWeights(const float* w) override {
+        // W^T of group g: row dl*K + k, column ci = w[((g*Cg + ci)*Dg + dl)*K + k].
+        std::vector<float> transposed(q_.G * M_ * q_.Cg);
+        for (size_t g = 0; g < q_.G; ++g)
+            for (size_t ci = 0; ci < q_.Cg; ++ci)
+                for (size_t m = 0; m < M_; ++m)
+                    transposed[(g * M_ + m) * q_.Cg + ci] = w[((g * q_.Cg + ci) * M_) + m];
+        if (gemm_) {
+            weights_.swap(transposed);
+            return;
+        }
+        const D d;
+        weights_.assign(q_.G * q_.Cg * mPad_, 0.0f);
+        for (size_t g = 0; g < q_.G; ++g)
+            for (size_t k = 0; k < q_.Cg; k += blocks_.kc) {
+                const size_t kc = std::min(blocks_.kc, q_.Cg - k);
+                for (size_t i = 0; i < M_; i += blocks_.mc) {
+                    const size_t mc = std::min(blocks_.mc, M_ - i);
+                    GemmPackA(d, mc, kc, transposed.data() + (g * M_ + i) * q_.Cg + k, q_.Cg,
+                              weights_.data() + g * q_.Cg * mPad_ + k * mPad_ + i * kc);
+                }
+            }
+    }
+
+    void Columns(const float* image, size_t g, size_t a, size_t e, float* pack,
+                 float* col) const override {
+        const size_t N = (e - a) * q_.srcW;
+        const float* srcG = image + g * q_.Cg * q_.srcPlane + a * q_.srcW;
+        if (gemm_) {
+            const float one = 1.0f, zero = 0.0f;
+            gemm_(M_, N, q_.Cg, &one, weights_.data() + g * M_ * q_.Cg, q_.Cg, srcG, q_.srcPlane,
+                  &zero, col, N);
+            return;
+        }
+        const D d;
+        const float* weights = weights_.data() + g * q_.Cg * mPad_;
+        for (size_t j = 0; j < N; j += blocks_.nc) {
+            const size_t nc = std::min(blocks_.nc, N - j);
+            for (size_t k = 0; k < q_.Cg; k += blocks_.kc) {
+                const size_t kc = std::min(blocks_.kc, q_.Cg - k);
+                GemmPackB(d, kc, nc, srcG + k * q_.srcPlane + j, q_.srcPlane, pack);
+                const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                for (size_t i = 0; i < M_; i += blocks_.mc) {
+                    const size_t mc = std::min(blocks_.mc, M_ - i);
+                    GemmMacroKernel(d, mc, nc, kc, weights + k * mPad_ + i * kc, pack,
+                                    col + i * N + j, N, 1.0f, 0.0f, mode);
+                }
+            }
+        }
+    }
+
+    // Whole vectors of dv from t while they end by tHi (every tap inside the row); returns
+    // the first t not done.
+    template <class DV>
+    static size_t AccumulateInterior(DV dv, const float* col, const ptrdiff_t* base, size_t n,
+                                     bool init, size_t t, size_t tHi, float* out) {
+        const size_t L = hn::Lanes(dv);
+        for (; t + L <= tHi; t += L) {
+            auto acc = init ? hn::LoadU(dv, out + t) : hn::Zero(dv);
+            for (size_t i = 0; i < n; ++i)
+                acc = hn::Add(acc, hn::LoadU(dv, col + (base[i] + ptrdiff_t(t))));
+            hn::StoreU(acc, dv, out + t);
+        }
+        return t;
+    }
+
+    // out[t] (t < phase.count) = (init ? out[t] : 0) + the n taps, each col[base + t] where its
+    // source column t + off lies in the row.
+    void AccumulateTaps(const Phase& phase, const float* col, const ptrdiff_t* base,
+                        const ptrdiff_t* off, size_t n, bool init, float* out) const {
+        const D d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d);
+        const ptrdiff_t W = ptrdiff_t(q_.srcW);
+        auto lane = [&](size_t t) {
+            auto acc = init ? hn::LoadU(d1, out + t) : hn::Zero(d1);
+            for (size_t i = 0; i < n; ++i) {
+                const ptrdiff_t s = ptrdiff_t(t) + off[i];
+                if (s >= 0 && s < W)
+                    acc = hn::Add(acc, hn::LoadU(d1, col + (base[i] + ptrdiff_t(t))));
+            }
+            hn::StoreU(acc, d1, out + t);
+        };
+        size_t t = 0;
+        for (; t < phase.tLo; ++t) lane(t);
+        for (; t + 2 * L <= phase.tHi; t += 2 * L) {
+            auto acc0 = init ? hn::LoadU(d, out + t) : hn::Zero(d);
+            auto acc1 = init ? hn::LoadU(d, out + t + L) : hn::Zero(d);
+            for (size_t i = 0; i < n; ++i) {
+                const float* p = col + (base[i] + ptrdiff_t(t));
+                acc0 = hn::Add(acc0, hn::LoadU(d, p));
+                acc1 = hn::Add(acc1, hn::LoadU(d, p + L));
+            }
+            hn::StoreU(acc0, d, out + t);
+            hn::StoreU(acc1, d, out + t + L);
+        }
+        t = AccumulateInterior(d, col, base, n, init, t, phase.tHi, out);
+#if HWY_TARGET != HWY_SCALAR
+        if (L > 8)
+            t = AccumulateInterior(hn::CappedTag<float, 8>(), col, base, n, init, t, phase.tHi,
+                                   out);
+        if (L > 4)
+            t = AccumulateInterior(hn::CappedTag<float, 4>(), col, base, n, init, t, phase.tHi,
+                                   out);
+#endif
+        for (; t < phase.count; ++t) lane(t);
+    }
+
+    // One column phase of output row dy of channel dl.
+    void GatherPhase(const Phase& phase, const float* col, size_t N, size_t dl, size_t dy, size_t a,
+                     size_t e, bool partial, float* out) const {
+        ptrdiff_t base[kTapChunk], off[kTapChunk];
+        size_t n = 0;
+        bool init = partial;
+        for (size_t y = yFirst_[dy]; y < yFirst_[dy + 1]; ++y) {
+            const size_t ky = yTaps_[y].k, sy = yTaps_[y].s;
+            if (sy < a || sy >= e) continue;
+            for (size_t i = 0; i < phase.taps; ++i) {
+                const PhaseTap& tap = taps_[phase.first + i];
+                base[n] =
+                    ptrdiff_t((dl * q_.K + ky * q_.kX + tap.kx) * N + (sy - a) * q_.srcW) + tap.off;
+                off[n] = tap.off;
+                if (++n == kTapChunk) {
+                    AccumulateTaps(phase, col, base, off, n, init, out);
+                    init = true;
+                    n = 0;
+                }
+            }
+        }
+        if (n > 0 || !init) AccumulateTaps(phase, col, base, off, n, init, out);
+    }
+
+    // Stride 2: pairs [t, tHi) of output columns (2t, 2t + 1), both phases summed in registers
+    // and interleaved on store; returns the first pair not done.
+    // Vectors outside the interior [tLo, tHi) (only when maskedBorders_) add each tap under
+    // the mask of the lanes whose source column is inside the row; the masked-off lanes read
+    // the neighbouring row or the buffer margin and are discarded.
+    template <class DV>
+    size_t GatherPairs(DV dv, const float* col, const ptrdiff_t* base0, const ptrdiff_t* off0,
+                       size_t n0, const ptrdiff_t* base1, const ptrdiff_t* off1, size_t n1,
+                       bool partial, size_t t, size_t tLo, size_t tHi, size_t end,
+                       float* row) const {
+        const size_t L = hn::Lanes(dv);
+        const hn::RebindToSigned<DV> di;
+        const auto lanes = hn::Iota(di, 0);
+        const auto width = hn::Set(di, int32_t(q_.srcW));
+        auto add = [&](hn::Vec<DV> acc, const ptrdiff_t* base, const ptrdiff_t* off, size_t n,
+                       bool inside) {
+            for (size_t i = 0; i < n; ++i) {
+                const auto v = hn::LoadU(dv, col + (base[i] + ptrdiff_t(t)));
+                if (inside) {
+                    acc = hn::Add(acc, v);
+                } else {
+                    const auto sx = hn::Add(lanes, hn::Set(di, int32_t(ptrdiff_t(t) + off[i])));
+                    const auto valid = hn::And(hn::Gt(sx, hn::Set(di, -1)), hn::Lt(sx, width));
+                    acc = hn::Add(acc, hn::IfThenElseZero(hn::RebindMask(dv, valid), v));
+                }
+            }
+            return acc;
+        };
+        for (; t + L <= end; t += L) {
+            const bool inside = t >= tLo && t + L <= tHi;
+            if (!inside && !maskedBorders_) break;
+            hn::Vec<DV> v0 = hn::Zero(dv), v1 = hn::Zero(dv);
+            if (partial) hn::LoadInterleaved2(dv, row + 2 * t, v0, v1);
+            v0 = add(v0, base0, off0, n0, inside);
+            v1 = add(v1, base1, off1, n1, inside);
+            hn::StoreInterleaved2(v0, v1, dv, row + 2 * t);
+        }
+        return t;
+    }
+
+    // Output row dy of channel dl for stride 2 without the phase buffer: one pass that sums
+    // both phases (same order as GatherPhase) and stores them interleaved. Returns false,
+    // having written nothing, when a phase has more than kTapChunk taps in this band.
+    bool GatherRow2(const float* col, size_t N, size_t dl, size_t dy, size_t a, size_t e,
+                    bool partial, float* row) const {
+        ptrdiff_t base[2][kTapChunk], off[2][kTapChunk];
+        size_t n[2] = {0, 0};
+        for (size_t y = yFirst_[dy]; y < yFirst_[dy + 1]; ++y) {
+            const size_t ky = yTaps_[y].k, sy = yTaps_[y].s;
+            if (sy < a || sy >= e) continue;
+            for (size_t ph = 0; ph < 2; ++ph)
+                for (size_t i = 0; i < phases_[ph].taps; ++i) {
+                    const PhaseTap& tap = taps_[phases_[ph].first + i];
+                    if (n[ph] == kTapChunk) return false;
+                    base[ph][n[ph]] =
+                        ptrdiff_t((dl * q_.K + ky * q_.kX + tap.kx) * N + (sy - a) * q_.srcW) +
+                        tap.off;
+                    off[ph][n[ph]++] = tap.off;
+                }
+        }
+        const size_t pairs = q_.dstW / 2;
+        const size_t tLo = std::min(std::max(phases_[0].tLo, phases_[1].tLo), pairs);
+        const size_t tHi = std::max(tLo, std::min(std::min(phases_[0].tHi, phases_[1].tHi), pairs));
+        const hn::CappedTag<float, 1> d1;
+        const ptrdiff_t W = ptrdiff_t(q_.srcW);
+        auto lane = [&](size_t t) {
+            for (size_t ph = 0; ph < 2; ++ph) {
+                const size_t x = 2 * t + ph;
+                if (x >= q_.dstW) continue;
+                auto acc = partial ? hn::LoadU(d1, row + x) : hn::Zero(d1);
+                for (size_t i = 0; i < n[ph]; ++i) {
+                    const ptrdiff_t sx = ptrdiff_t(t) + off[ph][i];
+                    if (sx >= 0 && sx < W)
+                        acc = hn::Add(acc, hn::LoadU(d1, col + (base[ph][i] + ptrdiff_t(t))));
+                }
+                hn::StoreU(acc, d1, row + x);
+            }
+        };
+        size_t t = 0;
+        // Without masked borders: single lanes up to the interior, vectors inside it.
+        const size_t end = maskedBorders_ ? pairs : tHi;
+        if (!maskedBorders_)
+            for (; t < tLo; ++t) lane(t);
+        const D d;
+        t = GatherPairs(d, col, base[0], off[0], n[0], base[1], off[1], n[1], partial, t, tLo, tHi,
+                        end, row);
+#if HWY_TARGET != HWY_SCALAR
+        const size_t L = hn::Lanes(d);
+        if (L > 8)
+            t = GatherPairs(hn::CappedTag<float, 8>(), col, base[0], off[0], n[0], base[1], off[1],
+                            n[1], partial, t, tLo, tHi, end, row);
+        if (L > 4)
+            t = GatherPairs(hn::CappedTag<float, 4>(), col, base[0], off[0], n[0], base[1], off[1],
+                            n[1], partial, t, tLo, tHi, end, row);
+#endif
+        for (; t < (q_.dstW + 1) / 2; ++t) lane(t);
+        return true;
+    }
+
+    // Pairs [t, pairs) of a stride-2 row to or from its two phases, whole vectors of dv;
+    // returns the first pair not done.
+    template <bool toPhases, class DV>
+    static size_t Interleave2(DV dv, float* row, float* t0, float* t1, size_t t, size_t pairs) {
+        const size_t L = hn::Lanes(dv);
+        for (; t + L <= pairs; t += L) {
+            if (toPhases) {
+                hn::Vec<DV> v0, v1;
+                hn::LoadInterleaved2(dv, row + 2 * t, v0, v1);
+                hn::StoreU(v0, dv, t0 + t);
+                hn::StoreU(v1, dv, t1 + t);
+            } else {
+                hn::StoreInterleaved2(hn::LoadU(dv, t0 + t), hn::LoadU(dv, t1 + t), dv,
+                                      row + 2 * t);
+            }
+        }
+        return t;
+    }
+
+    // temp[px*phaseStride_ + t] = row[t*sX + px] (toPhases) or the reverse.
+    template <bool toPhases>
+    void Shuffle(float* row, float* temp) const {
+        const D d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d);
+        if (q_.sX == 2) {
+            const size_t pairs = q_.dstW / 2;
+            float* t0 = temp;
+            float* t1 = temp + phaseStride_;
+            size_t t = 0;
+#if HWY_TARGET != HWY_SCALAR
+            t = Interleave2<toPhases>(d, row, t0, t1, t, pairs);
+            if (L > 8) t = Interleave2<toPhases>(hn::CappedTag<float, 8>(), row, t0, t1, t, pairs);
+            if (L > 4) t = Interleave2<toPhases>(hn::CappedTag<float, 4>(), row, t0, t1, t, pairs);
+#endif
+            for (; t < pairs; ++t) {
+                if (toPhases) {
+                    hn::StoreU(hn::LoadU(d1, row + 2 * t), d1, t0 + t);
+                    hn::StoreU(hn::LoadU(d1, row + 2 * t + 1), d1, t1 + t);
+                } else {
+                    hn::StoreU(hn::LoadU(d1, t0 + t), d1, row + 2 * t);
+                    hn::StoreU(hn::LoadU(d1, t1 + t), d1, row + 2 * t + 1);
+                }
+            }
+            if (q_.dstW % 2) {
+                if (toPhases)
+                    hn::StoreU(hn::LoadU(d1, row + 2 * pairs), d1, t0 + pairs);
+                else
+                    hn::StoreU(hn::LoadU(d1, t0 + pairs), d1, row + 2 * pairs);
+            }
+            return;
+        }
+        const hn::RebindToSigned<D> di;
+        const auto offsets = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(q_.sX)));
+        for (size_t px = 0; px < phases_.size(); ++px) {
+            const size_t count = phases_[px].count;
+            float* phase = temp + px * phaseStride_;
+            float* strided = row + px;
+            size_t t = 0;
+            for (; t + L <= count; t += L) {
+                if (toPhases)
+                    hn::StoreU(hn::GatherIndex(d, strided + t * q_.sX, offsets), d, phase + t);
+                else
+                    hn::ScatterIndex(hn::LoadU(d, phase + t), d, strided + t * q_.sX, offsets);
+            }
+            for (; t < count; ++t) {
+                if (toPhases)
+                    hn::StoreU(hn::LoadU(d1, strided + t * q_.sX), d1, phase + t);
+                else
+                    hn::StoreU(hn::LoadU(d1, phase + t), d1, strided + t * q_.sX);
+            }
+        }
+    }
+
+    void Gather(float* image, size_t g, const float* col, size_t a, size_t e, size_t r0, size_t r1,
+                size_t partialBelow, size_t finishBelow, float* temp) const override {
+        const size_t N = (e - a) * q_.srcW;
+        const Act act{p_.activation, param0_, param1_};
+        for (size_t dl = 0; dl < q_.Dg; ++dl) {
+            const size_t oc = g * q_.Dg + dl;
+            float* plane = image + oc * q_.dstPlane;
+            for (size_t dy = r0; dy < r1; ++dy) {
+                float* row = plane + dy * q_.dstW;
+                const bool partial = dy < partialBelow;
+                if (q_.sX == 1) {
+                    GatherPhase(phases_[0], col, N, dl, dy, a, e, partial, row);
+                } else if (q_.sX == 2 && phases_.size() == 2 &&
+                           GatherRow2(col, N, dl, dy, a, e, partial, row)) {
+                } else {
+                    if (partial) Shuffle<true>(row, temp);
+                    for (size_t px = 0; px < phases_.size(); ++px)
+                        GatherPhase(phases_[px], col, N, dl, dy, a, e, partial,
+                                    temp + px * phaseStride_);
+                    Shuffle<false>(row, temp);
+                }
+            }
+            // The finished rows of the channel are one contiguous run: vector tails only once.
+            const size_t finished = std::min(finishBelow, r1);
+            if (finished > r0)
+                BiasActivatePlane(plane + r0 * q_.dstW, (finished - r0) * q_.dstW, bias_[oc],
+                                  slope_.empty() ? 0.0f : slope_[oc], act);
+        }
+    }
+
+    size_t M_, mPad_, phaseStride_;
+    GemmBlocks blocks_;
+    std::vector<Phase> phases_;
+    std::vector<PhaseTap> taps_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// NHWC: col[pixels x K*dstC] = src * W, gathered per output pixel along the channels.
+
+class NhwcGemm : public Banded {
+    using D = hn::ScalableTag<float>;
+    using T = GemmTraits<D>;
+
+public:
+    NhwcGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
+        : Banded(batch, p, gemm) {
+        N_ = q_.K * q_.dstC;
+        blocks_ = GemmChooseBlocks(bandRows_ * q_.srcW, N_, q_.srcC, T::kRows, T::kCols);
+        info_ = std::string(TargetIsa()) + (gemm ? "::nhwc-usergemm-col2im"
+                                                 : "::nhwc-gemm-" + std::to_string(T::kRows) + "x" +
+                                                       std::to_string(T::kCols) + "-col2im");
+        info_ += "-band" + std::to_string(bandRows_);
+    }
+
+protected:
+    size_t PackFloats() const override {
+        return gemm_ ? 0 : GemmPackedASize<D>(blocks_.mc, blocks_.kc);
+    }
+    size_t BOffset(size_t j, size_t k, size_t nc) const {
+        return j * q_.srcC + k * RoundUp(nc, T::kCols);
+    }
+    void PackWeights(const float* w) override {
+        if (gemm_) {
+            weights_.assign(w, w + q_.srcC * N_);
+            return;
+        }
+        const D d;
+        weights_.assign(q_.srcC * RoundUp(N_, T::kCols), 0.0f);
+        for (size_t j = 0; j < N_; j += blocks_.nc) {
+            const size_t nc = std::min(blocks_.nc, N_ - j);
+            for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
+                const size_t kc = std::min(blocks_.kc, q_.srcC - k);
+                GemmPackB(d, kc, nc, w + k * N_ + j, N_, weights_.data() + BOffset(j, k, nc));
+            }
+        }
+    }
+
+    void Columns(const float* image, size_t, size_t a, size_t e, float* pack,
+                 float* col) const override {
+        const size_t M = (e - a) * q_.srcW;
+        const float* A = image + a * q_.srcW * q_.srcC;
+        if (gemm_) {
+            const float one = 1.0f, zero = 0.0f;
+            gemm_(M, N_, q_.srcC, &one, A, q_.srcC, weights_.data(), N_, &zero, col, N_);
+            return;
+        }
+        const D d;
+        for (size_t i = 0; i < M; i += blocks_.mc) {
+            const size_t mc = std::min(blocks_.mc, M - i);
+            for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
+                const size_t kc = std::min(blocks_.kc, q_.srcC - k);
+                GemmPackA(d, mc, kc, A + i * q_.srcC + k, q_.srcC, pack);
+                const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                for (size_t j = 0; j < N_; j += blocks_.nc) {
+                    const size_t nc = std::min(blocks_.nc, N_ - j);
+                    GemmMacroKernel(d, mc, nc, kc, pack, weights_.data() + BOffset(j, k, nc),
+                                    col + i * N_ + j, N_, 1.0f, 0.0f, mode);
+                }
+            }
+        }
+    }
+
+    // pix[c] = (init ? pix[c] : 0) + sum of col[base[i] + c] over the n taps (c < dstC).
+    void AccumulateChannels(const float* col, const size_t* base, size_t n, bool init,
+                            float* pix) const {
+        const D d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), C = q_.dstC;
+        size_t c = 0;
+        for (; c + 2 * L <= C; c += 2 * L) {
+            auto acc0 = init ? hn::LoadU(d, pix + c) : hn::Zero(d);
+            auto acc1 = init ? hn::LoadU(d, pix + c + L) : hn::Zero(d);
+            for (size_t i = 0; i < n; ++i) {
+                acc0 = hn::Add(acc0, hn::LoadU(d, col + base[i] + c));
+                acc1 = hn::Add(acc1, hn::LoadU(d, col + base[i] + c + L));
+            }
+            hn::StoreU(acc0, d, pix + c);
+            hn::StoreU(acc1, d, pix + c + L);
+        }
+        for (; c + L <= C; c += L) {
+            auto acc = init ? hn::LoadU(d, pix + c) : hn::Zero(d);
+            for (size_t i = 0; i < n; ++i) acc = hn::Add(acc, hn::LoadU(d, col + base[i] + c));
+            hn::StoreU(acc, d, pix + c);
+        }
+        for (; c < C; ++c) {
+            auto acc = init ? hn::LoadU(d1, pix + c) : hn::Zero(d1);
+            for (size_t i = 0; i < n; ++i) acc = hn::Add(acc, hn::LoadU(d1, col + base[i] + c));
+            hn::StoreU(acc, d1, pix + c);
+        }
+    }
+
+    void Gather(float* image, size_t, const float* col, size_t a, size_t e, size_t r0, size_t r1,
+                size_t partialBelow, size_t finishBelow, float*) const override {
+        const Act act{p_.activation, param0_, param1_};
+        const float* slope = slope_.empty() ? nullptr : slope_.data();
+        size_t base[kTapChunk];
+        for (size_t dy = r0; dy < r1; ++dy) {
+            float* row = image + dy * q_.dstW * q_.dstC;
+            const bool partial = dy < partialBelow;
+            for (size_t dx = 0; dx < q_.dstW; ++dx) {
+                float* pix = row + dx * q_.dstC;
+                size_t n = 0;
+                bool init = partial;
+                for (size_t y = yFirst_[dy]; y < yFirst_[dy + 1]; ++y) {
+                    const size_t ky = yTaps_[y].k, sy = yTaps_[y].s;
+                    if (sy < a || sy >= e) continue;
+                    for (size_t x = xFirst_[dx]; x < xFirst_[dx + 1]; ++x) {
+                        const size_t kx = xTaps_[x].k, sx = xTaps_[x].s;
+                        base[n] = ((sy - a) * q_.srcW + sx) * N_ + (ky * q_.kX + kx) * q_.dstC;
+                        if (++n == kTapChunk) {
+                            AccumulateChannels(col, base, n, init, pix);
+                            init = true;
+                            n = 0;
+                        }
+                    }
+                }
+                if (n > 0 || !init) AccumulateChannels(col, base, n, init, pix);
+            }
+            if (dy < finishBelow)
+                for (size_t dx = 0; dx < q_.dstW; ++dx)
+                    BiasActivateChannels(row + dx * q_.dstC, q_.dstC, bias_.data(), slope, act);
+        }
+    }
+
+    size_t N_;
+    GemmBlocks blocks_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// NHWC with disjoint patches: per source row and kernel row, one GEMM into the output row.
+
+class NhwcDirect : public Deconvolution32f {
+    using D = hn::ScalableTag<float>;
+    using T = GemmTraits<D>;
+
+public:
+    NhwcDirect(size_t batch, const SimdConvolutionParameters& p)
+        : Deconvolution32f(batch, p, nullptr), q_(p) {
+        N_ = q_.kX * q_.dstC;
+        nPad_ = RoundUp(N_, T::kCols);
+        blocks_ = GemmChooseBlocks(q_.srcW, N_, q_.srcC, T::kRows, T::kCols);
+        info_ = std::string(TargetIsa()) + "::nhwc-direct-" + std::to_string(T::kRows) + "x" +
+                std::to_string(T::kCols);
+    }
+    size_t ExternalBufferSize() const override {
+        return std::max<size_t>(1, GemmPackedASize<D>(blocks_.mc, blocks_.kc));
+    }
+
+protected:
+    // Packed B of kernel row ky, column block j, K chunk k.
+    size_t BOffset(size_t ky, size_t j, size_t k, size_t nc) const {
+        return ky * q_.srcC * nPad_ + j * q_.srcC + k * RoundUp(nc, T::kCols);
+    }
+    void PackWeights(const float* w) override {
+        const D d;
+        const size_t ld = q_.K * q_.dstC;
+        weights_.assign(q_.kY * q_.srcC * nPad_, 0.0f);
+        for (size_t ky = 0; ky < q_.kY; ++ky)
+            for (size_t j = 0; j < N_; j += blocks_.nc) {
+                const size_t nc = std::min(blocks_.nc, N_ - j);
+                for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
+                    const size_t kc = std::min(blocks_.kc, q_.srcC - k);
+                    GemmPackB(d, kc, nc, w + k * ld + ky * N_ + j, ld,
+                              weights_.data() + BOffset(ky, j, k, nc));
+                }
+            }
+    }
+    void Run(const float* src, float* buf, float* dst) const override {
+        const size_t parts = std::min(ThreadBudget(), q_.srcH);
+        const bool ok = ParallelPartsWithScratch(
+            parts, buf, ExternalBufferSize(), [&](size_t part, size_t count, float* pack) {
+                const auto rows = PartRange(q_.srcH, part, count);
+                for (size_t b = 0; b < batch_; ++b)
+                    for (size_t sy = rows.first; sy < rows.second; ++sy)
+                        RunRow(src + b * q_.srcImage, dst + b * q_.dstImage, sy, pack);
+            });
+        if (!ok) throw std::bad_alloc();
+    }
+    void RunRow(const float* image, float* out, size_t sy, float* pack) const {
+        const D d;
+        const Act act{p_.activation, param0_, param1_};
+        const float* slope = slope_.empty() ? nullptr : slope_.data();
+        for (size_t i = 0; i < q_.srcW; i += blocks_.mc) {
+            const size_t mc = std::min(blocks_.mc, q_.srcW - i);
+            for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
+                const size_t kc = std::min(blocks_.kc, q_.srcC - k);
+                GemmPackA(d, mc, kc, image + (sy * q_.srcW + i) * q_.srcC + k, q_.srcC, pack);
+                const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                for (size_t ky = 0; ky < q_.kY; ++ky) {
+                    float* c = out + ((sy * q_.kY + ky) * q_.dstW + i * q_.kX) * q_.dstC;
+                    for (size_t j = 0; j < N_; j += blocks_.nc) {
+                        const size_t nc = std::min(blocks_.nc, N_ - j);
+                        GemmMacroKernel(d, mc, nc, kc, pack,
+                                        weights_.data() + BOffset(ky, j, k, nc), c + j, N_, 1.0f,
+                                        0.0f, mode);
+                    }
+                }
+            }
+            for (size_t ky = 0; ky < q_.kY; ++ky) {
+                float* c = out + ((sy * q_.kY + ky) * q_.dstW + i * q_.kX) * q_.dstC;
+                for (size_t x = 0; x < mc * q_.kX; ++x)
+                    BiasActivateChannels(c + x * q_.dstC, q_.dstC, bias_.data(), slope, act);
+            }
+        }
+    }
+
+    DeconvGeometry q_;
+    size_t N_, nPad_;
+    GemmBlocks blocks_;
+};
+
+}  // namespace deconv32f
+
+// The algorithm for this shape on this target (parameters already validated).
+Deconvolution32f* Deconvolution32fCreate(size_t batch, const SimdConvolutionParameters* p,
+                                         SimdGemm32fNNPtr gemm) {
+    const DeconvGeometry q(*p);
+    if (p->srcF == SimdTensorFormatNhwc) {
+        if (gemm == nullptr && q.DisjointPatches()) return new deconv32f::NhwcDirect(batch, *p);
+        return new deconv32f::NhwcGemm(batch, *p, gemm);
+    }
+    return new deconv32f::NchwGemm(batch, *p, gemm);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <new>
+
+#include "SimdSynet.h"
+
+#include "core/Dispatch.h"
+#include "core/Error.h"
+#include "core/Format.h"
+
+namespace simd {
+HWY_EXPORT(Deconvolution32fCreate);
+
+namespace {
+
+// One output extent of the deconvolution size rule (§9.1), or 0 when the crop leaves nothing.
+size_t DeconvExtent(size_t src, size_t padBefore, size_t padAfter, size_t kernel, size_t dilation,
+                    size_t stride) {
+    const size_t full = stride * (src - 1) + dilation * (kernel - 1) + 1;
+    if (full <= padBefore + padAfter) return 0;
+    return full - padBefore - padAfter;
+}
+
+// Checks the configuration; on failure records a message naming the field and returns false.
+bool ValidDeconvolution(size_t batch, const SimdConvolutionParameters* p) {
+    const char* f = "SimdSynetDeconvolution32fInit";
+    if (p == nullptr) return SetLastErrorF("%s: conv is NULL", f);
+    if (batch == 0) return SetLastErrorF("%s: batch is 0", f);
+    if (p->srcT != SimdTensorData32f) return SetLastErrorF("%s: srcT is not 32f", f);
+    if (p->dstT != SimdTensorData32f) return SetLastErrorF("%s: dstT is not 32f", f);
+    if (p->srcF != SimdTensorFormatNchw && p->srcF != SimdTensorFormatNhwc)
+        return SetLastErrorF("%s: srcF is neither Nchw nor Nhwc", f);
+    if (p->dstF != p->srcF) return SetLastErrorF("%s: dstF differs from srcF", f);
+    if (p->srcC == 0 || p->srcH == 0 || p->srcW == 0)
+        return SetLastErrorF("%s: srcC, srcH or srcW is 0", f);
+    if (p->dstC == 0) return SetLastErrorF("%s: dstC is 0", f);
+    if (p->kernelY == 0 || p->kernelX == 0) return SetLastErrorF("%s: kernelY or kernelX is 0", f);
+    if (p->strideY == 0 || p->strideX == 0) return SetLastErrorF("%s: strideY or strideX is 0", f);
+    if (p->dilationY == 0 || p->dilationX == 0)
+        return SetLastErrorF("%s: dilationY or dilationX is 0", f);
+    if (p->group == 0 || p->srcC % p->group != 0 || p->dstC % p->group != 0)
+        return SetLastErrorF("%s: group does not divide srcC and dstC", f);
+    if (p->srcF == SimdTensorFormatNhwc && p->group != 1)
+        return SetLastErrorF("%s: group must be 1 for Nhwc", f);
+    if (unsigned(p->activation) > unsigned(SimdConvolutionActivationGelu))
+        return SetLastErrorF("%s: activation is unknown", f);
+    // Guard the size-rule arithmetic and the later products against overflow.
+    const size_t big = size_t(1) << 30;
+    if (p->srcH > big || p->srcW > big || p->padY > big || p->padX > big || p->padH > big ||
+        p->padW > big || p->kernelY > big || p->kernelX > big || p->dilationY > big ||
+        p->dilationX > big || p->strideY > big || p->strideX > big)
+        return SetLastErrorF("%s: sizes too large", f);
+    const size_t dstH =
+        DeconvExtent(p->srcH, p->padY, p->padH, p->kernelY, p->dilationY, p->strideY);
+    const size_t dstW =
+        DeconvExtent(p->srcW, p->padX, p->padW, p->kernelX, p->dilationX, p->strideX);
+    if (dstH == 0 || p->dstH != dstH)
+        return SetLastErrorF("%s: dstH does not follow the size rule (expected %zu)", f, dstH);
+    if (dstW == 0 || p->dstW != dstW)
+        return SetLastErrorF("%s: dstW does not follow the size rule (expected %zu)", f, dstW);
+    size_t n = 0;
+    if (!FitsInMemory(p->srcC, p->srcH * p->srcW, sizeof(float)) ||
+        !FitsInMemory(p->dstC, p->dstH * p->dstW, sizeof(float)) ||
+        !CheckedMul(p->dstC / p->group * p->kernelY, p->kernelX, &n) ||
+        !FitsInMemory(n, p->srcC, sizeof(float)) || !FitsInMemory(n, p->srcW, sizeof(float)) ||
+        !FitsInMemory(batch, p->srcC * p->srcH * p->srcW, sizeof(float)) ||
+        !FitsInMemory(batch, p->dstC * p->dstH * p->dstW, sizeof(float)))
+        return SetLastErrorF("%s: tensor sizes overflow", f);
+    return true;
+}
+
+}  // namespace
+}  // namespace simd
+
+extern "C" {
+
+SIMD_API void* SimdSynetDeconvolution32fInit(size_t batch, const SimdConvolutionParameters* conv,
+                                             SimdGemm32fNNPtr gemm) {
+    simd::ClearLastError();
+    if (!simd::ValidDeconvolution(batch, conv)) return nullptr;
+    try {
+        return SIMD_DISPATCH(simd::Deconvolution32fCreate)(batch, conv, gemm);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetDeconvolution32fInit: out of memory");
+        return nullptr;
+    }
+}
+
+SIMD_API size_t SimdSynetDeconvolution32fExternalBufferSize(const void* context) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF_RETURN(context == nullptr,
+                        "SimdSynetDeconvolution32fExternalBufferSize: context is NULL", 0);
+    return static_cast<const simd::Deconvolution32f*>(context)->ExternalBufferSize();
+}
+
+SIMD_API size_t SimdSynetDeconvolution32fInternalBufferSize(const void* context) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF_RETURN(context == nullptr,
+                        "SimdSynetDeconvolution32fInternalBufferSize: context is NULL", 0);
+    return static_cast<const simd::Deconvolution32f*>(context)->InternalBufferSize();
+}
+
+SIMD_API void SimdSynetDeconvolution32fSetParams(void* context, const float* weight,
+                                                 SimdBool* internal, const float* bias,
+                                                 const float* params) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF(context == nullptr, "SimdSynetDeconvolution32fSetParams: context is NULL");
+    SIMD_FAIL_IF(weight == nullptr, "SimdSynetDeconvolution32fSetParams: weight is NULL");
+    auto* c = static_cast<simd::Deconvolution32f*>(context);
+    SIMD_FAIL_IF(params == nullptr && simd::ActivationReadsParams(c->p_.activation),
+                 "SimdSynetDeconvolution32fSetParams: params is NULL but the activation reads it");
+    try {
+        c->SetParams(weight, bias, params);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetDeconvolution32fSetParams: out of memory");
+        return;
+    }
+    if (internal) *internal = SimdTrue;
+}
+
+SIMD_API void SimdSynetDeconvolution32fForward(void* context, const float* src, float* buf,
+                                               float* dst) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF(context == nullptr, "SimdSynetDeconvolution32fForward: context is NULL");
+    SIMD_FAIL_IF(src == nullptr || dst == nullptr,
+                 "SimdSynetDeconvolution32fForward: src or dst is NULL");
+    auto* c = static_cast<simd::Deconvolution32f*>(context);
+    SIMD_FAIL_IF(!c->Ready(), "SimdSynetDeconvolution32fForward: SetParams was not called");
+    try {
+        c->Forward(src, buf, dst);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetDeconvolution32fForward: out of memory");
+    }
+}
+
+SIMD_API const char* SimdSynetDeconvolution32fInfo(const void* context) {
+    simd::ClearLastError();
+    SIMD_FAIL_IF_RETURN(context == nullptr, "SimdSynetDeconvolution32fInfo: context is NULL",
+                        nullptr);
+    return static_cast<const simd::Deconvolution32f*>(context)->Info();
+}
+
+}  // extern "C"
+
+#endif  // HWY_ONCE

@@ -1,0 +1,491 @@
+// Tests of the FP32 deconvolution framework (SimdSynetDeconvolution32f*) on every compiled and
+// supported Highway target, against the double scatter-form reference of
+// reference/Deconvolution.h.
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TestUtil.h"
+#include "reference/Deconvolution.h"
+
+namespace {
+
+using test::Guarded;
+
+struct Shape {
+    size_t srcC, dstC, srcH, srcW, kY, kX, sY, sX, dY, dX, padY, padX, padH, padW, group;
+};
+
+SimdConvolutionParameters Make(const Shape& s, SimdTensorFormatType format,
+                               SimdConvolutionActivationType act) {
+    SimdConvolutionParameters p;
+    std::memset(&p, 0, sizeof(p));
+    p.srcC = s.srcC;
+    p.srcH = s.srcH;
+    p.srcW = s.srcW;
+    p.srcT = SimdTensorData32f;
+    p.srcF = format;
+    p.dstC = s.dstC;
+    p.dstT = SimdTensorData32f;
+    p.dstF = format;
+    p.kernelY = s.kY;
+    p.kernelX = s.kX;
+    p.strideY = s.sY;
+    p.strideX = s.sX;
+    p.dilationY = s.dY;
+    p.dilationX = s.dX;
+    p.padY = s.padY;
+    p.padX = s.padX;
+    p.padH = s.padH;
+    p.padW = s.padW;
+    p.group = s.group;
+    p.activation = act;
+    p.dstH = s.sY * (s.srcH - 1) + s.dY * (s.kY - 1) + 1 - s.padY - s.padH;
+    p.dstW = s.sX * (s.srcW - 1) + s.dX * (s.kX - 1) + 1 - s.padX - s.padW;
+    return p;
+}
+
+// Channels 1, 3, 7, 8, 17, 33, 64; sizes 1, 5, 13; kernels 1-5, 7 and 1x3; strides 1-3 (with
+// output rows and columns no tap reaches); dilation 1-2; asymmetric pads and crops beyond the
+// kernel; groups 1, 2 and depthwise (Nchw only: Nhwc requires group 1); shapes large enough
+// for several row bands.
+std::vector<Shape> Shapes() {
+    return {
+        // srcC dstC  H   W  kY kX sY sX dY dX pY pX pH pW group
+        {3, 8, 5, 5, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},      // 4x4 s2 p1 (upsampling)
+        {8, 3, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},    // 2x2 s2 (disjoint patches)
+        {17, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 3x3 s1
+        {7, 17, 13, 5, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 1},    // asymmetric pads
+        {1, 1, 5, 5, 5, 5, 3, 3, 1, 1, 2, 1, 0, 3, 1},      // 5x5 s3, one channel
+        {33, 8, 5, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // 1x1
+        {8, 7, 5, 13, 1, 3, 1, 2, 1, 2, 0, 1, 0, 2, 1},     // 1x3 dilated, stride 2 in x
+        {3, 7, 13, 13, 3, 3, 2, 2, 2, 2, 1, 2, 3, 0, 1},    // dilated, stride 2
+        {17, 8, 1, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // single pixel
+        {8, 17, 1, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // height 1
+        {7, 3, 13, 1, 4, 4, 3, 3, 1, 1, 0, 1, 2, 0, 1},     // width 1, stride 3
+        {3, 3, 5, 5, 1, 1, 3, 3, 1, 1, 0, 0, 0, 0, 1},      // 1x1 s3: untouched rows/columns
+        {8, 8, 13, 13, 2, 2, 3, 3, 1, 1, 0, 1, 1, 0, 1},    // 2x2 s3 with gaps and pads
+        {8, 8, 5, 13, 4, 4, 2, 2, 1, 1, 3, 4, 3, 2, 1},     // crop beyond the kernel
+        {3, 5, 5, 5, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 1},      // 49 taps per output
+        {3, 4, 5, 13, 9, 15, 1, 2, 1, 1, 4, 7, 4, 7, 1},    // stride 2, > 32 taps per phase
+        {8, 17, 5, 5, 2, 3, 3, 1, 2, 1, 1, 0, 0, 1, 1},     // kernel 2x3, strides 3x1
+        {64, 64, 13, 13, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1},  // several bands
+        {16, 64, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // several bands, stride 1
+        {33, 33, 13, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        // Grouped and depthwise (Nchw only).
+        {8, 8, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+        {34, 16, 5, 5, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+        {8, 8, 13, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 8},
+        {7, 7, 5, 13, 3, 3, 1, 1, 2, 2, 1, 1, 1, 1, 7},
+        {3, 3, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 3},
+        {7, 14, 5, 5, 3, 3, 3, 3, 1, 1, 0, 2, 1, 0, 7},  // depthwise multiplier 2
+    };
+}
+
+const SimdConvolutionActivationType kActivations[] = {
+    SimdConvolutionActivationIdentity,    SimdConvolutionActivationRelu,
+    SimdConvolutionActivationLeakyRelu,   SimdConvolutionActivationRestrictRange,
+    SimdConvolutionActivationPrelu,       SimdConvolutionActivationElu,
+    SimdConvolutionActivationHswish,      SimdConvolutionActivationMish,
+    SimdConvolutionActivationHardSigmoid, SimdConvolutionActivationSwish,
+    SimdConvolutionActivationGelu};
+
+std::vector<float> ActivationParams(SimdConvolutionActivationType act, size_t dstC) {
+    switch (act) {
+        case SimdConvolutionActivationLeakyRelu:
+            return {0.1f};
+        case SimdConvolutionActivationRestrictRange:
+            return {-0.5f, 0.7f};
+        case SimdConvolutionActivationPrelu:
+            return test::RandomFloats(dstC, -0.5f, 0.5f, 7);
+        case SimdConvolutionActivationElu:
+            return {1.1f};
+        case SimdConvolutionActivationHswish:
+            return {3.0f, 1.0f / 6.0f};
+        case SimdConvolutionActivationMish:
+            return {20.0f};
+        case SimdConvolutionActivationHardSigmoid:
+            return {0.2f, 0.5f};
+        case SimdConvolutionActivationSwish:
+            return {1.3f};
+        default:
+            return {};
+    }
+}
+
+std::string Describe(const SimdConvolutionParameters& p, size_t batch) {
+    char s[256];
+    std::snprintf(s, sizeof(s),
+                  "%s b%zu %zux%zux%zu -> %zux%zux%zu k%zux%zu s%zux%zu d%zux%zu p%zu,%zu,%zu,%zu "
+                  "g%zu act%d",
+                  p.srcF == SimdTensorFormatNhwc ? "nhwc" : "nchw", batch, p.srcC, p.srcH, p.srcW,
+                  p.dstC, p.dstH, p.dstW, p.kernelY, p.kernelX, p.strideY, p.strideX, p.dilationY,
+                  p.dilationX, p.padY, p.padX, p.padH, p.padW, p.group, int(p.activation));
+    return s;
+}
+
+struct Data {
+    std::vector<float> src, weight, bias, params;
+};
+
+Data MakeData(const SimdConvolutionParameters& p, size_t batch, uint32_t seed) {
+    Data data;
+    data.src = test::RandomFloats(batch * p.srcC * p.srcH * p.srcW, -1.0f, 1.0f, seed);
+    data.weight = test::RandomFloats(p.kernelY * p.kernelX * p.srcC * (p.dstC / p.group), -1.0f,
+                                     1.0f, seed + 1);
+    data.bias = test::RandomFloats(p.dstC, -1.0f, 1.0f, seed + 2);
+    data.params = ActivationParams(p.activation, p.dstC);
+    return data;
+}
+
+size_t DstSize(const SimdConvolutionParameters& p, size_t batch) {
+    return batch * p.dstC * p.dstH * p.dstW;
+}
+
+::testing::AssertionResult Compare(const SimdConvolutionParameters& p, size_t batch,
+                                   const Data& data, bool withBias, const Guarded<float>& dst) {
+    std::vector<double> ref, mag;
+    ref::Deconvolution32f(p, batch, data.src.data(), data.weight.data(),
+                          withBias ? data.bias.data() : nullptr, data.params.data(), ref, mag);
+    if (!dst.GuardsIntact()) return ::testing::AssertionFailure() << "guard zone overwritten";
+    return test::AllOf(ref.size(),
+                       [&](size_t i) { return test::Near(dst[i], ref[i], mag[i], 1e-5, 1e-6); });
+}
+
+// Init, SetParams, Forward (caller buffer or NULL) and comparison with the reference.
+::testing::AssertionResult RunCase(const SimdConvolutionParameters& p, size_t batch, bool withBias,
+                                   bool callerBuffer, SimdGemm32fNNPtr gemm, uint32_t seed,
+                                   std::string* info = nullptr) {
+    const Data data = MakeData(p, batch, seed);
+    void* context = SimdSynetDeconvolution32fInit(batch, &p, gemm);
+    if (context == nullptr)
+        return ::testing::AssertionFailure()
+               << "Init failed: " << (SimdSynetGetLastError() ? SimdSynetGetLastError() : "");
+    SimdBool internal = SimdFalse;
+    SimdSynetDeconvolution32fSetParams(context, data.weight.data(), &internal,
+                                       withBias ? data.bias.data() : nullptr,
+                                       data.params.empty() ? nullptr : data.params.data());
+    Guarded<float> buf(callerBuffer ? SimdSynetDeconvolution32fExternalBufferSize(context) : 0,
+                       std::numeric_limits<float>::quiet_NaN());
+    Guarded<float> dst(DstSize(p, batch), std::numeric_limits<float>::quiet_NaN());
+    SimdSynetDeconvolution32fForward(context, data.src.data(), callerBuffer ? buf.data() : nullptr,
+                                     dst.data());
+    const std::string name = SimdSynetDeconvolution32fInfo(context);
+    if (info) *info = name;
+    SimdRelease(context);
+    if (callerBuffer && !buf.GuardsIntact())
+        return ::testing::AssertionFailure() << "scratch guard overwritten (" << name << ")";
+    ::testing::AssertionResult r = Compare(p, batch, data, withBias, dst);
+    if (!r) return ::testing::AssertionFailure() << name << ": " << r.message();
+    return ::testing::AssertionSuccess();
+}
+
+std::atomic<int> g_gemmCalls{0};
+std::atomic<int> g_gemmBadScalars{0};
+
+void CountingGemm(size_t M, size_t N, size_t K, const float* alpha, const float* A, size_t lda,
+                  const float* B, size_t ldb, const float* beta, float* C, size_t ldc) {
+    g_gemmCalls++;
+    if (*alpha != 1.0f || *beta != 0.0f) g_gemmBadScalars++;
+    SimdGemm32fNN(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// Restores the thread budget when a test ends, even on a failed assertion.
+struct ThreadBudgetGuard {
+    ~ThreadBudgetGuard() { SimdSetThreadNumber(1); }
+};
+
+SIMD_SYNET_TARGET_SUITE(DeconvolutionTest);
+
+TEST_P(DeconvolutionTest, Shapes) {
+    uint32_t seed = 1;
+    size_t index = 0;
+    for (const Shape& s : Shapes())
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            if (f == SimdTensorFormatNhwc && s.group != 1) continue;
+            // Rotate activations, bias presence and buffer ownership over the shapes.
+            const SimdConvolutionActivationType act = kActivations[index % 11];
+            const SimdConvolutionParameters p = Make(s, f, act);
+            const bool withBias = index % 3 != 2, callerBuffer = index % 2 == 0;
+            EXPECT_TRUE(RunCase(p, 2, withBias, callerBuffer, nullptr, seed))
+                << Describe(p, 2) << " bias " << withBias << " buf " << callerBuffer;
+            seed += 7;
+            ++index;
+        }
+}
+
+TEST_P(DeconvolutionTest, EveryActivation) {
+    const Shape shapes[] = {{17, 33, 5, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {8, 33, 5, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                            {7, 17, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
+    uint32_t seed = 100;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (SimdConvolutionActivationType act : kActivations)
+                for (bool withBias : {true, false}) {
+                    const SimdConvolutionParameters p = Make(s, f, act);
+                    const bool callerBuffer = seed % 2 == 0;
+                    EXPECT_TRUE(RunCase(p, 1, withBias, callerBuffer, nullptr, seed))
+                        << Describe(p, 1) << " bias " << withBias;
+                    ++seed;
+                }
+}
+
+TEST_P(DeconvolutionTest, UserGemmIsCalled) {
+    const Shape shapes[] = {{17, 33, 5, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {8, 16, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                            {8, 16, 5, 13, 3, 3, 2, 1, 1, 1, 0, 1, 1, 0, 4},
+                            {64, 64, 13, 13, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1}};
+    uint32_t seed = 300;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            if (f == SimdTensorFormatNhwc && s.group != 1) continue;
+            for (bool callerBuffer : {false, true}) {
+                const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationPrelu);
+                g_gemmCalls = 0;
+                g_gemmBadScalars = 0;
+                std::string info;
+                EXPECT_TRUE(RunCase(p, 2, true, callerBuffer, CountingGemm, seed++, &info))
+                    << Describe(p, 2);
+                EXPECT_GE(g_gemmCalls.load(), int(2 * s.group)) << Describe(p, 2) << " " << info;
+                EXPECT_EQ(g_gemmBadScalars.load(), 0);
+                EXPECT_NE(info.find("usergemm"), std::string::npos) << info;
+            }
+        }
+}
+
+// The thread budget changes how the output rows are split, never a result bit.
+TEST_P(DeconvolutionTest, ThreadCountsBitIdentical) {
+    ThreadBudgetGuard restore;
+    const Shape shapes[] = {{64, 64, 13, 13, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1},
+                            {16, 64, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                            {33, 17, 13, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {32, 16, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                            {8, 8, 13, 13, 2, 2, 3, 3, 1, 1, 0, 1, 1, 0, 1},
+                            {8, 8, 13, 13, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 2}};
+    uint32_t seed = 500;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            if (f == SimdTensorFormatNhwc && s.group != 1) continue;
+            for (SimdGemm32fNNPtr gemm : {SimdGemm32fNNPtr(nullptr), &CountingGemm}) {
+                const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationSwish);
+                const size_t batch = 2;
+                const Data data = MakeData(p, batch, seed++);
+                void* context = SimdSynetDeconvolution32fInit(batch, &p, gemm);
+                ASSERT_NE(context, nullptr) << Describe(p, batch);
+                SimdSynetDeconvolution32fSetParams(context, data.weight.data(), nullptr,
+                                                   data.bias.data(), data.params.data());
+                std::vector<float> buf(SimdSynetDeconvolution32fExternalBufferSize(context));
+                std::vector<std::vector<float>> out;
+                for (size_t threads : {1, 2, 3}) {
+                    SimdSetThreadNumber(threads);
+                    Guarded<float> dst(DstSize(p, batch), std::numeric_limits<float>::quiet_NaN());
+                    SimdSynetDeconvolution32fForward(context, data.src.data(), buf.data(),
+                                                     dst.data());
+                    if (threads == 1) {
+                        EXPECT_TRUE(Compare(p, batch, data, true, dst)) << Describe(p, batch);
+                    }
+                    EXPECT_TRUE(dst.GuardsIntact());
+                    out.push_back(dst.Vector());
+                }
+                SimdSetThreadNumber(1);
+                const std::string info = SimdSynetDeconvolution32fInfo(context);
+                EXPECT_EQ(0, std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4))
+                    << Describe(p, batch) << " " << info << " 2 threads";
+                EXPECT_EQ(0, std::memcmp(out[0].data(), out[2].data(), out[0].size() * 4))
+                    << Describe(p, batch) << " " << info << " 3 threads";
+                SimdRelease(context);
+            }
+        }
+}
+
+// One context, two threads, separate caller buffers: results equal those of a lone call, and
+// the context does not change.
+TEST_P(DeconvolutionTest, SharedContextTwoThreads) {
+    const Shape shapes[] = {{64, 32, 13, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {32, 16, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                            {8, 8, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8}};
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            if (f == SimdTensorFormatNhwc && s.group != 1) continue;
+            const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationRelu);
+            const Data a = MakeData(p, 1, 11), b = MakeData(p, 1, 12);
+            void* context = SimdSynetDeconvolution32fInit(1, &p, nullptr);
+            ASSERT_NE(context, nullptr);
+            SimdSynetDeconvolution32fSetParams(context, a.weight.data(), nullptr, a.bias.data(),
+                                               nullptr);
+            const size_t bufSize = SimdSynetDeconvolution32fExternalBufferSize(context);
+            const size_t internalBefore = SimdSynetDeconvolution32fInternalBufferSize(context);
+            const size_t dstSize = DstSize(p, 1);
+            std::vector<float> expectA(dstSize), expectB(dstSize);
+            {
+                std::vector<float> buf(bufSize);
+                SimdSynetDeconvolution32fForward(context, a.src.data(), buf.data(), expectA.data());
+                SimdSynetDeconvolution32fForward(context, b.src.data(), buf.data(), expectB.data());
+            }
+            std::vector<float> gotA(dstSize), gotB(dstSize);
+            auto work = [&](const Data* in, std::vector<float>* out) {
+                std::vector<float> buf(bufSize);
+                for (int r = 0; r < 20; ++r)
+                    SimdSynetDeconvolution32fForward(context, in->src.data(), buf.data(),
+                                                     out->data());
+            };
+            std::thread t1(work, &a, &gotA), t2(work, &b, &gotB);
+            t1.join();
+            t2.join();
+            EXPECT_EQ(0, std::memcmp(gotA.data(), expectA.data(), dstSize * sizeof(float)));
+            EXPECT_EQ(0, std::memcmp(gotB.data(), expectB.data(), dstSize * sizeof(float)));
+            EXPECT_EQ(internalBefore, SimdSynetDeconvolution32fInternalBufferSize(context));
+            SimdRelease(context);
+        }
+}
+
+TEST_P(DeconvolutionTest, SetParamsAgainAndInfo) {
+    const Shape shapes[] = {{17, 33, 5, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {8, 16, 5, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1}};
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationIdentity);
+            void* context = SimdSynetDeconvolution32fInit(1, &p, nullptr);
+            ASSERT_NE(context, nullptr);
+            const std::string info = SimdSynetDeconvolution32fInfo(context);
+            EXPECT_EQ(info.find(std::string(SimdSynetIsa()) + "::"), 0u) << info;
+            EXPECT_NE(info.find(f == SimdTensorFormatNhwc ? "nhwc" : "nchw"), std::string::npos);
+            EXPECT_GE(SimdSynetDeconvolution32fExternalBufferSize(context), 1u);
+            Data first = MakeData(p, 1, 21), second = MakeData(p, 1, 22);
+            SimdBool internal = SimdFalse;
+            SimdSynetDeconvolution32fSetParams(context, first.weight.data(), &internal, nullptr,
+                                               nullptr);
+            EXPECT_EQ(internal, SimdTrue);
+            EXPECT_GT(SimdSynetDeconvolution32fInternalBufferSize(context), 0u);
+            SimdSynetDeconvolution32fSetParams(context, second.weight.data(), nullptr,
+                                               second.bias.data(), nullptr);
+            // The first weights are gone: the output follows the second set.
+            std::fill(first.weight.begin(), first.weight.end(), 0.0f);
+            Guarded<float> dst(DstSize(p, 1));
+            SimdSynetDeconvolution32fForward(context, second.src.data(), nullptr, dst.data());
+            EXPECT_TRUE(Compare(p, 1, second, true, dst)) << info;
+            SimdRelease(context);
+        }
+}
+
+// ---- Rejections (plain tests).
+
+SimdConvolutionParameters Valid() {
+    return Make({8, 16, 13, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1}, SimdTensorFormatNhwc,
+                SimdConvolutionActivationRelu);
+}
+
+void ExpectRejected(const SimdConvolutionParameters& p, size_t batch, const char* field) {
+    void* context = SimdSynetDeconvolution32fInit(batch, &p, nullptr);
+    EXPECT_EQ(context, nullptr) << field;
+    const char* message = SimdSynetGetLastError();
+    ASSERT_NE(message, nullptr) << field;
+    EXPECT_NE(std::string(message).find(field), std::string::npos) << message;
+    EXPECT_NE(std::string(message).find("SimdSynetDeconvolution32fInit"), std::string::npos)
+        << message;
+}
+
+TEST(DeconvolutionErrors, InitRejectsEveryViolatedPrecondition) {
+    SimdConvolutionParameters p = Valid();
+    void* valid = SimdSynetDeconvolution32fInit(1, &p, nullptr);
+    ASSERT_NE(valid, nullptr);
+    SimdRelease(valid);
+    ExpectRejected(p, 0, "batch");
+    p.srcT = SimdTensorData8u;
+    ExpectRejected(p, 1, "srcT");
+    p = Valid();
+    p.dstT = SimdTensorData16b;
+    ExpectRejected(p, 1, "dstT");
+    p = Valid();
+    p.dstF = SimdTensorFormatNchw;
+    ExpectRejected(p, 1, "dstF");
+    p = Valid();
+    p.srcF = p.dstF = SimdTensorFormatNchw8c;
+    ExpectRejected(p, 1, "srcF");
+    p = Valid();
+    p.dstH += 1;
+    ExpectRejected(p, 1, "dstH");
+    p = Valid();
+    p.dstW -= 1;
+    ExpectRejected(p, 1, "dstW");
+    p = Valid();
+    p.srcF = p.dstF = SimdTensorFormatNchw;
+    p.group = 3;
+    ExpectRejected(p, 1, "group");
+    p.group = 0;
+    ExpectRejected(p, 1, "group");
+    p = Valid();
+    p.group = 2;  // Nhwc allows group 1 only
+    ExpectRejected(p, 1, "group");
+    p = Valid();
+    p.kernelX = 0;
+    ExpectRejected(p, 1, "kernel");
+    p = Valid();
+    p.strideY = 0;
+    ExpectRejected(p, 1, "stride");
+    p = Valid();
+    p.dilationX = 0;
+    ExpectRejected(p, 1, "dilation");
+    p = Valid();
+    p.activation = SimdConvolutionActivationType(11);
+    ExpectRejected(p, 1, "activation");
+    p = Valid();
+    p.padY = 20;  // the crop removes every row
+    p.padH = 20;
+    ExpectRejected(p, 1, "dstH");
+    p = Valid();
+    p.srcC = 0;
+    ExpectRejected(p, 1, "srcC");
+    p = Valid();
+    p.dstC = 0;
+    ExpectRejected(p, 1, "dstC");
+    EXPECT_EQ(SimdSynetDeconvolution32fInit(1, nullptr, nullptr), nullptr);
+    ASSERT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_NE(std::string(SimdSynetGetLastError()).find("conv"), std::string::npos);
+}
+
+TEST(DeconvolutionErrors, NullArgumentsWriteNothing) {
+    const SimdConvolutionParameters p = Valid();
+    void* context = SimdSynetDeconvolution32fInit(1, &p, nullptr);
+    ASSERT_NE(context, nullptr);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    std::vector<float> src(p.srcC * p.srcH * p.srcW, 1.0f);
+    std::vector<float> dst(DstSize(p, 1), 5.0f);
+    // Forward before SetParams.
+    SimdSynetDeconvolution32fForward(context, src.data(), nullptr, dst.data());
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(dst[0], 5.0f);
+    SimdSynetDeconvolution32fSetParams(context, nullptr, nullptr, nullptr, nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    std::vector<float> weight(p.kernelY * p.kernelX * p.srcC * p.dstC, 0.5f);
+    SimdSynetDeconvolution32fSetParams(context, weight.data(), nullptr, nullptr, nullptr);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    SimdSynetDeconvolution32fForward(context, nullptr, nullptr, dst.data());
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(dst[0], 5.0f);
+    SimdSynetDeconvolution32fForward(context, src.data(), nullptr, nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    SimdSynetDeconvolution32fForward(nullptr, src.data(), nullptr, dst.data());
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(dst[0], 5.0f);
+    EXPECT_EQ(SimdSynetDeconvolution32fInfo(nullptr), nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(SimdSynetDeconvolution32fExternalBufferSize(nullptr), 0u);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(SimdSynetDeconvolution32fInternalBufferSize(nullptr), 0u);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    SimdRelease(context);
+    // An activation with parameters refuses params == NULL.
+    const SimdConvolutionParameters q = Make({8, 16, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                                             SimdTensorFormatNchw, SimdConvolutionActivationPrelu);
+    context = SimdSynetDeconvolution32fInit(1, &q, nullptr);
+    ASSERT_NE(context, nullptr);
+    SimdSynetDeconvolution32fSetParams(context, weight.data(), nullptr, nullptr, nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    SimdRelease(context);
+}
+
+}  // namespace
