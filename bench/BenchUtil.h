@@ -64,10 +64,5 @@ void RegisterWithBaseline(const std::string& name, const std::string& caseName, 
 // Records the bytes counter and bytes/s for a loop that ran state.iterations() calls.
 void SetTraffic(benchmark::State& state, size_t bytesPerCall);
 
-// Single-core FP32 FMA peak in GFLOP/s at the vector width of SimdSynetIsa() (AVX-512 or AVX2;
-// 0 on other instruction sets): the best of several runs of a register-only loop of twelve
-// independent multiply-add chains, measured once per process. For the "% of peak" counters of
-// compute-bound benchmarks.
-double FmaPeakGflops();
 
 }  // namespace bench

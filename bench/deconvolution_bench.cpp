@@ -63,10 +63,10 @@ void BM_Deconvolution(benchmark::State& state, Layer layer, SimdTensorFormatType
     }
     SimdSetThreadNumber(1);
     const double flops = 2.0 * p.srcC * p.srcH * p.srcW * p.dstC * layer.k * layer.k;
-    state.counters["gflops"] =
+    state.counters["GFLOPS"] =
         benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     const double peak = bench::FmaPeakGflops() * double(threads);
-    state.counters["peak_gflops"] = peak;
+    state.counters["peak_GFLOPS"] = peak;
     state.counters["pct_of_peak"] =
         benchmark::Counter(peak > 0 ? flops * 1e-9 / peak * 100.0 : 0.0,
                            benchmark::Counter::kIsIterationInvariantRate);

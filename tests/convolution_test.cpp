@@ -356,8 +356,9 @@ TEST_P(ConvolutionTest, ThreadCountsGiveIdenticalBits) {
                         << Describe(p, batch) << " threads " << threads;
                     EXPECT_TRUE(dst.GuardsIntact());
                     EXPECT_TRUE(!callerBuffer || buf.GuardsIntact());
-                    if (threads == 3 && callerBuffer)
+                    if (threads == 3 && callerBuffer) {
                         EXPECT_TRUE(Compare(p, batch, data, true, dst)) << Describe(p, batch);
+                    }
                 }
             SimdSetThreadNumber(1);
             SimdRelease(context);
