@@ -50,34 +50,56 @@ HWY_INLINE void DepthwiseNhwcPixel(DV dv, const Geometry& q, const float* image,
     hn::StoreU(Activate(dv, acc, s, act), dv, out + c);
 }
 
-// Four output pixels of one row (columns dx.. dx + 3, all taps inside the image), 3x3 kernel,
-// stride kStride, no dilation: the source columns shared by neighbouring outputs load once.
-template <size_t kStride, class DV>
-HWY_INLINE void DepthwiseNhwc3x3Quad(DV dv, const Geometry& q, const float* image, const float* w,
-                                     const float* bias, const float* slope, const Act& act,
-                                     size_t dy, size_t dx, size_t c, float* out) {
-    constexpr size_t kCols = 3 * kStride + 3;
+// Output block of kRows rows x kCols pixels (all taps inside the image), 3x3 kernel of stride
+// kStride without dilation, one vector of channels: every source vector is loaded once and
+// multiplied into each output it reaches, with the nine weights held in registers. `src` is the
+// first tap of the top-left output, `out` that output. Each output's sum runs bias, then the
+// taps row by row, left to right, as DepthwiseNhwcPixel does, so every block shape (and the
+// general path) gives the same bits.
+template <size_t kRows, size_t kCols, size_t kStride, class DV>
+HWY_INLINE void DepthwiseNhwc3x3Block(DV dv, const float* HWY_RESTRICT src, size_t srcRow, size_t C,
+                                      const hn::Vec<DV>* w, hn::Vec<DV> bias, hn::Vec<DV> slope,
+                                      const Act& act, float* HWY_RESTRICT out, size_t dstRow) {
     using V = hn::Vec<DV>;
-    const V b = hn::LoadU(dv, bias + c);
-    V acc[4] = {b, b, b, b};
-    const size_t C = q.srcC;
-    const size_t sx0 = dx * kStride - q.padX;
-    for (size_t ky = 0; ky < 3; ++ky) {
-        const float* row = image + ((dy * kStride + ky - q.padY) * q.srcW + sx0) * C + c;
-        const V w0 = hn::LoadU(dv, w + (ky * 3 + 0) * C + c);
-        const V w1 = hn::LoadU(dv, w + (ky * 3 + 1) * C + c);
-        const V w2 = hn::LoadU(dv, w + (ky * 3 + 2) * C + c);
-        V s[kCols];
-        for (size_t i = 0; i < kCols; ++i) s[i] = hn::LoadU(dv, row + i * C);
-        for (size_t o = 0; o < 4; ++o) {
-            acc[o] = hn::MulAdd(s[o * kStride + 0], w0, acc[o]);
-            acc[o] = hn::MulAdd(s[o * kStride + 1], w1, acc[o]);
-            acc[o] = hn::MulAdd(s[o * kStride + 2], w2, acc[o]);
+    constexpr size_t kSrcRows = (kRows - 1) * kStride + 3, kSrcCols = (kCols - 1) * kStride + 3;
+    V acc[kRows][kCols];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r)
+#pragma GCC unroll 16
+        for (size_t o = 0; o < kCols; ++o) acc[r][o] = bias;
+#pragma GCC unroll 16
+    for (size_t sr = 0; sr < kSrcRows; ++sr) {
+        const float* row = src + sr * srcRow;
+#pragma GCC unroll 32
+        for (size_t sc = 0; sc < kSrcCols; ++sc) {
+            const V s = hn::LoadU(dv, row + sc * C);
+#pragma GCC unroll 8
+            for (size_t r = 0; r < kRows; ++r) {
+                const size_t ky = sr - r * kStride;  // wraps when sr < r * kStride
+                if (ky >= 3) continue;
+#pragma GCC unroll 16
+                for (size_t o = 0; o < kCols; ++o) {
+                    const size_t kx = sc - o * kStride;
+                    if (kx >= 3) continue;
+                    acc[r][o] = hn::MulAdd(s, w[ky * 3 + kx], acc[r][o]);
+                }
+            }
         }
     }
-    const V sl = slope ? hn::LoadU(dv, slope + c) : hn::Zero(dv);
-    for (size_t o = 0; o < 4; ++o) hn::StoreU(Activate(dv, acc[o], sl, act), dv, out + o * C + c);
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r)
+#pragma GCC unroll 16
+        for (size_t o = 0; o < kCols; ++o)
+            hn::StoreU(Activate(dv, acc[r][o], slope, act), dv, out + r * dstRow + o * C);
 }
+
+// Pixels per block: the two-row blocks keep 2 x kCols accumulators and nine weights in
+// registers (32 vector registers on AVX-512, 16 elsewhere).
+#if HWY_TARGET <= HWY_AVX3
+constexpr size_t kNhwcCols2 = 6, kNhwcCols1 = 8;
+#else
+constexpr size_t kNhwcCols2 = 2, kNhwcCols1 = 4;
+#endif
 
 class DepthwiseNhwc : public Convolution32f {
 public:
@@ -110,56 +132,88 @@ protected:
             RunRows(src, dst, r.first, r.second);
         });
     }
-    // Output rows [r0, r1) of the batch (row r: image r / dstH, row r % dstH).
+    bool RowInside(size_t dy) const {
+        return dy * q_.sY >= q_.padY && dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
+    }
+    // Output rows [r0, r1) of the batch (row r: image r / dstH, row r % dstH). 3x3 rows whose
+    // taps are all inside the image go in bands of two rows of one image.
     void RunRows(const float* images, float* outputs, size_t r0, size_t r1) const {
+        for (size_t row = r0; row < r1;) {
+            const size_t dy = row % q_.dstH;
+            const float* src = images + row / q_.dstH * q_.srcImage;
+            float* dst = outputs + row / q_.dstH * q_.dstImage;
+            if (fast3x3_ && RowInside(dy)) {
+                const size_t rows = row + 1 < r1 && dy + 1 < q_.dstH && RowInside(dy + 1) ? 2 : 1;
+                if (q_.sX == 1)
+                    Band3x3<1>(src, dst, dy, rows);
+                else
+                    Band3x3<2>(src, dst, dy, rows);
+                row += rows;
+            } else {
+                for (size_t dx = 0; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy, dx);
+                ++row;
+            }
+        }
+    }
+    // Every channel of output pixel (dy, dx) by the general kernel.
+    void GeneralPixel(const float* src, float* dst, size_t dy, size_t dx) const {
         const hn::ScalableTag<float> d;
         const hn::CappedTag<float, 1> d1;
         const size_t L = hn::Lanes(d), C = q_.srcC;
         const Act act{p_.activation, param0_, param1_};
-        const float* w = weights_.data();
-        const float* bias = bias_.data();
         const float* slope = slope_.empty() ? nullptr : slope_.data();
-        for (size_t row = r0; row < r1; ++row) {
-            const size_t dy = row % q_.dstH;
-            const float* src = images + row / q_.dstH * q_.srcImage;
-            float* dst = outputs + row / q_.dstH * q_.dstImage;
-            {
-                const bool rowInside =
-                    dy * q_.sY >= q_.padY && dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
-                float* out = dst + dy * q_.dstW * C;
-                size_t dx = 0;
-                auto general = [&](size_t x) {
-                    size_t c = 0;
-                    for (; c + L <= C; c += L)
-                        DepthwiseNhwcPixel(d, q_, src, w, bias, slope, act, dy, x, c, out + x * C);
-                    for (; c < C; ++c)
-                        DepthwiseNhwcPixel(d1, q_, src, w, bias, slope, act, dy, x, c, out + x * C);
-                };
-                if (fast3x3_ && rowInside) {
-                    for (; dx < dxLo_; ++dx) general(dx);
-                    for (; dx + 4 <= dxHi_; dx += 4) {
-                        size_t c = 0;
-                        float* o = out + dx * C;
-                        if (q_.sX == 1) {
-                            for (; c + L <= C; c += L)
-                                DepthwiseNhwc3x3Quad<1>(d, q_, src, w, bias, slope, act, dy, dx, c,
-                                                        o);
-                            for (; c < C; ++c)
-                                DepthwiseNhwc3x3Quad<1>(d1, q_, src, w, bias, slope, act, dy, dx, c,
-                                                        o);
-                        } else {
-                            for (; c + L <= C; c += L)
-                                DepthwiseNhwc3x3Quad<2>(d, q_, src, w, bias, slope, act, dy, dx, c,
-                                                        o);
-                            for (; c < C; ++c)
-                                DepthwiseNhwc3x3Quad<2>(d1, q_, src, w, bias, slope, act, dy, dx, c,
-                                                        o);
-                        }
-                    }
-                }
-                for (; dx < q_.dstW; ++dx) general(dx);
-            }
+        float* out = dst + (dy * q_.dstW + dx) * C;
+        size_t c = 0;
+        for (; c + L <= C; c += L)
+            DepthwiseNhwcPixel(d, q_, src, weights_.data(), bias_.data(), slope, act, dy, dx, c,
+                               out);
+        for (; c < C; ++c)
+            DepthwiseNhwcPixel(d1, q_, src, weights_.data(), bias_.data(), slope, act, dy, dx, c,
+                               out);
+    }
+    // Output rows [dy, dy + rows) (rows 1 or 2, every tap row inside the image) of a 3x3
+    // kernel: the border columns by the general kernel, the interior by register blocks, one
+    // channel vector at a time (its weights stay in registers along the rows).
+    template <size_t kStride>
+    void Band3x3(const float* src, float* dst, size_t dy, size_t rows) const {
+        for (size_t r = 0; r < rows; ++r) {
+            for (size_t dx = 0; dx < dxLo_; ++dx) GeneralPixel(src, dst, dy + r, dx);
+            for (size_t dx = dxHi_; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy + r, dx);
         }
+        size_t dx = dxLo_;
+        if (rows == 2) {
+            for (; dx + kNhwcCols2 <= dxHi_; dx += kNhwcCols2)
+                BandBlock<2, kNhwcCols2, kStride>(src, dst, dy, dx);
+            for (; dx < dxHi_; ++dx) BandBlock<2, 1, kStride>(src, dst, dy, dx);
+        } else {
+            for (; dx + kNhwcCols1 <= dxHi_; dx += kNhwcCols1)
+                BandBlock<1, kNhwcCols1, kStride>(src, dst, dy, dx);
+            for (; dx < dxHi_; ++dx) BandBlock<1, 1, kStride>(src, dst, dy, dx);
+        }
+    }
+    // Every channel of the output block of kRows rows x kCols pixels at (dy, dx): the source
+    // pixels of the block stay in L1 while the channel vectors pass over them.
+    template <size_t kRows, size_t kCols, size_t kStride>
+    HWY_INLINE void BandBlock(const float* src, float* dst, size_t dy, size_t dx) const {
+        const hn::ScalableTag<float> d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), C = q_.srcC, srcRow = q_.srcW * C, dstRow = q_.dstW * C;
+        const Act act{p_.activation, param0_, param1_};
+        const float* in = src + ((dy * kStride - q_.padY) * q_.srcW + dx * kStride - q_.padX) * C;
+        float* out = dst + (dy * q_.dstW + dx) * C;
+        const float* weights = weights_.data();
+        auto channels = [&](auto dv, size_t c) HWY_ATTR {
+            using V = hn::Vec<decltype(dv)>;
+            V w[9];
+            for (size_t i = 0; i < 9; ++i) w[i] = hn::LoadU(dv, weights + i * C + c);
+            const V bias = hn::LoadU(dv, bias_.data() + c);
+            const V slope = slope_.empty() ? hn::Zero(dv) : hn::LoadU(dv, slope_.data() + c);
+            DepthwiseNhwc3x3Block<kRows, kCols, kStride>(dv, in + c, srcRow, C, w, bias, slope, act,
+                                                         out + c, dstRow);
+        };
+        size_t c = 0;
+        for (; c + L <= C; c += L) channels(d, c);
+        for (; c < C; ++c) channels(d1, c);
     }
 
     Geometry q_;
@@ -195,90 +249,119 @@ HWY_INLINE void DepthwiseNchwColumns(DV dv, const Geometry& q, const float* plan
     hn::StoreU(Activate(dv, acc, hn::Set(dv, slope), act), dv, out + dx);
 }
 
-// One vector of output columns of a 3x3 kernel (all taps inside the image), source column sx of
-// the first tap. kLoad: 0 = contiguous loads (stride 1, or a single lane), 1 = stride 2 as the
-// even / odd lanes of two loads (reads up to sx + 2*lanes + 1), 2 = stride kStride gathered.
-template <int kLoad, size_t kStride, class DV>
-HWY_INLINE void DepthwiseNchw3x3Vector(DV dv, const float* const* rows, const float* w, float bias,
-                                       float slope, const Act& act, size_t sx, float* out) {
-    using V = hn::Vec<DV>;
-    const size_t L = hn::Lanes(dv);
-    V acc[3];
-    for (size_t ky = 0; ky < 3; ++ky) {
-        const float* p = rows[ky] + sx;
-        V s0, s1, s2;
-        if constexpr (kLoad == 0) {
-            s0 = hn::LoadU(dv, p);
-            s1 = hn::LoadU(dv, p + 1);
-            s2 = hn::LoadU(dv, p + 2);
-        } else if constexpr (kLoad == 1) {
-#if HWY_TARGET != HWY_SCALAR
-            const V lo = hn::LoadU(dv, p), hi = hn::LoadU(dv, p + L);
-            s0 = hn::ConcatEven(dv, hi, lo);
-            s1 = hn::ConcatOdd(dv, hi, lo);
-            s2 = hn::ConcatEven(dv, hn::LoadU(dv, p + L + 2), hn::LoadU(dv, p + 2));
-#else
-            (void)L;
-#endif
-        } else {
-            const hn::RebindToSigned<DV> di;
-            const auto offsets = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(kStride)));
-            s0 = hn::GatherIndex(dv, p, offsets);
-            s1 = hn::GatherIndex(dv, p + 1, offsets);
-            s2 = hn::GatherIndex(dv, p + 2, offsets);
-        }
-        acc[ky] = hn::Mul(s0, hn::Set(dv, w[ky * 3]));
-        acc[ky] = hn::MulAdd(s1, hn::Set(dv, w[ky * 3 + 1]), acc[ky]);
-        acc[ky] = hn::MulAdd(s2, hn::Set(dv, w[ky * 3 + 2]), acc[ky]);
+// Even and odd phases of the zero-padded source row P (P[x] = row[x - pad] for x - pad inside
+// [0, srcW), else 0): even[i] = P[2i], odd[i] = P[2i + 1] for i < n; row NULL: all zero. The
+// interior deinterleaves two loads per vector pair, the edges go lane by lane.
+inline void FillPhases2(const float* row, size_t pad, size_t srcW, size_t n, float* even,
+                        float* odd) {
+    if (row == nullptr) {
+        ZeroRun(n, even);
+        ZeroRun(n, odd);
+        return;
     }
-    const V sum = hn::Add(hn::Add(acc[0], hn::Set(dv, bias)), hn::Add(acc[1], acc[2]));
-    hn::StoreU(Activate(dv, sum, hn::Set(dv, slope), act), dv, out);
-}
-
-// Columns [dx, end) of output row dy (every tap inside the image): full vectors, then 8- and
-// 4-lane vectors, then single lanes.
-template <size_t kStride>
-HWY_NOINLINE void DepthwiseNchw3x3Row(const Geometry& q, const float* plane, const float* w,
-                                      float bias, float slope, const Act& act, size_t dy, size_t dx,
-                                      size_t end, float* out) {
+    const hn::CappedTag<float, 1> d1;
+    auto at = [&](size_t x) HWY_ATTR {
+        return x >= pad && x - pad < srcW ? hn::LoadU(d1, row + x - pad) : hn::Zero(d1);
+    };
+    size_t i = 0;
+    for (; i < n && 2 * i < pad; ++i) {
+        hn::StoreU(at(2 * i), d1, even + i);
+        hn::StoreU(at(2 * i + 1), d1, odd + i);
+    }
+#if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<float> d;
     const size_t L = hn::Lanes(d);
-    const float* rows[3];
-    for (size_t ky = 0; ky < 3; ++ky) rows[ky] = plane + (dy * q.sY + ky - q.padY) * q.srcW;
-    auto sx = [&](size_t x) { return x * kStride - q.padX; };
-    if (kStride == 1) {
-        for (; dx + L <= end; dx += L)
-            DepthwiseNchw3x3Vector<0, 1>(d, rows, w, bias, slope, act, sx(dx), out + dx);
-    } else {
-#if HWY_TARGET != HWY_SCALAR
-        for (; dx + L <= end && sx(dx) + 2 * L + 2 <= q.srcW; dx += L)
-            DepthwiseNchw3x3Vector<1, kStride>(d, rows, w, bias, slope, act, sx(dx), out + dx);
-#endif
-        for (; dx + L <= end; dx += L)
-            DepthwiseNchw3x3Vector<2, kStride>(d, rows, w, bias, slope, act, sx(dx), out + dx);
+    for (; i + L <= n && 2 * i - pad + 2 * L <= srcW; i += L) {
+        const float* p = row + 2 * i - pad;
+        const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L);
+        hn::StoreU(hn::ConcatEven(d, hi, lo), d, even + i);
+        hn::StoreU(hn::ConcatOdd(d, hi, lo), d, odd + i);
     }
+#endif
+    for (; i < n; ++i) {
+        hn::StoreU(at(2 * i), d1, even + i);
+        hn::StoreU(at(2 * i + 1), d1, odd + i);
+    }
+}
+
+// kRows output rows x one vector of output columns of a 3x3 kernel of stride kStride over the
+// zero-padded phase rows of one plane (padded row y starts at pad + y * kStride * width; its
+// phase f at + f * width): each source vector is loaded once and serves every output row it
+// reaches. Each sum runs bias, then the taps row by row, left to right.
+template <size_t kRows, size_t kStride, class DV>
+HWY_INLINE void DepthwiseNchw3x3Block(DV dv, const float* HWY_RESTRICT pad, size_t width,
+                                      const hn::Vec<DV>* w, hn::Vec<DV> bias, hn::Vec<DV> slope,
+                                      const Act& act, float* HWY_RESTRICT out, size_t dstW) {
+    using V = hn::Vec<DV>;
+    constexpr size_t kSrcRows = (kRows - 1) * kStride + 3;
+    V acc[kRows];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r) acc[r] = bias;
+#pragma GCC unroll 16
+    for (size_t sr = 0; sr < kSrcRows; ++sr) {
+        const float* e = pad + sr * kStride * width;
+        const V s0 = hn::LoadU(dv, e);
+        const V s1 = hn::LoadU(dv, kStride == 1 ? e + 1 : e + width);
+        const V s2 = hn::LoadU(dv, kStride == 1 ? e + 2 : e + 1);
+#pragma GCC unroll 8
+        for (size_t r = 0; r < kRows; ++r) {
+            const size_t ky = sr - r * kStride;  // wraps when sr < r * kStride
+            if (ky >= 3) continue;
+            acc[r] = hn::MulAdd(s0, w[ky * 3 + 0], acc[r]);
+            acc[r] = hn::MulAdd(s1, w[ky * 3 + 1], acc[r]);
+            acc[r] = hn::MulAdd(s2, w[ky * 3 + 2], acc[r]);
+        }
+    }
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r)
+        hn::StoreU(Activate(dv, acc[r], slope, act), dv, out + r * dstW);
+}
+
+// kRows output rows starting at the padded phase rows `pad` (see DepthwiseNchw3x3Block), every
+// column: full vectors, the last one overlapping the previous (it recomputes the same bits),
+// narrower vectors when the row is shorter than one.
+template <size_t kRows, size_t kStride>
+HWY_INLINE void DepthwiseNchw3x3Rows(const float* pad, size_t width, const float* weights,
+                                     float bias, float slope, const Act& act, float* out,
+                                     size_t dstW) {
+    auto run = [&](auto dv, size_t dx) HWY_ATTR {
+        using V = hn::Vec<decltype(dv)>;
+        V w[9];
+        for (size_t i = 0; i < 9; ++i) w[i] = hn::Set(dv, weights[i]);
+        DepthwiseNchw3x3Block<kRows, kStride>(dv, pad + dx, width, w, hn::Set(dv, bias),
+                                              hn::Set(dv, slope), act, out + dx, dstW);
+    };
+    const hn::ScalableTag<float> d;
+    const size_t L = hn::Lanes(d);
+    if (dstW >= L) {
+        size_t dx = 0;
+        for (; dx + L <= dstW; dx += L) run(d, dx);
+        if (dx < dstW) run(d, dstW - L);
+        return;
+    }
+    size_t dx = 0;
 #if HWY_TARGET != HWY_SCALAR
     const hn::CappedTag<float, 8> d8;
     const hn::CappedTag<float, 4> d4;
-    constexpr int kPart = kStride == 1 ? 0 : 2;
     if (L > 8)
-        for (; dx + 8 <= end; dx += 8)
-            DepthwiseNchw3x3Vector<kPart, kStride>(d8, rows, w, bias, slope, act, sx(dx), out + dx);
+        for (; dx + 8 <= dstW; dx += 8) run(d8, dx);
     if (L > 4)
-        for (; dx + 4 <= end; dx += 4)
-            DepthwiseNchw3x3Vector<kPart, kStride>(d4, rows, w, bias, slope, act, sx(dx), out + dx);
+        for (; dx + 4 <= dstW; dx += 4) run(d4, dx);
 #endif
     const hn::CappedTag<float, 1> d1;
-    for (; dx < end; ++dx)
-        DepthwiseNchw3x3Vector<0, kStride>(d1, rows, w, bias, slope, act, sx(dx), out + dx);
+    for (; dx < dstW; ++dx) run(d1, dx);
 }
 
 class DepthwiseNchw : public Convolution32f {
 public:
     DepthwiseNchw(size_t batch, const SimdConvolutionParameters& p)
         : Convolution32f(batch, p, nullptr), q_(p) {
-        fast3x3_ =
-            q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1 && (q_.sX == 1 || q_.sX == 2);
+        fast3x3_ = q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1 && q_.sY == q_.sX &&
+                   (q_.sX == 1 || q_.sX == 2);
+        // The 3x3 path convolves a zero-padded copy of each plane, split into its kStride
+        // column phases: padHeight_ rows of sX phase rows of padWidth_ floats.
+        padHeight_ = (q_.dstH - 1) * q_.sY + 3;
+        padWidth_ = q_.dstW + 3;
         info_ = std::string(IsaNameOf(HWY_TARGET)) + "::nchw-depthwise-" +
                 (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
         dxLo_ = (q_.padX + q_.sX - 1) / q_.sX;
@@ -288,23 +371,70 @@ public:
         dxHi_ = std::max(dxHi_, std::min(dxLo_, q_.dstW));
         dxLo_ = std::min(dxLo_, dxHi_);
     }
-    size_t ExternalBufferSize() const override { return 1; }
+    size_t ExternalBufferSize() const override {
+        return fast3x3_ ? padHeight_ * q_.sX * padWidth_ : 1;
+    }
 
 protected:
     void PackWeights(const float* w) override { weights_.assign(w, w + q_.kY * q_.kX * q_.srcC); }
     // Threads take ranges of the channel planes of the batch.
-    void Run(const float* src, float*, float* dst) const override {
+    void Run(const float* src, float* buf, float* dst) const override {
         const size_t planes = batch_ * q_.srcC;
         const size_t parts = std::min(
             planes,
             ThreadPartsFor(2.0 * double(batch_) * double(q_.dstImage) * double(q_.kY * q_.kX)));
-        ParallelParts(parts, [&](size_t part, size_t count) {
-            const auto r = PartRange(planes, part, count);
-            RunPlanes(src, dst, r.first, r.second);
-        });
+        if (!ParallelPartsWithScratch(parts, buf, ExternalBufferSize(),
+                                      [&](size_t part, size_t count, float* scratch) {
+                                          const auto r = PartRange(planes, part, count);
+                                          RunPlanes(src, dst, r.first, r.second, scratch);
+                                      }))
+            throw std::bad_alloc();
     }
-    // Planes [p0, p1) of the batch (plane p: image p / srcC, channel p % srcC).
-    void RunPlanes(const float* src, float* dst, size_t p0, size_t p1) const {
+    // One plane of a 3x3 kernel of stride kStride: the zero-padded phase rows first, then
+    // bands of four output rows (and the last one or two rows) sharing their source rows.
+    template <size_t kStride>
+    void Plane3x3(const float* in, float* out, size_t c, float* pad) const {
+        const size_t width = padWidth_, rowFloats = kStride * width;
+        for (size_t y = 0; y < padHeight_; ++y) {
+            const ptrdiff_t sy = ptrdiff_t(y) - ptrdiff_t(q_.padY);
+            const float* row =
+                sy >= 0 && sy < ptrdiff_t(q_.srcH) ? in + size_t(sy) * q_.srcW : nullptr;
+            if (kStride == 1)
+                FillShifted(row, -ptrdiff_t(q_.padX), 1, q_.srcW, width, pad + y * rowFloats);
+            else
+                FillPhases2(row, q_.padX, q_.srcW, width, pad + y * rowFloats,
+                            pad + y * rowFloats + width);
+        }
+        const Act act{p_.activation, param0_, param1_};
+        const float* w = weights_.data() + c * 9;
+        const float bias = bias_[c], slope = slope_.empty() ? 0.0f : slope_[c];
+        size_t dy = 0;
+        for (; dy + 4 <= q_.dstH; dy += 4)
+            DepthwiseNchw3x3Rows<4, kStride>(pad + dy * kStride * rowFloats, width, w, bias, slope,
+                                             act, out + dy * q_.dstW, q_.dstW);
+        if (dy + 2 <= q_.dstH) {
+            DepthwiseNchw3x3Rows<2, kStride>(pad + dy * kStride * rowFloats, width, w, bias, slope,
+                                             act, out + dy * q_.dstW, q_.dstW);
+            dy += 2;
+        }
+        if (dy < q_.dstH)
+            DepthwiseNchw3x3Rows<1, kStride>(pad + dy * kStride * rowFloats, width, w, bias, slope,
+                                             act, out + dy * q_.dstW, q_.dstW);
+    }
+    // Planes [p0, p1) of the batch (plane p: image p / srcC, channel p % srcC); `scratch`:
+    // ExternalBufferSize() floats.
+    void RunPlanes(const float* src, float* dst, size_t p0, size_t p1, float* scratch) const {
+        if (fast3x3_) {
+            const size_t plane = q_.srcH * q_.srcW;
+            for (size_t bc = p0; bc < p1; ++bc) {
+                const size_t c = bc % q_.srcC;
+                if (q_.sX == 1)
+                    Plane3x3<1>(src + bc * plane, dst + bc * q_.pixels, c, scratch);
+                else
+                    Plane3x3<2>(src + bc * plane, dst + bc * q_.pixels, c, scratch);
+            }
+            return;
+        }
         const hn::ScalableTag<float> d;
         const hn::CappedTag<float, 1> d1;
         const size_t L = hn::Lanes(d), K = q_.kY * q_.kX;
@@ -318,26 +448,14 @@ protected:
                 const float bias = bias_[c], slope = slope_.empty() ? 0.0f : slope_[c];
                 for (size_t dy = 0; dy < q_.dstH; ++dy) {
                     float* out = dst + ((b * q_.dstC + c) * q_.dstH + dy) * q_.dstW;
-                    const bool rowInside = dy * q_.sY >= q_.padY &&
-                                           dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
                     size_t dx = 0;
                     for (; dx < dxLo_; ++dx)
                         DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, false,
                                                 out);
-                    if (fast3x3_ && rowInside) {
-                        if (q_.sX == 1)
-                            DepthwiseNchw3x3Row<1>(q_, in, w, bias, slope, act, dy, dx, dxHi_, out);
-                        else
-                            DepthwiseNchw3x3Row<2>(q_, in, w, bias, slope, act, dy, dx, dxHi_, out);
-                        dx = dxHi_;
-                    } else {
-                        for (; dx + L <= dxHi_; dx += L)
-                            DepthwiseNchwColumns<0>(d, q_, in, w, bias, slope, act, dy, dx, true,
-                                                    out);
-                        for (; dx < dxHi_; ++dx)
-                            DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, true,
-                                                    out);
-                    }
+                    for (; dx + L <= dxHi_; dx += L)
+                        DepthwiseNchwColumns<0>(d, q_, in, w, bias, slope, act, dy, dx, true, out);
+                    for (; dx < dxHi_; ++dx)
+                        DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, true, out);
                     for (; dx < q_.dstW; ++dx)
                         DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, false,
                                                 out);
@@ -348,7 +466,7 @@ protected:
 
     Geometry q_;
     bool fast3x3_;
-    size_t dxLo_, dxHi_;
+    size_t dxLo_, dxHi_, padHeight_, padWidth_;
 };
 
 }  // namespace conv32f
