@@ -180,21 +180,28 @@ protected:
             for (size_t dx = 0; dx < dxLo_; ++dx) GeneralPixel(src, dst, dy + r, dx);
             for (size_t dx = dxHi_; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy + r, dx);
         }
-        size_t dx = dxLo_;
-        if (rows == 2) {
-            for (; dx + kNhwcCols2 <= dxHi_; dx += kNhwcCols2)
-                BandBlock<2, kNhwcCols2, kStride>(src, dst, dy, dx);
-            for (; dx < dxHi_; ++dx) BandBlock<2, 1, kStride>(src, dst, dy, dx);
-        } else {
-            for (; dx + kNhwcCols1 <= dxHi_; dx += kNhwcCols1)
-                BandBlock<1, kNhwcCols1, kStride>(src, dst, dy, dx);
-            for (; dx < dxHi_; ++dx) BandBlock<1, 1, kStride>(src, dst, dy, dx);
+        // Groups of four channel vectors walk along the band: the source columns that
+        // neighbouring blocks share are still in L1 when the next block reads them.
+        const size_t group = 4 * hn::Lanes(hn::ScalableTag<float>());
+        for (size_t c0 = 0; c0 < q_.srcC; c0 += group) {
+            const size_t c1 = std::min(q_.srcC, c0 + group);
+            size_t dx = dxLo_;
+            if (rows == 2) {
+                for (; dx + kNhwcCols2 <= dxHi_; dx += kNhwcCols2)
+                    BandBlock<2, kNhwcCols2, kStride>(src, dst, dy, dx, c0, c1);
+                for (; dx < dxHi_; ++dx) BandBlock<2, 1, kStride>(src, dst, dy, dx, c0, c1);
+            } else {
+                for (; dx + kNhwcCols1 <= dxHi_; dx += kNhwcCols1)
+                    BandBlock<1, kNhwcCols1, kStride>(src, dst, dy, dx, c0, c1);
+                for (; dx < dxHi_; ++dx) BandBlock<1, 1, kStride>(src, dst, dy, dx, c0, c1);
+            }
         }
     }
-    // Every channel of the output block of kRows rows x kCols pixels at (dy, dx): the source
-    // pixels of the block stay in L1 while the channel vectors pass over them.
+    // Channels [c0, c1) (c0 a multiple of the vector) of the output block of kRows rows x kCols
+    // pixels at (dy, dx).
     template <size_t kRows, size_t kCols, size_t kStride>
-    HWY_INLINE void BandBlock(const float* src, float* dst, size_t dy, size_t dx) const {
+    HWY_INLINE void BandBlock(const float* src, float* dst, size_t dy, size_t dx, size_t c0,
+                              size_t c1) const {
         const hn::ScalableTag<float> d;
         const hn::CappedTag<float, 1> d1;
         const size_t L = hn::Lanes(d), C = q_.srcC, srcRow = q_.srcW * C, dstRow = q_.dstW * C;
@@ -211,9 +218,9 @@ protected:
             DepthwiseNhwc3x3Block<kRows, kCols, kStride>(dv, in + c, srcRow, C, w, bias, slope, act,
                                                          out + c, dstRow);
         };
-        size_t c = 0;
-        for (; c + L <= C; c += L) channels(d, c);
-        for (; c < C; ++c) channels(d1, c);
+        size_t c = c0;
+        for (; c + L <= c1; c += L) channels(d, c);
+        for (; c < c1; ++c) channels(d1, c);
     }
 
     Geometry q_;
@@ -269,14 +276,18 @@ inline void FillPhases2(const float* row, size_t pad, size_t srcW, size_t n, flo
         hn::StoreU(at(2 * i + 1), d1, odd + i);
     }
 #if HWY_TARGET != HWY_SCALAR
-    const hn::ScalableTag<float> d;
-    const size_t L = hn::Lanes(d);
-    for (; i + L <= n && 2 * i - pad + 2 * L <= srcW; i += L) {
-        const float* p = row + 2 * i - pad;
-        const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L);
-        hn::StoreU(hn::ConcatEven(d, hi, lo), d, even + i);
-        hn::StoreU(hn::ConcatOdd(d, hi, lo), d, odd + i);
-    }
+    auto vectors = [&](auto d) HWY_ATTR {
+        const size_t L = hn::Lanes(d);
+        for (; i + L <= n && 2 * i - pad + 2 * L <= srcW; i += L) {
+            const float* p = row + 2 * i - pad;
+            const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L);
+            hn::StoreU(hn::ConcatEven(d, hi, lo), d, even + i);
+            hn::StoreU(hn::ConcatOdd(d, hi, lo), d, odd + i);
+        }
+    };
+    vectors(hn::ScalableTag<float>());
+    if (hn::Lanes(hn::ScalableTag<float>()) > 8) vectors(hn::CappedTag<float, 8>());
+    if (hn::Lanes(hn::ScalableTag<float>()) > 4) vectors(hn::CappedTag<float, 4>());
 #endif
     for (; i < n; ++i) {
         hn::StoreU(at(2 * i), d1, even + i);
