@@ -671,3 +671,45 @@ TEST_P(ConvolutionTest, WinogradOnlyWhereApplicable) {
 }
 
 }  // namespace
+
+// ---- Depthwise kernels: register blocks of output rows x pixels (NHWC) and bands of output
+// rows over padded phase rows (NCHW). Channel tails, widths shorter than a vector and just
+// over one (the last vector overlaps), heights leaving 1-3 rows after the bands, stride 1 and 2,
+// asymmetric pads and the shapes that take the general kernel (dilation, 5x5, 1x3, unequal
+// strides).
+TEST_P(ConvolutionTest, DepthwiseShapes) {
+    const Shape shapes[] = {
+        // srcC dstC  H   W  kY kX sY sX dY dX pY pX pH pW group
+        {1, 1, 7, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {3, 3, 6, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+        {7, 7, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7},
+        {8, 8, 9, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},
+        {17, 17, 10, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17},
+        {33, 33, 11, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 33},
+        {16, 16, 7, 33, 3, 3, 1, 1, 1, 1, 0, 2, 2, 0, 16},  // asymmetric pads
+        {3, 3, 8, 40, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 3},     // no padding
+        {1, 1, 9, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        {7, 7, 12, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},
+        {8, 8, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8},
+        {17, 17, 15, 34, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 17},
+        {33, 33, 14, 67, 3, 3, 2, 2, 1, 1, 0, 1, 1, 0, 33},  // asymmetric pads
+        {16, 16, 11, 45, 3, 3, 2, 2, 1, 1, 2, 2, 0, 2, 16},
+        {8, 8, 9, 13, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 8},     // unequal strides
+        {17, 17, 9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 17},  // dilation 2
+        {7, 7, 9, 13, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 7},     // 5x5
+        {33, 33, 9, 13, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 33},  // 1x3
+    };
+    uint32_t seed = 500;
+    size_t index = 0;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (size_t batch : {1, 2}) {
+                const SimdConvolutionActivationType act = kActivations[index % 11];
+                const SimdConvolutionParameters p = Make(s, f, act);
+                const bool withBias = index % 3 != 1, callerBuffer = index % 2 == 1;
+                EXPECT_TRUE(RunCase(p, batch, withBias, callerBuffer, nullptr, seed))
+                    << Describe(p, batch) << " bias " << withBias << " buf " << callerBuffer;
+                seed += 5;
+                ++index;
+            }
+}

@@ -1,0 +1,495 @@
+// Depthwise convolution (group == srcC == dstC) of the FP32 convolution framework
+// (SUPPLEMENT.md §8): NHWC vectorised over the channels, NCHW over the output columns; 3x3
+// kernels of stride 1 and 2 have register-resident weight kernels, other shapes a general one.
+// Forward splits output rows (NHWC) or channel planes (NCHW) over the threads.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "convolution/ConvolutionDepthwise.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "convolution/Activate-inl.h"
+#include "convolution/Convolution32f.h"
+#include "convolution/ConvolutionDepthwise.h"
+#include "convolution/Geometry.h"
+#include "convolution/Im2col-inl.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/IsaName.h"
+#include "core/ThreadPool.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace conv32f {
+
+using Geometry = ConvGeometry;
+
+// ---------------------------------------------------------------------------------------------
+// Depthwise, NHWC: vectors along the channels.
+
+// Output pixel (dy, dx), channels [c, c + lanes): any kernel, taps in the padding skipped.
+template <class DV>
+HWY_INLINE void DepthwiseNhwcPixel(DV dv, const Geometry& q, const float* image, const float* w,
+                                   const float* bias, const float* slope, const Act& act, size_t dy,
+                                   size_t dx, size_t c, float* out) {
+    auto acc = hn::LoadU(dv, bias + c);
+    for (size_t ky = 0; ky < q.kY; ++ky) {
+        const ptrdiff_t sy = q.SrcY(dy, ky);
+        if (sy < 0) continue;
+        for (size_t kx = 0; kx < q.kX; ++kx) {
+            const ptrdiff_t sx = q.SrcX0(dx, kx);
+            if (sx < 0 || sx >= ptrdiff_t(q.srcW)) continue;
+            acc = hn::MulAdd(hn::LoadU(dv, image + (size_t(sy) * q.srcW + size_t(sx)) * q.srcC + c),
+                             hn::LoadU(dv, w + (ky * q.kX + kx) * q.srcC + c), acc);
+        }
+    }
+    const auto s = slope ? hn::LoadU(dv, slope + c) : hn::Zero(dv);
+    hn::StoreU(Activate(dv, acc, s, act), dv, out + c);
+}
+
+// Output block of kRows rows x kCols pixels (all taps inside the image), 3x3 kernel of stride
+// kStride without dilation, one vector of channels: every source vector is loaded once and
+// multiplied into each output it reaches, with the nine weights held in registers. `src` is the
+// first tap of the top-left output, `out` that output. Each output's sum runs bias, then the
+// taps row by row, left to right, as DepthwiseNhwcPixel does, so every block shape (and the
+// general path) gives the same bits.
+template <size_t kRows, size_t kCols, size_t kStride, class DV>
+HWY_INLINE void DepthwiseNhwc3x3Block(DV dv, const float* HWY_RESTRICT src, size_t srcRow, size_t C,
+                                      const hn::Vec<DV>* w, hn::Vec<DV> bias, hn::Vec<DV> slope,
+                                      const Act& act, float* HWY_RESTRICT out, size_t dstRow) {
+    using V = hn::Vec<DV>;
+    constexpr size_t kSrcRows = (kRows - 1) * kStride + 3, kSrcCols = (kCols - 1) * kStride + 3;
+    V acc[kRows][kCols];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r)
+#pragma GCC unroll 16
+        for (size_t o = 0; o < kCols; ++o) acc[r][o] = bias;
+#pragma GCC unroll 16
+    for (size_t sr = 0; sr < kSrcRows; ++sr) {
+        const float* row = src + sr * srcRow;
+#pragma GCC unroll 32
+        for (size_t sc = 0; sc < kSrcCols; ++sc) {
+            const V s = hn::LoadU(dv, row + sc * C);
+#pragma GCC unroll 8
+            for (size_t r = 0; r < kRows; ++r) {
+                const size_t ky = sr - r * kStride;  // wraps when sr < r * kStride
+                if (ky >= 3) continue;
+#pragma GCC unroll 16
+                for (size_t o = 0; o < kCols; ++o) {
+                    const size_t kx = sc - o * kStride;
+                    if (kx >= 3) continue;
+                    acc[r][o] = hn::MulAdd(s, w[ky * 3 + kx], acc[r][o]);
+                }
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r)
+#pragma GCC unroll 16
+        for (size_t o = 0; o < kCols; ++o)
+            hn::StoreU(Activate(dv, acc[r][o], slope, act), dv, out + r * dstRow + o * C);
+}
+
+// Pixels per block: the two-row blocks keep 2 x kCols accumulators and nine weights in
+// registers (32 vector registers on AVX-512, 16 elsewhere).
+#if HWY_TARGET <= HWY_AVX3
+constexpr size_t kNhwcCols2 = 6, kNhwcCols1 = 8;
+#else
+constexpr size_t kNhwcCols2 = 2, kNhwcCols1 = 4;
+#endif
+
+class DepthwiseNhwc : public Convolution32f {
+public:
+    DepthwiseNhwc(size_t batch, const SimdConvolutionParameters& p)
+        : Convolution32f(batch, p, nullptr), q_(p) {
+        fast3x3_ = q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1 && q_.sY == q_.sX &&
+                   (q_.sX == 1 || q_.sX == 2);
+        info_ = std::string(IsaNameOf(HWY_TARGET)) + "::nhwc-depthwise-" +
+                (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
+        // Output columns whose kernel taps are all inside the image.
+        dxLo_ = (q_.padX + q_.sX - 1) / q_.sX;
+        const ptrdiff_t last =
+            ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) - ptrdiff_t((q_.kX - 1) * q_.dX);
+        dxHi_ = last < 0 ? 0 : std::min(q_.dstW, size_t(last) / q_.sX + 1);
+        dxHi_ = std::max(dxHi_, std::min(dxLo_, q_.dstW));
+        dxLo_ = std::min(dxLo_, dxHi_);
+    }
+    size_t ExternalBufferSize() const override { return 1; }
+
+protected:
+    void PackWeights(const float* w) override { weights_.assign(w, w + q_.kY * q_.kX * q_.srcC); }
+    // Threads take ranges of output rows of the batch.
+    void Run(const float* src, float*, float* dst) const override {
+        const size_t rows = batch_ * q_.dstH;
+        const size_t parts = std::min(
+            rows,
+            ThreadPartsFor(2.0 * double(batch_) * double(q_.dstImage) * double(q_.kY * q_.kX)));
+        ParallelParts(parts, [&](size_t part, size_t count) {
+            const auto r = PartRange(rows, part, count);
+            RunRows(src, dst, r.first, r.second);
+        });
+    }
+    bool RowInside(size_t dy) const {
+        return dy * q_.sY >= q_.padY && dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
+    }
+    // Output rows [r0, r1) of the batch (row r: image r / dstH, row r % dstH). 3x3 rows whose
+    // taps are all inside the image go in bands of two rows of one image.
+    void RunRows(const float* images, float* outputs, size_t r0, size_t r1) const {
+        for (size_t row = r0; row < r1;) {
+            const size_t dy = row % q_.dstH;
+            const float* src = images + row / q_.dstH * q_.srcImage;
+            float* dst = outputs + row / q_.dstH * q_.dstImage;
+            if (fast3x3_ && RowInside(dy)) {
+                const size_t rows = row + 1 < r1 && dy + 1 < q_.dstH && RowInside(dy + 1) ? 2 : 1;
+                if (q_.sX == 1)
+                    Band3x3<1>(src, dst, dy, rows);
+                else
+                    Band3x3<2>(src, dst, dy, rows);
+                row += rows;
+            } else {
+                for (size_t dx = 0; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy, dx);
+                ++row;
+            }
+        }
+    }
+    // Every channel of output pixel (dy, dx) by the general kernel.
+    void GeneralPixel(const float* src, float* dst, size_t dy, size_t dx) const {
+        const hn::ScalableTag<float> d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), C = q_.srcC;
+        const Act act{p_.activation, param0_, param1_};
+        const float* slope = slope_.empty() ? nullptr : slope_.data();
+        float* out = dst + (dy * q_.dstW + dx) * C;
+        size_t c = 0;
+        for (; c + L <= C; c += L)
+            DepthwiseNhwcPixel(d, q_, src, weights_.data(), bias_.data(), slope, act, dy, dx, c,
+                               out);
+        for (; c < C; ++c)
+            DepthwiseNhwcPixel(d1, q_, src, weights_.data(), bias_.data(), slope, act, dy, dx, c,
+                               out);
+    }
+    // Output rows [dy, dy + rows) (rows 1 or 2, every tap row inside the image) of a 3x3
+    // kernel: the border columns by the general kernel, the interior by register blocks, one
+    // channel vector at a time (its weights stay in registers along the rows).
+    template <size_t kStride>
+    void Band3x3(const float* src, float* dst, size_t dy, size_t rows) const {
+        for (size_t r = 0; r < rows; ++r) {
+            for (size_t dx = 0; dx < dxLo_; ++dx) GeneralPixel(src, dst, dy + r, dx);
+            for (size_t dx = dxHi_; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy + r, dx);
+        }
+        // Groups of four channel vectors walk along the band: the source columns that
+        // neighbouring blocks share are still in L1 when the next block reads them.
+        const size_t group = 4 * hn::Lanes(hn::ScalableTag<float>());
+        for (size_t c0 = 0; c0 < q_.srcC; c0 += group) {
+            const size_t c1 = std::min(q_.srcC, c0 + group);
+            size_t dx = dxLo_;
+            if (rows == 2) {
+                for (; dx + kNhwcCols2 <= dxHi_; dx += kNhwcCols2)
+                    BandBlock<2, kNhwcCols2, kStride>(src, dst, dy, dx, c0, c1);
+                for (; dx < dxHi_; ++dx) BandBlock<2, 1, kStride>(src, dst, dy, dx, c0, c1);
+            } else {
+                for (; dx + kNhwcCols1 <= dxHi_; dx += kNhwcCols1)
+                    BandBlock<1, kNhwcCols1, kStride>(src, dst, dy, dx, c0, c1);
+                for (; dx < dxHi_; ++dx) BandBlock<1, 1, kStride>(src, dst, dy, dx, c0, c1);
+            }
+        }
+    }
+    // Channels [c0, c1) (c0 a multiple of the vector) of the output block of kRows rows x kCols
+    // pixels at (dy, dx).
+    template <size_t kRows, size_t kCols, size_t kStride>
+    HWY_INLINE void BandBlock(const float* src, float* dst, size_t dy, size_t dx, size_t c0,
+                              size_t c1) const {
+        const hn::ScalableTag<float> d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), C = q_.srcC, srcRow = q_.srcW * C, dstRow = q_.dstW * C;
+        const Act act{p_.activation, param0_, param1_};
+        const float* in = src + ((dy * kStride - q_.padY) * q_.srcW + dx * kStride - q_.padX) * C;
+        float* out = dst + (dy * q_.dstW + dx) * C;
+        const float* weights = weights_.data();
+        auto channels = [&](auto dv, size_t c) HWY_ATTR {
+            using V = hn::Vec<decltype(dv)>;
+            V w[9];
+            for (size_t i = 0; i < 9; ++i) w[i] = hn::LoadU(dv, weights + i * C + c);
+            const V bias = hn::LoadU(dv, bias_.data() + c);
+            const V slope = slope_.empty() ? hn::Zero(dv) : hn::LoadU(dv, slope_.data() + c);
+            DepthwiseNhwc3x3Block<kRows, kCols, kStride>(dv, in + c, srcRow, C, w, bias, slope, act,
+                                                         out + c, dstRow);
+        };
+        size_t c = c0;
+        for (; c + L <= c1; c += L) channels(d, c);
+        for (; c < c1; ++c) channels(d1, c);
+    }
+
+    Geometry q_;
+    bool fast3x3_;
+    size_t dxLo_, dxHi_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Depthwise, NCHW: vectors along the output columns.
+
+// Output columns [dx, dx + lanes) of row dy of one channel; `inside`: every tap column is inside
+// the image (else the lanes must be 1 and taps outside are skipped). Stride > 1 gathers.
+template <size_t kKernel, class DV>
+HWY_INLINE void DepthwiseNchwColumns(DV dv, const Geometry& q, const float* plane, const float* w,
+                                     float bias, float slope, const Act& act, size_t dy, size_t dx,
+                                     bool inside, float* out) {
+    const size_t kY = kKernel ? kKernel : q.kY, kX = kKernel ? kKernel : q.kX;
+    const hn::RebindToSigned<DV> di;
+    const auto offsets = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(q.sX)));
+    auto acc = hn::Set(dv, bias);
+    for (size_t ky = 0; ky < kY; ++ky) {
+        const ptrdiff_t sy = q.SrcY(dy, ky);
+        if (sy < 0) continue;
+        const float* row = plane + size_t(sy) * q.srcW;
+        for (size_t kx = 0; kx < kX; ++kx) {
+            const ptrdiff_t sx = q.SrcX0(dx, kx);
+            if (!inside && (sx < 0 || sx >= ptrdiff_t(q.srcW))) continue;
+            const auto v =
+                q.sX == 1 ? hn::LoadU(dv, row + sx) : hn::GatherIndex(dv, row + sx, offsets);
+            acc = hn::MulAdd(v, hn::Set(dv, w[ky * kX + kx]), acc);
+        }
+    }
+    hn::StoreU(Activate(dv, acc, hn::Set(dv, slope), act), dv, out + dx);
+}
+
+// Even and odd phases of the zero-padded source row P (P[x] = row[x - pad] for x - pad inside
+// [0, srcW), else 0): even[i] = P[2i], odd[i] = P[2i + 1] for i < n; row NULL: all zero. The
+// interior deinterleaves two loads per vector pair, the edges go lane by lane.
+inline void FillPhases2(const float* row, size_t pad, size_t srcW, size_t n, float* even,
+                        float* odd) {
+    if (row == nullptr) {
+        ZeroRun(n, even);
+        ZeroRun(n, odd);
+        return;
+    }
+    const hn::CappedTag<float, 1> d1;
+    auto at = [&](size_t x) HWY_ATTR {
+        return x >= pad && x - pad < srcW ? hn::LoadU(d1, row + x - pad) : hn::Zero(d1);
+    };
+    size_t i = 0;
+    for (; i < n && 2 * i < pad; ++i) {
+        hn::StoreU(at(2 * i), d1, even + i);
+        hn::StoreU(at(2 * i + 1), d1, odd + i);
+    }
+#if HWY_TARGET != HWY_SCALAR
+    auto vectors = [&](auto d) HWY_ATTR {
+        const size_t L = hn::Lanes(d);
+        for (; i + L <= n && 2 * i - pad + 2 * L <= srcW; i += L) {
+            const float* p = row + 2 * i - pad;
+            const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L);
+            hn::StoreU(hn::ConcatEven(d, hi, lo), d, even + i);
+            hn::StoreU(hn::ConcatOdd(d, hi, lo), d, odd + i);
+        }
+    };
+    vectors(hn::ScalableTag<float>());
+    if (hn::Lanes(hn::ScalableTag<float>()) > 8) vectors(hn::CappedTag<float, 8>());
+    if (hn::Lanes(hn::ScalableTag<float>()) > 4) vectors(hn::CappedTag<float, 4>());
+#endif
+    for (; i < n; ++i) {
+        hn::StoreU(at(2 * i), d1, even + i);
+        hn::StoreU(at(2 * i + 1), d1, odd + i);
+    }
+}
+
+// kRows output rows x one vector of output columns of a 3x3 kernel of stride kStride over the
+// zero-padded phase rows of one plane (padded row y starts at pad + y * kStride * width; its
+// phase f at + f * width): each source vector is loaded once and serves every output row it
+// reaches. Each sum runs bias, then the taps row by row, left to right.
+template <size_t kRows, size_t kStride, class DV>
+HWY_INLINE void DepthwiseNchw3x3Block(DV dv, const float* HWY_RESTRICT pad, size_t width,
+                                      const hn::Vec<DV>* w, hn::Vec<DV> bias, hn::Vec<DV> slope,
+                                      const Act& act, float* HWY_RESTRICT out, size_t dstW) {
+    using V = hn::Vec<DV>;
+    constexpr size_t kSrcRows = (kRows - 1) * kStride + 3;
+    V acc[kRows];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r) acc[r] = bias;
+#pragma GCC unroll 16
+    for (size_t sr = 0; sr < kSrcRows; ++sr) {
+        const float* e = pad + sr * kStride * width;
+        const V s0 = hn::LoadU(dv, e);
+        const V s1 = hn::LoadU(dv, kStride == 1 ? e + 1 : e + width);
+        const V s2 = hn::LoadU(dv, kStride == 1 ? e + 2 : e + 1);
+#pragma GCC unroll 8
+        for (size_t r = 0; r < kRows; ++r) {
+            const size_t ky = sr - r * kStride;  // wraps when sr < r * kStride
+            if (ky >= 3) continue;
+            acc[r] = hn::MulAdd(s0, w[ky * 3 + 0], acc[r]);
+            acc[r] = hn::MulAdd(s1, w[ky * 3 + 1], acc[r]);
+            acc[r] = hn::MulAdd(s2, w[ky * 3 + 2], acc[r]);
+        }
+    }
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r)
+        hn::StoreU(Activate(dv, acc[r], slope, act), dv, out + r * dstW);
+}
+
+// kRows output rows starting at the padded phase rows `pad` (see DepthwiseNchw3x3Block), every
+// column: full vectors, the last one overlapping the previous (it recomputes the same bits),
+// narrower vectors when the row is shorter than one.
+template <size_t kRows, size_t kStride>
+HWY_INLINE void DepthwiseNchw3x3Rows(const float* pad, size_t width, const float* weights,
+                                     float bias, float slope, const Act& act, float* out,
+                                     size_t dstW) {
+    auto run = [&](auto dv, size_t dx) HWY_ATTR {
+        using V = hn::Vec<decltype(dv)>;
+        V w[9];
+        for (size_t i = 0; i < 9; ++i) w[i] = hn::Set(dv, weights[i]);
+        DepthwiseNchw3x3Block<kRows, kStride>(dv, pad + dx, width, w, hn::Set(dv, bias),
+                                              hn::Set(dv, slope), act, out + dx, dstW);
+    };
+    const hn::ScalableTag<float> d;
+    const size_t L = hn::Lanes(d);
+    if (dstW >= L) {
+        size_t dx = 0;
+        for (; dx + L <= dstW; dx += L) run(d, dx);
+        if (dx < dstW) run(d, dstW - L);
+        return;
+    }
+    size_t dx = 0;
+#if HWY_TARGET != HWY_SCALAR
+    const hn::CappedTag<float, 8> d8;
+    const hn::CappedTag<float, 4> d4;
+    if (L > 8)
+        for (; dx + 8 <= dstW; dx += 8) run(d8, dx);
+    if (L > 4)
+        for (; dx + 4 <= dstW; dx += 4) run(d4, dx);
+#endif
+    const hn::CappedTag<float, 1> d1;
+    for (; dx < dstW; ++dx) run(d1, dx);
+}
+
+class DepthwiseNchw : public Convolution32f {
+public:
+    DepthwiseNchw(size_t batch, const SimdConvolutionParameters& p)
+        : Convolution32f(batch, p, nullptr), q_(p) {
+        fast3x3_ = q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1 && q_.sY == q_.sX &&
+                   (q_.sX == 1 || q_.sX == 2);
+        // The 3x3 path convolves a zero-padded copy of each plane, split into its kStride
+        // column phases: padHeight_ rows of sX phase rows of padWidth_ floats.
+        padHeight_ = (q_.dstH - 1) * q_.sY + 3;
+        padWidth_ = q_.dstW + 3;
+        info_ = std::string(IsaNameOf(HWY_TARGET)) + "::nchw-depthwise-" +
+                (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
+        dxLo_ = (q_.padX + q_.sX - 1) / q_.sX;
+        const ptrdiff_t last =
+            ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) - ptrdiff_t((q_.kX - 1) * q_.dX);
+        dxHi_ = last < 0 ? 0 : std::min(q_.dstW, size_t(last) / q_.sX + 1);
+        dxHi_ = std::max(dxHi_, std::min(dxLo_, q_.dstW));
+        dxLo_ = std::min(dxLo_, dxHi_);
+    }
+    size_t ExternalBufferSize() const override {
+        return fast3x3_ ? padHeight_ * q_.sX * padWidth_ : 1;
+    }
+
+protected:
+    void PackWeights(const float* w) override { weights_.assign(w, w + q_.kY * q_.kX * q_.srcC); }
+    // Threads take ranges of the channel planes of the batch.
+    void Run(const float* src, float* buf, float* dst) const override {
+        const size_t planes = batch_ * q_.srcC;
+        const size_t parts = std::min(
+            planes,
+            ThreadPartsFor(2.0 * double(batch_) * double(q_.dstImage) * double(q_.kY * q_.kX)));
+        if (!ParallelPartsWithScratch(parts, buf, ExternalBufferSize(),
+                                      [&](size_t part, size_t count, float* scratch) {
+                                          const auto r = PartRange(planes, part, count);
+                                          RunPlanes(src, dst, r.first, r.second, scratch);
+                                      }))
+            throw std::bad_alloc();
+    }
+    // One plane of a 3x3 kernel of stride kStride: the zero-padded phase rows first, then
+    // bands of four output rows (and the last one or two rows) sharing their source rows.
+    template <size_t kStride>
+    void Plane3x3(const float* in, float* out, size_t c, float* pad) const {
+        const size_t width = padWidth_, rowFloats = kStride * width;
+        for (size_t y = 0; y < padHeight_; ++y) {
+            const ptrdiff_t sy = ptrdiff_t(y) - ptrdiff_t(q_.padY);
+            const float* row =
+                sy >= 0 && sy < ptrdiff_t(q_.srcH) ? in + size_t(sy) * q_.srcW : nullptr;
+            if (kStride == 1)
+                FillShifted(row, -ptrdiff_t(q_.padX), 1, q_.srcW, width, pad + y * rowFloats);
+            else
+                FillPhases2(row, q_.padX, q_.srcW, width, pad + y * rowFloats,
+                            pad + y * rowFloats + width);
+        }
+        const Act act{p_.activation, param0_, param1_};
+        const float* w = weights_.data() + c * 9;
+        const float bias = bias_[c], slope = slope_.empty() ? 0.0f : slope_[c];
+        size_t dy = 0;
+        for (; dy + 4 <= q_.dstH; dy += 4)
+            DepthwiseNchw3x3Rows<4, kStride>(pad + dy * kStride * rowFloats, width, w, bias, slope,
+                                             act, out + dy * q_.dstW, q_.dstW);
+        if (dy + 2 <= q_.dstH) {
+            DepthwiseNchw3x3Rows<2, kStride>(pad + dy * kStride * rowFloats, width, w, bias, slope,
+                                             act, out + dy * q_.dstW, q_.dstW);
+            dy += 2;
+        }
+        if (dy < q_.dstH)
+            DepthwiseNchw3x3Rows<1, kStride>(pad + dy * kStride * rowFloats, width, w, bias, slope,
+                                             act, out + dy * q_.dstW, q_.dstW);
+    }
+    // Planes [p0, p1) of the batch (plane p: image p / srcC, channel p % srcC); `scratch`:
+    // ExternalBufferSize() floats.
+    void RunPlanes(const float* src, float* dst, size_t p0, size_t p1, float* scratch) const {
+        if (fast3x3_) {
+            const size_t plane = q_.srcH * q_.srcW;
+            for (size_t bc = p0; bc < p1; ++bc) {
+                const size_t c = bc % q_.srcC;
+                if (q_.sX == 1)
+                    Plane3x3<1>(src + bc * plane, dst + bc * q_.pixels, c, scratch);
+                else
+                    Plane3x3<2>(src + bc * plane, dst + bc * q_.pixels, c, scratch);
+            }
+            return;
+        }
+        const hn::ScalableTag<float> d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), K = q_.kY * q_.kX;
+        const Act act{p_.activation, param0_, param1_};
+        const size_t plane = q_.srcH * q_.srcW;
+        for (size_t bc = p0; bc < p1; ++bc) {
+            const size_t b = bc / q_.srcC, c = bc % q_.srcC;
+            {
+                const float* in = src + (b * q_.srcC + c) * plane;
+                const float* w = weights_.data() + c * K;
+                const float bias = bias_[c], slope = slope_.empty() ? 0.0f : slope_[c];
+                for (size_t dy = 0; dy < q_.dstH; ++dy) {
+                    float* out = dst + ((b * q_.dstC + c) * q_.dstH + dy) * q_.dstW;
+                    size_t dx = 0;
+                    for (; dx < dxLo_; ++dx)
+                        DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, false,
+                                                out);
+                    for (; dx + L <= dxHi_; dx += L)
+                        DepthwiseNchwColumns<0>(d, q_, in, w, bias, slope, act, dy, dx, true, out);
+                    for (; dx < dxHi_; ++dx)
+                        DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, true, out);
+                    for (; dx < q_.dstW; ++dx)
+                        DepthwiseNchwColumns<0>(d1, q_, in, w, bias, slope, act, dy, dx, false,
+                                                out);
+                }
+            }
+        }
+    }
+
+    Geometry q_;
+    bool fast3x3_;
+    size_t dxLo_, dxHi_, padHeight_, padWidth_;
+};
+
+}  // namespace conv32f
+
+Convolution32f* DepthwiseNhwcCreate(size_t batch, const SimdConvolutionParameters& p) {
+    return new conv32f::DepthwiseNhwc(batch, p);
+}
+
+Convolution32f* DepthwiseNchwCreate(size_t batch, const SimdConvolutionParameters& p) {
+    return new conv32f::DepthwiseNchw(batch, p);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
