@@ -596,6 +596,137 @@ HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t c
         ContiguousWindow(op, Rows<T>{src + c * count, 1, 0, 1, count}, count, area, dst + c);
 }
 
+// NCHW rows of windows 2 or 3 columns wide with stride 2 (the common pools), FP32, vectorised
+// along the output row without the padded row buffer: the window rows of two vectors of input
+// columns starting at the even column 2*dx are folded in registers, ConcatEven / ConcatOdd split
+// them into the columns 2*dx + 2i and 2*dx + 2i + 1 of lane i, and the column 2*dx + 2i - 1 (left
+// pad 1) is the odd vector shifted up by one lane, lane 0 taking the last lane of the previous
+// vector (initial values left of the row). Vectors cover the outputs whose windows end inside
+// the row (dx < srcW/2); the clipped outputs on the right are 1-lane windows.
+#undef SIMD_POOL_STRIDE2_NCHW  // defined again for each target that has the path
+#if HWY_TARGET != HWY_SCALAR && (HWY_ARCH_X86 || HWY_ARCH_ARM_A64 || HWY_TARGET == HWY_EMU128)
+#define SIMD_POOL_STRIDE2_NCHW 1
+
+// [prev[N-1], cur[0], ..., cur[N-2]] for vectors of 4, 8 or 16 floats.
+template <class D>
+HWY_INLINE hn::Vec<D> ShiftInLast(D d, hn::Vec<D> prev, hn::Vec<D> cur) {
+    constexpr size_t kBytes = D::kPrivateN * sizeof(hn::TFromD<D>);
+    if constexpr (kBytes == 16) {
+        return hn::CombineShiftRightBytes<12>(d, cur, prev);
+    } else if constexpr (kBytes == 32) {
+        // Per 128-bit block, the block below the current one supplies the shifted-in lane.
+        return hn::CombineShiftRightBytes<12>(d, cur, hn::ConcatLowerUpper(d, cur, prev));
+    } else {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+        static_assert(kBytes == 64, "vectors of 4, 8 or 16 floats");
+        hn::Vec<D> shifted;
+        shifted.raw = _mm512_castsi512_ps(
+            _mm512_alignr_epi32(_mm512_castps_si512(cur.raw), _mm512_castps_si512(prev.raw), 15));
+        return shifted;
+#else
+        static_assert(kBytes == 0, "no lane shift for this vector size");
+        return cur;
+#endif
+    }
+}
+
+// The fold of kRows window rows at column x; starts from the initial value so that the max
+// accumulators never hold a NaN.
+template <int kRows, class D, class Op>
+HWY_INLINE hn::Vec<D> FoldRows(D d, const Op& op, const float* const* rows, size_t x) {
+    hn::Vec<D> acc;
+    if constexpr (Op::kAverage)
+        acc = hn::LoadU(d, rows[0] + x);
+    else
+        acc = op.Fold(op.Init(d), hn::LoadU(d, rows[0] + x));
+    for (int r = 1; r < kRows; ++r) acc = op.Fold(acc, hn::LoadU(d, rows[r] + x));
+    return acc;
+}
+
+// Scales of the average store: lane i of a vector at dx is multiplied by
+// rowInverse*columns[dx + i] (excludePad) or by areaInverse.
+struct Stride2Scale {
+    const float* columns;
+    float rowInverse, areaInverse;
+};
+
+// Outputs [dx, end) with vectors of D, then of its halves down to 4 lanes; `prev` holds the
+// folded column 2*dx - 1 in its last lane (kPad == 1). Returns the first output not written.
+template <int kKernel, int kPad, int kRows, class D, class Op>
+HWY_INLINE size_t Stride2Spans(D d, const Op& op, const float* const* rows, size_t dx, size_t end,
+                               hn::Vec<D> prev, const Stride2Scale& scale, float* dst) {
+    const size_t N = hn::Lanes(d);
+    for (; dx + N <= end; dx += N) {
+        const auto lo = FoldRows<kRows>(d, op, rows, 2 * dx);
+        const auto hi = FoldRows<kRows>(d, op, rows, 2 * dx + N);
+        const auto even = hn::ConcatEven(d, hi, lo), odd = hn::ConcatOdd(d, hi, lo);
+        hn::Vec<D> acc;
+        if constexpr (kPad == 0) {
+            static_assert(kKernel == 2, "kernel 3 needs pad 1");
+            acc = op.Fold(even, odd);
+        } else {
+            acc = op.Fold(ShiftInLast(d, prev, odd), even);
+            if constexpr (kKernel == 3) acc = op.Fold(acc, odd);
+            prev = odd;
+        }
+        if constexpr (Op::kAverage) {
+            const auto factor = op.excludePad ? hn::Mul(hn::Set(d, scale.rowInverse),
+                                                        hn::LoadU(d, scale.columns + dx))
+                                              : hn::Set(d, scale.areaInverse);
+            hn::StoreU(hn::Mul(acc, factor), d, dst + dx);
+        } else {
+            hn::StoreU(acc, d, dst + dx);
+        }
+    }
+    if constexpr (D::kPrivateN > 4) {
+        const hn::Half<D> dh;
+        return Stride2Spans<kKernel, kPad, kRows>(dh, op, rows, dx, end, hn::UpperHalf(dh, prev),
+                                                  scale, dst);
+    }
+    return dx;
+}
+
+template <int kKernel, int kPad, int kRows, class Op>
+HWY_INLINE void Stride2Row(const Op& op, const Rows<float>& in, const Axis& ax,
+                           const float* columns, float* dst) {
+    const float* rows[kRows];
+    for (int r = 0; r < kRows; ++r) rows[r] = in.base + r * in.rowStep;
+    const hn::ScalableTag<float> d;
+    const size_t end = ax.dst < ax.src / 2 ? ax.dst : ax.src / 2;
+    const Stride2Scale scale{columns, 1.0f / float(kRows), 1.0f / op.Area(kRows, kKernel)};
+    size_t dx = Stride2Spans<kKernel, kPad, kRows>(d, op, rows, 0, end, op.Init(d), scale, dst);
+    for (; dx < ax.dst; ++dx) RowColumn(op, in, ax, dx, dst);
+}
+
+template <int kKernel, int kPad, class Op>
+HWY_INLINE void Stride2RowAny(const Op& op, const Rows<float>& in, const Axis& ax,
+                              const float* columns, float* dst) {
+    switch (in.rows) {
+        case 1:
+            return Stride2Row<kKernel, kPad, 1>(op, in, ax, columns, dst);
+        case 2:
+            return Stride2Row<kKernel, kPad, 2>(op, in, ax, columns, dst);
+        default:
+            return Stride2Row<kKernel, kPad, 3>(op, in, ax, columns, dst);
+    }
+}
+
+// The 2D FP32 pools this path serves: kernel 2 pad 0/1 or kernel 3 pad 1 across, stride 2,
+// at most 3 window rows.
+inline bool Stride2Fits(const PoolShape& s) {
+    return !s.channel3d && s.strideX == 2 && s.kernelY <= 3 &&
+           ((s.kernelX == 2 && s.padX <= 1) || (s.kernelX == 3 && s.padX == 1));
+}
+
+template <class Op>
+HWY_INLINE void Stride2RowDispatch(const Op& op, const Rows<float>& in, const Axis& ax,
+                                   const float* columns, float* dst) {
+    if (ax.kernel == 3) return Stride2RowAny<3, 1>(op, in, ax, columns, dst);
+    if (ax.pad == 1) return Stride2RowAny<2, 1>(op, in, ax, columns, dst);
+    return Stride2RowAny<2, 0>(op, in, ax, columns, dst);
+}
+#endif
+
 // `scratch`: null, or dstW floats (reciprocal clipped window widths) followed by the padded
 // row.
 template <class Op, class T>
@@ -619,6 +750,21 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
             return;
         }
     }
+#ifdef SIMD_POOL_STRIDE2_NCHW
+    if constexpr (std::is_same<T, float>::value && std::is_same<typename Op::C, float>::value) {
+        if (scratch && Stride2Fits(s)) {
+            for (size_t c = 0; c < s.dstC; ++c) {
+                for (size_t dy = 0; dy < s.dstH; ++dy) {
+                    const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+                    const Rows<T> in{src + c * plane + yr.begin * s.srcW, 1, plane,
+                                     yr.end - yr.begin, s.srcW};
+                    Stride2RowDispatch(op, in, ax, columns, dst + (c * s.dstH + dy) * s.dstW);
+                }
+            }
+            return;
+        }
+    }
+#endif
     for (size_t dc = 0; dc < s.dstC; ++dc) {
         const PoolRange cr = s.channel3d ? ClipWindow(dc, s.strideC, s.padC, s.kernelC, s.srcC)
                                          : PoolRange{dc, dc + 1};
