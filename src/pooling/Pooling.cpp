@@ -553,44 +553,53 @@ HWY_INLINE void PoolRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst,
 // N channels at a time for 32-bit compute lanes: every channel is folded into one vector, the
 // last partial vector re-reading already folded elements, which are replaced by the initial
 // value; then a transposing tree (ConcatEven/ConcatOdd pairs) folds the N vectors into one
-// whose lane i belongs to channel i.
+// whose lane i belongs to channel i. The tree is a recursion over halves of the channel range,
+// so that the compiler keeps every partial vector in registers (an array of N vectors with
+// runtime indices went through the stack).
+#if HWY_TARGET != HWY_SCALAR  // one lane: nothing to transpose
+template <class D, class Op, class T>
+HWY_INLINE hn::Vec<D> GlobalPlane(D d, const Op& op, const T* p, size_t count, hn::Mask<D> folded) {
+    const hn::Rebind<T, D> dt;
+    const size_t N = hn::Lanes(d);
+    // count >= N: the first vector starts the fold (max: from the initial value, so that the
+    // accumulator never holds a NaN).
+    auto a = op.Widen(d, hn::LoadU(dt, p));
+    if constexpr (!Op::kAverage) a = op.Fold(op.Init(d), a);
+    size_t k = N;
+    for (; k + N <= count; k += N) a = op.Fold(a, op.Widen(d, hn::LoadU(dt, p + k)));
+    if (k < count)
+        a = op.Fold(a,
+                    hn::IfThenElse(folded, op.Init(d), op.Widen(d, hn::LoadU(dt, p + count - N))));
+    return a;
+}
+
+template <size_t kChannels, class D, class Op, class T>
+HWY_INLINE hn::Vec<D> GlobalTree(D d, const Op& op, const T* p, size_t count, hn::Mask<D> folded) {
+    if constexpr (kChannels == 1) {
+        return GlobalPlane(d, op, p, count, folded);
+    } else {
+        const auto lo = GlobalTree<kChannels / 2>(d, op, p, count, folded);
+        const auto hi = GlobalTree<kChannels / 2>(d, op, p + kChannels / 2 * count, count, folded);
+        return op.Fold(hn::ConcatEven(d, hi, lo), hn::ConcatOdd(d, hi, lo));
+    }
+}
+#endif
+
 template <class Op, class T>
 HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t count, float area,
                            T* dst) {
     using C = typename Op::C;
-    const hn::ScalableTag<C> d;
-    const hn::Rebind<T, decltype(d)> dt;
     size_t c = 0;
-#if HWY_TARGET != HWY_SCALAR  // one lane: nothing to transpose
+#if HWY_TARGET != HWY_SCALAR
+    const hn::ScalableTag<C> d;
     constexpr size_t kN = HWY_LANES(C);
     if constexpr (sizeof(C) == 4 && kN > 1 && kN <= 16) {
         if (count >= kN) {
-            const size_t rem = count % kN;
-            const auto folded = hn::FirstN(d, kN - rem);
-            const auto init = op.Init(d);
-            for (; c + kN <= channels; c += kN) {
-                hn::Vec<decltype(d)> acc[kN];
-                for (size_t i = 0; i < kN; ++i) {
-                    const T* p = src + (c + i) * count;
-                    auto a = init;
-                    for (size_t k = 0; k + kN <= count; k += kN)
-                        a = op.Fold(a, op.Widen(d, hn::LoadU(dt, p + k)));
-                    if (rem)
-                        a = op.Fold(a, hn::IfThenElse(folded, init,
-                                                      op.Widen(d, hn::LoadU(dt, p + count - kN))));
-                    acc[i] = a;
-                }
-                for (size_t width = kN; width > 1; width /= 2)
-                    for (size_t i = 0; i < width / 2; ++i)
-                        acc[i] = op.Fold(hn::ConcatEven(d, acc[2 * i + 1], acc[2 * i]),
-                                         hn::ConcatOdd(d, acc[2 * i + 1], acc[2 * i]));
-                op.Store(d, acc[0], area, dst + c);
-            }
+            const auto folded = hn::FirstN(d, kN - count % kN);
+            for (; c + kN <= channels; c += kN)
+                op.Store(d, GlobalTree<kN>(d, op, src + c * count, count, folded), area, dst + c);
         }
     }
-#else
-    (void)d;
-    (void)dt;
 #endif
     for (; c < channels; ++c)
         ContiguousWindow(op, Rows<T>{src + c * count, 1, 0, 1, count}, count, area, dst + c);
@@ -928,6 +937,57 @@ HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, si
     if (c < C) run(C - N);  // overlaps channels already written with the same values
 }
 
+// Global pooling of NHWC input (one window covering every pixel): `pixels` contiguous pixels of
+// C channels. kGroup channel vectors are folded across all pixels at once, in registers: every
+// pixel contributes one contiguous run of kGroup vectors (streams well, unlike one vector per
+// pixel at a C-element stride), and the kGroup independent chains hide the fold latency.
+template <size_t kGroup, class D, class Op, class T>
+HWY_INLINE void GlobalNhwcGroup(D d, const Op& op, const T* src, size_t C, size_t pixels,
+                                float area, size_t c, T* dst) {
+    const hn::Rebind<T, D> dt;
+    const size_t N = hn::Lanes(d);
+    hn::Vec<D> acc[kGroup];
+    HWY_UNROLL(16)
+    for (size_t g = 0; g < kGroup; ++g) {
+        acc[g] = op.Widen(d, hn::LoadU(dt, src + c + g * N));
+        if constexpr (!Op::kAverage) acc[g] = op.Fold(op.Init(d), acc[g]);
+    }
+    for (size_t p = 1; p < pixels; ++p) {
+        const T* s = src + p * C + c;
+        HWY_UNROLL(16)
+        for (size_t g = 0; g < kGroup; ++g)
+            acc[g] = op.Fold(acc[g], op.Widen(d, hn::LoadU(dt, s + g * N)));
+    }
+    HWY_UNROLL(16)
+    for (size_t g = 0; g < kGroup; ++g) op.Store(d, acc[g], area, dst + c + g * N);
+}
+
+template <class Op, class T>
+HWY_INLINE void GlobalNhwc(const Op& op, const T* src, size_t C, size_t pixels, float area,
+                           T* dst) {
+    const hn::ScalableTag<typename Op::C> d;
+    const size_t N = hn::Lanes(d);
+    // Registers: 32 vector registers on AVX-512 hold 16 accumulators, 16 registers hold 8.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    constexpr size_t kGroup = 16;
+#else
+    constexpr size_t kGroup = 8;
+#endif
+    size_t c = 0;
+    for (; c + kGroup * N <= C; c += kGroup * N)
+        GlobalNhwcGroup<kGroup>(d, op, src, C, pixels, area, c, dst);
+    for (; c + 4 * N <= C; c += 4 * N) GlobalNhwcGroup<4>(d, op, src, C, pixels, area, c, dst);
+    for (; c + N <= C; c += N) GlobalNhwcGroup<1>(d, op, src, C, pixels, area, c, dst);
+    if (c == C) return;
+    if (C >= N) {
+        // Overlaps channels already written with the same values.
+        GlobalNhwcGroup<1>(d, op, src, C, pixels, area, C - N, dst);
+        return;
+    }
+    const hn::CappedTag<typename Op::C, 1> d1;
+    for (; c < C; ++c) GlobalNhwcGroup<1>(d1, op, src, C, pixels, area, c, dst);
+}
+
 // 3D pooling (Max32f only) uses `scratch`: srcC floats for the spatial maxima of one pixel,
 // pooled across channels like an NCHW row, then the padded row of that channel axis (if the
 // entry point sized it).
@@ -947,6 +1007,14 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
             slideEnd = (s.srcW + s.padX - 3) / 2 + 1;
             if (slideEnd > s.dstW) slideEnd = s.dstW;
             if (slideEnd < slideBegin) slideEnd = slideBegin;
+        }
+    }
+    if (!s.channel3d && s.dstH == 1 && s.dstW == 1) {
+        const PoolRange yr = ClipWindow(0, s.strideY, s.padY, s.kernelY, s.srcH);
+        const PoolRange xr = ClipWindow(0, s.strideX, s.padX, s.kernelX, s.srcW);
+        if (yr.begin == 0 && yr.end == s.srcH && xr.begin == 0 && xr.end == s.srcW) {
+            GlobalNhwc(op, src, s.srcC, s.srcH * s.srcW, op.Area(s.srcH, s.srcW), dst);
+            return;
         }
     }
     for (size_t dy = 0; dy < s.dstH; ++dy) {
