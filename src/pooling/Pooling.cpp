@@ -588,11 +588,13 @@ HWY_INLINE hn::Vec<D> GlobalTree(D d, const Op& op, const T* p, size_t count, hn
 template <class Op, class T>
 HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t count, float area,
                            T* dst) {
-    using C = typename Op::C;
     size_t c = 0;
 #if HWY_TARGET != HWY_SCALAR
-    const hn::ScalableTag<C> d;
-    constexpr size_t kN = HWY_LANES(C);
+    using C = typename Op::C;
+    // At most 8 lanes: a 49-element plane then re-reads 7 elements for its last vector, not 15,
+    // and the transposing tree is 3 levels deep (measured faster than 16 lanes on AVX-512).
+    constexpr size_t kN = HWY_LANES(C) < 8 ? HWY_LANES(C) : 8;
+    const hn::CappedTag<C, kN> d;
     if constexpr (sizeof(C) == 4 && kN > 1 && kN <= 16) {
         if (count >= kN) {
             const auto folded = hn::FirstN(d, kN - count % kN);
