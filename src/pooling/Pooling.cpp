@@ -77,6 +77,10 @@ struct MaxF32Op {
     HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
         hn::StoreU(acc, d, p);
     }
+    template <class D>
+    HWY_INLINE void StoreInverse(D d, hn::Vec<D> acc, float, T* p) const {
+        Store(d, acc, 1.0f, p);
+    }
     float Area(size_t, size_t) const { return 1.0f; }
 };
 
@@ -102,6 +106,12 @@ struct AverageF32Op {
     HWY_INLINE void Store(D d, hn::Vec<D> acc, float area, T* p) const {
         hn::StoreU(hn::Div(acc, hn::Set(d, area)), d, p);
     }
+    // Multiplies by the reciprocal of the area instead (division throughput is low where one
+    // area serves many stores); within a few ulps of Store.
+    template <class D>
+    HWY_INLINE void StoreInverse(D d, hn::Vec<D> acc, float inverse, T* p) const {
+        hn::StoreU(hn::Mul(acc, hn::Set(d, inverse)), d, p);
+    }
     float Area(size_t rows, size_t cols) const {
         return excludePad ? float(rows * cols) : kernelArea;
     }
@@ -126,6 +136,10 @@ struct MaxU8Op {
     template <class D>
     HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
         hn::StoreU(acc, d, p);
+    }
+    template <class D>
+    HWY_INLINE void StoreInverse(D d, hn::Vec<D> acc, float, T* p) const {
+        Store(d, acc, 1.0f, p);
     }
     float Area(size_t, size_t) const { return 1.0f; }
 };
@@ -160,6 +174,10 @@ struct MaxBf16Op {
         const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), odd)));
         // rounded <= 0xFFFF, so the saturating narrowing keeps it unchanged.
         hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, rounded)), dh, p);
+    }
+    template <class D>
+    HWY_INLINE void StoreInverse(D d, hn::Vec<D> acc, float, T* p) const {
+        Store(d, acc, 1.0f, p);
     }
     float Area(size_t, size_t) const { return 1.0f; }
 };
@@ -800,6 +818,7 @@ HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, Poo
     const size_t rows = kY > 0 ? size_t(kY) : yr.end - yr.begin;
     const size_t cols = kX > 0 ? size_t(kX) : xr.end - xr.begin;
     const T* origin = src + (yr.begin * srcW + xr.begin) * C;
+    const float inverse = 1.0f / area;
     size_t c = 0;
     for (; c + 4 * N <= C; c += 4 * N) {
         auto a0 = op.Init(d), a1 = a0, a2 = a0, a3 = a0;
@@ -812,10 +831,10 @@ HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, Poo
                 a3 = op.Fold(a3, op.Widen(d, hn::LoadU(dt, p + 3 * N)));
             }
         }
-        op.Store(d, a0, area, dst + c);
-        op.Store(d, a1, area, dst + c + N);
-        op.Store(d, a2, area, dst + c + 2 * N);
-        op.Store(d, a3, area, dst + c + 3 * N);
+        op.StoreInverse(d, a0, inverse, dst + c);
+        op.StoreInverse(d, a1, inverse, dst + c + N);
+        op.StoreInverse(d, a2, inverse, dst + c + 2 * N);
+        op.StoreInverse(d, a3, inverse, dst + c + 3 * N);
     }
     const auto one = [&](auto dv, size_t at) HWY_ATTR {
         const hn::Rebind<T, decltype(dv)> dtv;
@@ -823,7 +842,7 @@ HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, Poo
         for (size_t y = 0; y < rows; ++y)
             for (size_t x = 0; x < cols; ++x)
                 acc = op.Fold(acc, op.Widen(dv, hn::LoadU(dtv, origin + (y * srcW + x) * C + at)));
-        op.Store(dv, acc, area, dst + at);
+        op.StoreInverse(dv, acc, inverse, dst + at);
     };
     for (; c + N <= C; c += N) one(d, c);
     if (c == C) return;
@@ -890,18 +909,24 @@ HWY_INLINE void NhwcPixelAny(const Op& op, const T* src, size_t C, size_t srcW, 
 // all unclipped horizontally: the column folds (over the window rows) slide along the row, so
 // the fold of the last column of a window is reused as the first column of the next one
 // (6 loads per output vector instead of 9). FP32 and UINT8 (compute type = storage type).
-template <class Op, class T>
+template <int kRows, class Op, class T>
 HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, size_t padX,
                            PoolRange yr, size_t dxBegin, size_t dxEnd, float area, T* dstRow) {
     const hn::ScalableTag<T> d;
     const size_t N = hn::Lanes(d);
-    const size_t rows = yr.end - yr.begin;
+    const size_t rows = kRows > 0 ? size_t(kRows) : yr.end - yr.begin;
+    const float inverse = 1.0f / area;
     const T* base = src + yr.begin * srcW * C;
     const size_t rowStep = srcW * C;
     const auto column = [&](size_t x, size_t c) HWY_ATTR {
         const T* p = base + x * C + c;
         auto acc = op.Init(d);
-        for (size_t r = 0; r < rows; ++r, p += rowStep) acc = op.Fold(acc, hn::LoadU(d, p));
+        if constexpr (kRows > 0) {
+            // Starts from the initial value: the max accumulators never hold a NaN.
+            for (int r = 0; r < kRows; ++r) acc = op.Fold(acc, hn::LoadU(d, p + r * rowStep));
+        } else {
+            for (size_t r = 0; r < rows; ++r, p += rowStep) acc = op.Fold(acc, hn::LoadU(d, p));
+        }
         return acc;
     };
     const auto run = [&](size_t c) HWY_ATTR {
@@ -910,7 +935,7 @@ HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, si
         for (size_t dx = dxBegin; dx < dxEnd; ++dx, x += 2) {
             const auto middle = column(x + 1, c);
             const auto last = column(x + 2, c);
-            op.Store(d, op.Fold(op.Fold(prev, middle), last), area, dstRow + dx * C + c);
+            op.StoreInverse(d, op.Fold(op.Fold(prev, middle), last), inverse, dstRow + dx * C + c);
             prev = last;
         }
     };
@@ -923,10 +948,12 @@ HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, si
             T* out = dstRow + dx * C + c;
             const auto l0 = column(x + 2, c), l1 = column(x + 2, c + N);
             const auto l2 = column(x + 2, c + 2 * N), l3 = column(x + 2, c + 3 * N);
-            op.Store(d, op.Fold(op.Fold(p0, column(x + 1, c)), l0), area, out);
-            op.Store(d, op.Fold(op.Fold(p1, column(x + 1, c + N)), l1), area, out + N);
-            op.Store(d, op.Fold(op.Fold(p2, column(x + 1, c + 2 * N)), l2), area, out + 2 * N);
-            op.Store(d, op.Fold(op.Fold(p3, column(x + 1, c + 3 * N)), l3), area, out + 3 * N);
+            op.StoreInverse(d, op.Fold(op.Fold(p0, column(x + 1, c)), l0), inverse, out);
+            op.StoreInverse(d, op.Fold(op.Fold(p1, column(x + 1, c + N)), l1), inverse, out + N);
+            op.StoreInverse(d, op.Fold(op.Fold(p2, column(x + 1, c + 2 * N)), l2), inverse,
+                            out + 2 * N);
+            op.StoreInverse(d, op.Fold(op.Fold(p3, column(x + 1, c + 3 * N)), l3), inverse,
+                            out + 3 * N);
             p0 = l0;
             p1 = l1;
             p2 = l2;
@@ -937,6 +964,80 @@ HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, si
     for (; c + 4 * N <= C; c += 4 * N) run4(c);
     for (; c + N <= C; c += N) run(c);
     if (c < C) run(C - N);  // overlaps channels already written with the same values
+}
+
+// kOut vertically neighbouring NHWC output rows of 3x3 stride-2 windows, all unclipped (FP32 and
+// UINT8): the 2*kOut + 1 input rows are read once per walk along the row, the row shared by two
+// neighbouring windows loaded once for both (every input line is otherwise filled into L1 again
+// for the second window, and these fills bound the speed), and the column folds slide along
+// the row as in NhwcRow3x2. kVec channel vectors per walk; `base` points at column 0 of the
+// first input row, `dst` at the first output row.
+template <size_t kOut, size_t kVec, class Op, class T>
+HWY_INLINE void NhwcRows3x2(const Op& op, const T* base, size_t C, size_t rowStep, size_t padX,
+                            size_t dxBegin, size_t dxEnd, float inverse, size_t c, T* dst,
+                            size_t dstRowStep) {
+    const hn::ScalableTag<T> d;
+    using V = hn::Vec<decltype(d)>;
+    const size_t N = hn::Lanes(d);
+    // The max folds start from the initial value: their accumulators never hold a NaN.
+    const auto start = [&](V v) HWY_ATTR {
+        if constexpr (Op::kAverage)
+            return v;
+        else
+            return op.Fold(op.Init(d), v);
+    };
+    const auto columns = [&](size_t x, V(&out)[kOut][kVec]) HWY_ATTR {
+        HWY_UNROLL(4)
+        for (size_t v = 0; v < kVec; ++v) {
+            const T* p = base + x * C + c + v * N;
+            V top = start(hn::LoadU(d, p));
+            HWY_UNROLL(4)
+            for (size_t j = 0; j < kOut; ++j) {
+                const V middle = hn::LoadU(d, p + (2 * j + 1) * rowStep);
+                const V bottom = hn::LoadU(d, p + (2 * j + 2) * rowStep);
+                out[j][v] = op.Fold(op.Fold(top, middle), bottom);
+                top = start(bottom);
+            }
+        }
+    };
+    V prev[kOut][kVec], middle[kOut][kVec], last[kOut][kVec];
+    size_t x = 2 * dxBegin - padX;
+    columns(x, prev);
+    for (size_t dx = dxBegin; dx < dxEnd; ++dx, x += 2) {
+        columns(x + 1, middle);
+        columns(x + 2, last);
+        HWY_UNROLL(4)
+        for (size_t j = 0; j < kOut; ++j) {
+            HWY_UNROLL(4)
+            for (size_t v = 0; v < kVec; ++v) {
+                op.StoreInverse(d, op.Fold(op.Fold(prev[j][v], middle[j][v]), last[j][v]), inverse,
+                                dst + j * dstRowStep + dx * C + c + v * N);
+                prev[j][v] = last[j][v];
+            }
+        }
+    }
+}
+
+template <size_t kOut, class Op, class T>
+HWY_INLINE void NhwcRowGroup3x2(const Op& op, const T* base, size_t C, size_t rowStep, size_t padX,
+                                size_t dxBegin, size_t dxEnd, float inverse, T* dst,
+                                size_t dstRowStep) {
+    const size_t N = hn::Lanes(hn::ScalableTag<T>());
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    constexpr size_t kVec = 4;  // 32 registers
+#else
+    constexpr size_t kVec = 1;
+#endif
+    size_t c = 0;
+    for (; c + kVec * N <= C; c += kVec * N)
+        NhwcRows3x2<kOut, kVec>(op, base, C, rowStep, padX, dxBegin, dxEnd, inverse, c, dst,
+                                dstRowStep);
+    for (; c + N <= C; c += N)
+        NhwcRows3x2<kOut, 1>(op, base, C, rowStep, padX, dxBegin, dxEnd, inverse, c, dst,
+                             dstRowStep);
+    if (c < C)  // overlaps channels already written with the same values
+        NhwcRows3x2<kOut, 1>(op, base, C, rowStep, padX, dxBegin, dxEnd, inverse, C - N, dst,
+                             dstRowStep);
 }
 
 // Global pooling of NHWC input (one window covering every pixel): `pixels` contiguous pixels of
@@ -1019,13 +1120,38 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
             return;
         }
     }
+    if constexpr (std::is_same<typename Op::C, T>::value) {
+        // Groups of kGroup output rows whose windows are all 3 rows high (3x3 stride 2 inside
+        // the image) share their input rows (NhwcRowGroup3x2); other rows slide alone.
+        constexpr size_t kGroup = 2;
+        const bool grouped = s.kernelY == 3 && s.strideY == 2;
+        const size_t rowStep = s.srcW * s.srcC, dstRowStep = s.dstW * s.dstC;
+        for (size_t dy = 0; dy < s.dstH && slideEnd > slideBegin;) {
+            const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+            const size_t rows = yr.end - yr.begin;
+            T* row = dst + dy * dstRowStep;
+            if (grouped && rows == 3 && dy + kGroup <= s.dstH) {
+                const PoolRange lastYr =
+                    ClipWindow(dy + kGroup - 1, s.strideY, s.padY, s.kernelY, s.srcH);
+                if (lastYr.end - lastYr.begin == 3) {
+                    NhwcRowGroup3x2<kGroup>(op, src + yr.begin * rowStep, s.srcC, rowStep, s.padX,
+                                            slideBegin, slideEnd, 1.0f / op.Area(3, 3), row,
+                                            dstRowStep);
+                    dy += kGroup;
+                    continue;
+                }
+            }
+            if (rows == 3)
+                NhwcRow3x2<3>(op, src, s.srcC, s.srcW, s.padX, yr, slideBegin, slideEnd,
+                              op.Area(rows, 3), row);
+            else
+                NhwcRow3x2<0>(op, src, s.srcC, s.srcW, s.padX, yr, slideBegin, slideEnd,
+                              op.Area(rows, 3), row);
+            ++dy;
+        }
+    }
     for (size_t dy = 0; dy < s.dstH; ++dy) {
         const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
-        if (slideEnd > slideBegin) {
-            if constexpr (std::is_same<typename Op::C, T>::value)
-                NhwcRow3x2(op, src, s.srcC, s.srcW, s.padX, yr, slideBegin, slideEnd,
-                           op.Area(yr.end - yr.begin, 3), dst + dy * s.dstW * s.dstC);
-        }
         for (size_t dx = 0; dx < s.dstW; ++dx) {
             if (dx == slideBegin && slideEnd > slideBegin) {
                 dx = slideEnd - 1;
