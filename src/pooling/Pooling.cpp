@@ -615,9 +615,11 @@ HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t c
     const hn::CappedTag<C, kN> d;
     if constexpr (sizeof(C) == 4 && kN > 1 && kN <= 16) {
         if (count >= kN) {
+            const float inverse = 1.0f / area;  // a multiply shortens the chain of each store
             const auto folded = hn::FirstN(d, kN - count % kN);
             for (; c + kN <= channels; c += kN)
-                op.Store(d, GlobalTree<kN>(d, op, src + c * count, count, folded), area, dst + c);
+                op.StoreInverse(d, GlobalTree<kN>(d, op, src + c * count, count, folded), inverse,
+                                dst + c);
         }
     }
 #endif
