@@ -17,6 +17,12 @@
 //   code. Global pooling (a window covering each plane) folds N planes at a time and
 //   transposes the N accumulators into one vector with a ConcatEven/ConcatOdd tree. Without
 //   scratch (absurd pads/strides) each window is read directly (RowVectors / RowColumn).
+// - Faster special cases (measured, bench/pooling_bench.cpp): FP32 NCHW rows of 2- or 3-wide
+//   stride-2 windows fold in registers (Stride2Row: ConcatEven/ConcatOdd, lane shift for the
+//   left pad, 1-lane clipped windows on the right only); NHWC 3x3 stride-2 rows go in pairs
+//   sharing their middle input row (NhwcRows3x2); global pools fold in registers (GlobalNchw
+//   tree as a recursion with vectors of at most 8 lanes, GlobalNhwc in groups of channel
+//   vectors across all pixels).
 // - 3D max pooling (Max32f) folds the spatial window of every input channel, then pools that
 //   row of channels like an NCHW row.
 //
