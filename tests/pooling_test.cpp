@@ -69,6 +69,15 @@ std::vector<ref::Pool> Shapes2D() {
                                      OutSize(97, 5, 5, 2, true), nhwc));
             shapes.push_back(
                 Shape2D(C, 8, 200, 1, 3, 1, 2, 0, 1, 8, OutSize(200, 3, 2, 1, true), nhwc));
+            // Stride-2 NCHW rows narrower than 4 lanes and odd widths (clipped right windows).
+            shapes.push_back(Shape2D(C, 7, 5, 3, 3, 2, 2, 1, 1, OutSize(7, 3, 2, 1, false),
+                                     OutSize(5, 3, 2, 1, true), nhwc));
+            shapes.push_back(Shape2D(C, 6, 9, 2, 2, 2, 2, 1, 1, OutSize(6, 2, 2, 1, false),
+                                     OutSize(9, 2, 2, 1, true), nhwc));
+            shapes.push_back(Shape2D(C, 5, 113, 2, 2, 2, 2, 0, 0, OutSize(5, 2, 2, 0, true),
+                                     OutSize(113, 2, 2, 0, true), nhwc));
+            shapes.push_back(Shape2D(C, 13, 67, 3, 3, 2, 2, 1, 1, OutSize(13, 3, 2, 1, true),
+                                     OutSize(67, 3, 2, 1, true), nhwc));
         }
     // Ceil sizes with the usual 2*pad can start a last window past the input: rejected sizes.
     std::vector<ref::Pool> valid;

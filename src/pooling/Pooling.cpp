@@ -17,6 +17,12 @@
 //   code. Global pooling (a window covering each plane) folds N planes at a time and
 //   transposes the N accumulators into one vector with a ConcatEven/ConcatOdd tree. Without
 //   scratch (absurd pads/strides) each window is read directly (RowVectors / RowColumn).
+// - Faster special cases (measured, bench/pooling_bench.cpp): FP32 NCHW rows of 2- or 3-wide
+//   stride-2 windows fold in registers (Stride2Row: ConcatEven/ConcatOdd, lane shift for the
+//   left pad, 1-lane clipped windows on the right only); NHWC 3x3 stride-2 rows go in pairs
+//   sharing their middle input row (NhwcRows3x2); global pools fold in registers (GlobalNchw
+//   tree as a recursion with vectors of at most 8 lanes, GlobalNhwc in groups of channel
+//   vectors across all pixels).
 // - 3D max pooling (Max32f) folds the spatial window of every input channel, then pools that
 //   row of channels like an NCHW row.
 //
@@ -77,6 +83,10 @@ struct MaxF32Op {
     HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
         hn::StoreU(acc, d, p);
     }
+    template <class D>
+    HWY_INLINE void StoreInverse(D d, hn::Vec<D> acc, float, T* p) const {
+        Store(d, acc, 1.0f, p);
+    }
     float Area(size_t, size_t) const { return 1.0f; }
 };
 
@@ -102,6 +112,12 @@ struct AverageF32Op {
     HWY_INLINE void Store(D d, hn::Vec<D> acc, float area, T* p) const {
         hn::StoreU(hn::Div(acc, hn::Set(d, area)), d, p);
     }
+    // Multiplies by the reciprocal of the area instead (division throughput is low where one
+    // area serves many stores); within a few ulps of Store.
+    template <class D>
+    HWY_INLINE void StoreInverse(D d, hn::Vec<D> acc, float inverse, T* p) const {
+        hn::StoreU(hn::Mul(acc, hn::Set(d, inverse)), d, p);
+    }
     float Area(size_t rows, size_t cols) const {
         return excludePad ? float(rows * cols) : kernelArea;
     }
@@ -126,6 +142,10 @@ struct MaxU8Op {
     template <class D>
     HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
         hn::StoreU(acc, d, p);
+    }
+    template <class D>
+    HWY_INLINE void StoreInverse(D d, hn::Vec<D> acc, float, T* p) const {
+        Store(d, acc, 1.0f, p);
     }
     float Area(size_t, size_t) const { return 1.0f; }
 };
@@ -160,6 +180,10 @@ struct MaxBf16Op {
         const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), odd)));
         // rounded <= 0xFFFF, so the saturating narrowing keeps it unchanged.
         hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, rounded)), dh, p);
+    }
+    template <class D>
+    HWY_INLINE void StoreInverse(D d, hn::Vec<D> acc, float, T* p) const {
+        Store(d, acc, 1.0f, p);
     }
     float Area(size_t, size_t) const { return 1.0f; }
 };
@@ -553,48 +577,192 @@ HWY_INLINE void PoolRow(const Op& op, const Rows<T>& in, const Axis& ax, T* dst,
 // N channels at a time for 32-bit compute lanes: every channel is folded into one vector, the
 // last partial vector re-reading already folded elements, which are replaced by the initial
 // value; then a transposing tree (ConcatEven/ConcatOdd pairs) folds the N vectors into one
-// whose lane i belongs to channel i.
+// whose lane i belongs to channel i. The tree is a recursion over halves of the channel range,
+// so that the compiler keeps every partial vector in registers (an array of N vectors with
+// runtime indices went through the stack).
+#if HWY_TARGET != HWY_SCALAR  // one lane: nothing to transpose
+template <class D, class Op, class T>
+HWY_INLINE hn::Vec<D> GlobalPlane(D d, const Op& op, const T* p, size_t count, hn::Mask<D> folded) {
+    const hn::Rebind<T, D> dt;
+    const size_t N = hn::Lanes(d);
+    // count >= N: the first vector starts the fold (max: from the initial value, so that the
+    // accumulator never holds a NaN).
+    auto a = op.Widen(d, hn::LoadU(dt, p));
+    if constexpr (!Op::kAverage) a = op.Fold(op.Init(d), a);
+    size_t k = N;
+    for (; k + N <= count; k += N) a = op.Fold(a, op.Widen(d, hn::LoadU(dt, p + k)));
+    if (k < count)
+        a = op.Fold(a,
+                    hn::IfThenElse(folded, op.Init(d), op.Widen(d, hn::LoadU(dt, p + count - N))));
+    return a;
+}
+
+template <size_t kChannels, class D, class Op, class T>
+HWY_INLINE hn::Vec<D> GlobalTree(D d, const Op& op, const T* p, size_t count, hn::Mask<D> folded) {
+    if constexpr (kChannels == 1) {
+        return GlobalPlane(d, op, p, count, folded);
+    } else {
+        const auto lo = GlobalTree<kChannels / 2>(d, op, p, count, folded);
+        const auto hi = GlobalTree<kChannels / 2>(d, op, p + kChannels / 2 * count, count, folded);
+        return op.Fold(hn::ConcatEven(d, hi, lo), hn::ConcatOdd(d, hi, lo));
+    }
+}
+#endif
+
 template <class Op, class T>
 HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t count, float area,
                            T* dst) {
-    using C = typename Op::C;
-    const hn::ScalableTag<C> d;
-    const hn::Rebind<T, decltype(d)> dt;
     size_t c = 0;
-#if HWY_TARGET != HWY_SCALAR  // one lane: nothing to transpose
-    constexpr size_t kN = HWY_LANES(C);
+#if HWY_TARGET != HWY_SCALAR
+    using C = typename Op::C;
+    // At most 8 lanes: a 49-element plane then re-reads 7 elements for its last vector, not 15,
+    // and the transposing tree is 3 levels deep (measured faster than 16 lanes on AVX-512).
+    constexpr size_t kN = HWY_LANES(C) < 8 ? HWY_LANES(C) : 8;
+    const hn::CappedTag<C, kN> d;
     if constexpr (sizeof(C) == 4 && kN > 1 && kN <= 16) {
         if (count >= kN) {
-            const size_t rem = count % kN;
-            const auto folded = hn::FirstN(d, kN - rem);
-            const auto init = op.Init(d);
-            for (; c + kN <= channels; c += kN) {
-                hn::Vec<decltype(d)> acc[kN];
-                for (size_t i = 0; i < kN; ++i) {
-                    const T* p = src + (c + i) * count;
-                    auto a = init;
-                    for (size_t k = 0; k + kN <= count; k += kN)
-                        a = op.Fold(a, op.Widen(d, hn::LoadU(dt, p + k)));
-                    if (rem)
-                        a = op.Fold(a, hn::IfThenElse(folded, init,
-                                                      op.Widen(d, hn::LoadU(dt, p + count - kN))));
-                    acc[i] = a;
-                }
-                for (size_t width = kN; width > 1; width /= 2)
-                    for (size_t i = 0; i < width / 2; ++i)
-                        acc[i] = op.Fold(hn::ConcatEven(d, acc[2 * i + 1], acc[2 * i]),
-                                         hn::ConcatOdd(d, acc[2 * i + 1], acc[2 * i]));
-                op.Store(d, acc[0], area, dst + c);
-            }
+            const float inverse = 1.0f / area;  // a multiply shortens the chain of each store
+            const auto folded = hn::FirstN(d, kN - count % kN);
+            for (; c + kN <= channels; c += kN)
+                op.StoreInverse(d, GlobalTree<kN>(d, op, src + c * count, count, folded), inverse,
+                                dst + c);
         }
     }
-#else
-    (void)d;
-    (void)dt;
 #endif
     for (; c < channels; ++c)
         ContiguousWindow(op, Rows<T>{src + c * count, 1, 0, 1, count}, count, area, dst + c);
 }
+
+// NCHW rows of windows 2 or 3 columns wide with stride 2 (the common pools), FP32, vectorised
+// along the output row without the padded row buffer: the window rows of two vectors of input
+// columns starting at the even column 2*dx are folded in registers, ConcatEven / ConcatOdd split
+// them into the columns 2*dx + 2i and 2*dx + 2i + 1 of lane i, and the column 2*dx + 2i - 1 (left
+// pad 1) is the odd vector shifted up by one lane, lane 0 taking the last lane of the previous
+// vector (initial values left of the row). Vectors cover the outputs whose windows end inside
+// the row (dx < srcW/2); the clipped outputs on the right are 1-lane windows.
+#undef SIMD_POOL_STRIDE2_NCHW  // defined again for each target that has the path
+#if HWY_TARGET != HWY_SCALAR && (HWY_ARCH_X86 || HWY_ARCH_ARM_A64 || HWY_TARGET == HWY_EMU128)
+#define SIMD_POOL_STRIDE2_NCHW 1
+
+// [prev[N-1], cur[0], ..., cur[N-2]] for vectors of 4, 8 or 16 floats.
+template <class D>
+HWY_INLINE hn::Vec<D> ShiftInLast(D d, hn::Vec<D> prev, hn::Vec<D> cur) {
+    constexpr size_t kBytes = D::kPrivateN * sizeof(hn::TFromD<D>);
+    if constexpr (kBytes == 16) {
+        return hn::CombineShiftRightBytes<12>(d, cur, prev);
+    } else if constexpr (kBytes == 32) {
+        // Per 128-bit block, the block below the current one supplies the shifted-in lane.
+        return hn::CombineShiftRightBytes<12>(d, cur, hn::ConcatLowerUpper(d, cur, prev));
+    } else {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+        static_assert(kBytes == 64, "vectors of 4, 8 or 16 floats");
+        hn::Vec<D> shifted;
+        shifted.raw = _mm512_castsi512_ps(
+            _mm512_alignr_epi32(_mm512_castps_si512(cur.raw), _mm512_castps_si512(prev.raw), 15));
+        return shifted;
+#else
+        static_assert(kBytes == 0, "no lane shift for this vector size");
+        return cur;
+#endif
+    }
+}
+
+// The fold of kRows window rows at column x; starts from the initial value so that the max
+// accumulators never hold a NaN.
+template <int kRows, class D, class Op>
+HWY_INLINE hn::Vec<D> FoldRows(D d, const Op& op, const float* const* rows, size_t x) {
+    hn::Vec<D> acc;
+    if constexpr (Op::kAverage)
+        acc = hn::LoadU(d, rows[0] + x);
+    else
+        acc = op.Fold(op.Init(d), hn::LoadU(d, rows[0] + x));
+    for (int r = 1; r < kRows; ++r) acc = op.Fold(acc, hn::LoadU(d, rows[r] + x));
+    return acc;
+}
+
+// Scales of the average store: lane i of a vector at dx is multiplied by
+// rowInverse*columns[dx + i] (excludePad) or by areaInverse.
+struct Stride2Scale {
+    const float* columns;
+    float rowInverse, areaInverse;
+};
+
+// Outputs [dx, end) with vectors of D, then of its halves down to 4 lanes; `prev` holds the
+// folded column 2*dx - 1 in its last lane (kPad == 1). Returns the first output not written.
+template <int kKernel, int kPad, int kRows, class D, class Op>
+HWY_INLINE size_t Stride2Spans(D d, const Op& op, const float* const* rows, size_t dx, size_t end,
+                               hn::Vec<D> prev, const Stride2Scale& scale, float* dst) {
+    const size_t N = hn::Lanes(d);
+    for (; dx + N <= end; dx += N) {
+        const auto lo = FoldRows<kRows>(d, op, rows, 2 * dx);
+        const auto hi = FoldRows<kRows>(d, op, rows, 2 * dx + N);
+        const auto even = hn::ConcatEven(d, hi, lo), odd = hn::ConcatOdd(d, hi, lo);
+        hn::Vec<D> acc;
+        if constexpr (kPad == 0) {
+            static_assert(kKernel == 2, "kernel 3 needs pad 1");
+            acc = op.Fold(even, odd);
+        } else {
+            acc = op.Fold(ShiftInLast(d, prev, odd), even);
+            if constexpr (kKernel == 3) acc = op.Fold(acc, odd);
+            prev = odd;
+        }
+        if constexpr (Op::kAverage) {
+            const auto factor = op.excludePad ? hn::Mul(hn::Set(d, scale.rowInverse),
+                                                        hn::LoadU(d, scale.columns + dx))
+                                              : hn::Set(d, scale.areaInverse);
+            hn::StoreU(hn::Mul(acc, factor), d, dst + dx);
+        } else {
+            hn::StoreU(acc, d, dst + dx);
+        }
+    }
+    if constexpr (D::kPrivateN > 4) {
+        const hn::Half<D> dh;
+        return Stride2Spans<kKernel, kPad, kRows>(dh, op, rows, dx, end, hn::UpperHalf(dh, prev),
+                                                  scale, dst);
+    }
+    return dx;
+}
+
+template <int kKernel, int kPad, int kRows, class Op>
+HWY_INLINE void Stride2Row(const Op& op, const Rows<float>& in, const Axis& ax,
+                           const float* columns, float* dst) {
+    const float* rows[kRows];
+    for (int r = 0; r < kRows; ++r) rows[r] = in.base + r * in.rowStep;
+    const hn::ScalableTag<float> d;
+    const size_t end = ax.dst < ax.src / 2 ? ax.dst : ax.src / 2;
+    const Stride2Scale scale{columns, 1.0f / float(kRows), 1.0f / op.Area(kRows, kKernel)};
+    size_t dx = Stride2Spans<kKernel, kPad, kRows>(d, op, rows, 0, end, op.Init(d), scale, dst);
+    for (; dx < ax.dst; ++dx) RowColumn(op, in, ax, dx, dst);
+}
+
+template <int kKernel, int kPad, class Op>
+HWY_INLINE void Stride2RowAny(const Op& op, const Rows<float>& in, const Axis& ax,
+                              const float* columns, float* dst) {
+    switch (in.rows) {
+        case 1:
+            return Stride2Row<kKernel, kPad, 1>(op, in, ax, columns, dst);
+        case 2:
+            return Stride2Row<kKernel, kPad, 2>(op, in, ax, columns, dst);
+        default:
+            return Stride2Row<kKernel, kPad, 3>(op, in, ax, columns, dst);
+    }
+}
+
+// The 2D FP32 pools this path serves: kernel 2 pad 0/1 or kernel 3 pad 1 across, stride 2,
+// at most 3 window rows.
+inline bool Stride2Fits(const PoolShape& s) {
+    return !s.channel3d && s.strideX == 2 && s.kernelY <= 3 &&
+           ((s.kernelX == 2 && s.padX <= 1) || (s.kernelX == 3 && s.padX == 1));
+}
+
+template <class Op>
+HWY_INLINE void Stride2RowDispatch(const Op& op, const Rows<float>& in, const Axis& ax,
+                                   const float* columns, float* dst) {
+    if (ax.kernel == 3) return Stride2RowAny<3, 1>(op, in, ax, columns, dst);
+    if (ax.pad == 1) return Stride2RowAny<2, 1>(op, in, ax, columns, dst);
+    return Stride2RowAny<2, 0>(op, in, ax, columns, dst);
+}
+#endif
 
 // `scratch`: null, or dstW floats (reciprocal clipped window widths) followed by the padded
 // row.
@@ -619,6 +787,21 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
             return;
         }
     }
+#ifdef SIMD_POOL_STRIDE2_NCHW
+    if constexpr (std::is_same<T, float>::value && std::is_same<typename Op::C, float>::value) {
+        if (scratch && Stride2Fits(s)) {
+            for (size_t c = 0; c < s.dstC; ++c) {
+                for (size_t dy = 0; dy < s.dstH; ++dy) {
+                    const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+                    const Rows<T> in{src + c * plane + yr.begin * s.srcW, 1, plane,
+                                     yr.end - yr.begin, s.srcW};
+                    Stride2RowDispatch(op, in, ax, columns, dst + (c * s.dstH + dy) * s.dstW);
+                }
+            }
+            return;
+        }
+    }
+#endif
     for (size_t dc = 0; dc < s.dstC; ++dc) {
         const PoolRange cr = s.channel3d ? ClipWindow(dc, s.strideC, s.padC, s.kernelC, s.srcC)
                                          : PoolRange{dc, dc + 1};
@@ -643,6 +826,7 @@ HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, Poo
     const size_t rows = kY > 0 ? size_t(kY) : yr.end - yr.begin;
     const size_t cols = kX > 0 ? size_t(kX) : xr.end - xr.begin;
     const T* origin = src + (yr.begin * srcW + xr.begin) * C;
+    const float inverse = 1.0f / area;
     size_t c = 0;
     for (; c + 4 * N <= C; c += 4 * N) {
         auto a0 = op.Init(d), a1 = a0, a2 = a0, a3 = a0;
@@ -655,10 +839,10 @@ HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, Poo
                 a3 = op.Fold(a3, op.Widen(d, hn::LoadU(dt, p + 3 * N)));
             }
         }
-        op.Store(d, a0, area, dst + c);
-        op.Store(d, a1, area, dst + c + N);
-        op.Store(d, a2, area, dst + c + 2 * N);
-        op.Store(d, a3, area, dst + c + 3 * N);
+        op.StoreInverse(d, a0, inverse, dst + c);
+        op.StoreInverse(d, a1, inverse, dst + c + N);
+        op.StoreInverse(d, a2, inverse, dst + c + 2 * N);
+        op.StoreInverse(d, a3, inverse, dst + c + 3 * N);
     }
     const auto one = [&](auto dv, size_t at) HWY_ATTR {
         const hn::Rebind<T, decltype(dv)> dtv;
@@ -666,7 +850,7 @@ HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, Poo
         for (size_t y = 0; y < rows; ++y)
             for (size_t x = 0; x < cols; ++x)
                 acc = op.Fold(acc, op.Widen(dv, hn::LoadU(dtv, origin + (y * srcW + x) * C + at)));
-        op.Store(dv, acc, area, dst + at);
+        op.StoreInverse(dv, acc, inverse, dst + at);
     };
     for (; c + N <= C; c += N) one(d, c);
     if (c == C) return;
@@ -733,18 +917,24 @@ HWY_INLINE void NhwcPixelAny(const Op& op, const T* src, size_t C, size_t srcW, 
 // all unclipped horizontally: the column folds (over the window rows) slide along the row, so
 // the fold of the last column of a window is reused as the first column of the next one
 // (6 loads per output vector instead of 9). FP32 and UINT8 (compute type = storage type).
-template <class Op, class T>
+template <int kRows, class Op, class T>
 HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, size_t padX,
                            PoolRange yr, size_t dxBegin, size_t dxEnd, float area, T* dstRow) {
     const hn::ScalableTag<T> d;
     const size_t N = hn::Lanes(d);
-    const size_t rows = yr.end - yr.begin;
+    const size_t rows = kRows > 0 ? size_t(kRows) : yr.end - yr.begin;
+    const float inverse = 1.0f / area;
     const T* base = src + yr.begin * srcW * C;
     const size_t rowStep = srcW * C;
     const auto column = [&](size_t x, size_t c) HWY_ATTR {
         const T* p = base + x * C + c;
         auto acc = op.Init(d);
-        for (size_t r = 0; r < rows; ++r, p += rowStep) acc = op.Fold(acc, hn::LoadU(d, p));
+        if constexpr (kRows > 0) {
+            // Starts from the initial value: the max accumulators never hold a NaN.
+            for (int r = 0; r < kRows; ++r) acc = op.Fold(acc, hn::LoadU(d, p + r * rowStep));
+        } else {
+            for (size_t r = 0; r < rows; ++r, p += rowStep) acc = op.Fold(acc, hn::LoadU(d, p));
+        }
         return acc;
     };
     const auto run = [&](size_t c) HWY_ATTR {
@@ -753,7 +943,7 @@ HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, si
         for (size_t dx = dxBegin; dx < dxEnd; ++dx, x += 2) {
             const auto middle = column(x + 1, c);
             const auto last = column(x + 2, c);
-            op.Store(d, op.Fold(op.Fold(prev, middle), last), area, dstRow + dx * C + c);
+            op.StoreInverse(d, op.Fold(op.Fold(prev, middle), last), inverse, dstRow + dx * C + c);
             prev = last;
         }
     };
@@ -766,10 +956,12 @@ HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, si
             T* out = dstRow + dx * C + c;
             const auto l0 = column(x + 2, c), l1 = column(x + 2, c + N);
             const auto l2 = column(x + 2, c + 2 * N), l3 = column(x + 2, c + 3 * N);
-            op.Store(d, op.Fold(op.Fold(p0, column(x + 1, c)), l0), area, out);
-            op.Store(d, op.Fold(op.Fold(p1, column(x + 1, c + N)), l1), area, out + N);
-            op.Store(d, op.Fold(op.Fold(p2, column(x + 1, c + 2 * N)), l2), area, out + 2 * N);
-            op.Store(d, op.Fold(op.Fold(p3, column(x + 1, c + 3 * N)), l3), area, out + 3 * N);
+            op.StoreInverse(d, op.Fold(op.Fold(p0, column(x + 1, c)), l0), inverse, out);
+            op.StoreInverse(d, op.Fold(op.Fold(p1, column(x + 1, c + N)), l1), inverse, out + N);
+            op.StoreInverse(d, op.Fold(op.Fold(p2, column(x + 1, c + 2 * N)), l2), inverse,
+                            out + 2 * N);
+            op.StoreInverse(d, op.Fold(op.Fold(p3, column(x + 1, c + 3 * N)), l3), inverse,
+                            out + 3 * N);
             p0 = l0;
             p1 = l1;
             p2 = l2;
@@ -780,6 +972,131 @@ HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, si
     for (; c + 4 * N <= C; c += 4 * N) run4(c);
     for (; c + N <= C; c += N) run(c);
     if (c < C) run(C - N);  // overlaps channels already written with the same values
+}
+
+// kOut vertically neighbouring NHWC output rows of 3x3 stride-2 windows, all unclipped (FP32 and
+// UINT8): the 2*kOut + 1 input rows are read once per walk along the row, the row shared by two
+// neighbouring windows loaded once for both (every input line is otherwise filled into L1 again
+// for the second window, and these fills bound the speed), and the column folds slide along
+// the row as in NhwcRow3x2. kVec channel vectors per walk; `base` points at column 0 of the
+// first input row, `dst` at the first output row.
+template <size_t kOut, size_t kVec, class Op, class T>
+HWY_INLINE void NhwcRows3x2(const Op& op, const T* base, size_t C, size_t rowStep, size_t padX,
+                            size_t dxBegin, size_t dxEnd, float inverse, size_t c, T* dst,
+                            size_t dstRowStep) {
+    const hn::ScalableTag<T> d;
+    using V = hn::Vec<decltype(d)>;
+    const size_t N = hn::Lanes(d);
+    // The max folds start from the initial value: their accumulators never hold a NaN.
+    const auto start = [&](V v) HWY_ATTR {
+        if constexpr (Op::kAverage)
+            return v;
+        else
+            return op.Fold(op.Init(d), v);
+    };
+    const auto columns = [&](size_t x, V(&out)[kOut][kVec]) HWY_ATTR {
+        HWY_UNROLL(4)
+        for (size_t v = 0; v < kVec; ++v) {
+            const T* p = base + x * C + c + v * N;
+            V top = start(hn::LoadU(d, p));
+            HWY_UNROLL(4)
+            for (size_t j = 0; j < kOut; ++j) {
+                const V middle = hn::LoadU(d, p + (2 * j + 1) * rowStep);
+                const V bottom = hn::LoadU(d, p + (2 * j + 2) * rowStep);
+                out[j][v] = op.Fold(op.Fold(top, middle), bottom);
+                top = start(bottom);
+            }
+        }
+    };
+    V prev[kOut][kVec], middle[kOut][kVec], last[kOut][kVec];
+    size_t x = 2 * dxBegin - padX;
+    columns(x, prev);
+    for (size_t dx = dxBegin; dx < dxEnd; ++dx, x += 2) {
+        columns(x + 1, middle);
+        columns(x + 2, last);
+        HWY_UNROLL(4)
+        for (size_t j = 0; j < kOut; ++j) {
+            HWY_UNROLL(4)
+            for (size_t v = 0; v < kVec; ++v) {
+                op.StoreInverse(d, op.Fold(op.Fold(prev[j][v], middle[j][v]), last[j][v]), inverse,
+                                dst + j * dstRowStep + dx * C + c + v * N);
+                prev[j][v] = last[j][v];
+            }
+        }
+    }
+}
+
+template <size_t kOut, class Op, class T>
+HWY_INLINE void NhwcRowGroup3x2(const Op& op, const T* base, size_t C, size_t rowStep, size_t padX,
+                                size_t dxBegin, size_t dxEnd, float inverse, T* dst,
+                                size_t dstRowStep) {
+    const size_t N = hn::Lanes(hn::ScalableTag<T>());
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    constexpr size_t kVec = 4;  // 32 registers
+#else
+    constexpr size_t kVec = 1;
+#endif
+    size_t c = 0;
+    for (; c + kVec * N <= C; c += kVec * N)
+        NhwcRows3x2<kOut, kVec>(op, base, C, rowStep, padX, dxBegin, dxEnd, inverse, c, dst,
+                                dstRowStep);
+    for (; c + N <= C; c += N)
+        NhwcRows3x2<kOut, 1>(op, base, C, rowStep, padX, dxBegin, dxEnd, inverse, c, dst,
+                             dstRowStep);
+    if (c < C)  // overlaps channels already written with the same values
+        NhwcRows3x2<kOut, 1>(op, base, C, rowStep, padX, dxBegin, dxEnd, inverse, C - N, dst,
+                             dstRowStep);
+}
+
+// Global pooling of NHWC input (one window covering every pixel): `pixels` contiguous pixels of
+// C channels. kGroup channel vectors are folded across all pixels at once, in registers: every
+// pixel contributes one contiguous run of kGroup vectors (streams well, unlike one vector per
+// pixel at a C-element stride), and the kGroup independent chains hide the fold latency.
+template <size_t kGroup, class D, class Op, class T>
+HWY_INLINE void GlobalNhwcGroup(D d, const Op& op, const T* src, size_t C, size_t pixels,
+                                float area, size_t c, T* dst) {
+    const hn::Rebind<T, D> dt;
+    const size_t N = hn::Lanes(d);
+    hn::Vec<D> acc[kGroup];
+    HWY_UNROLL(16)
+    for (size_t g = 0; g < kGroup; ++g) {
+        acc[g] = op.Widen(d, hn::LoadU(dt, src + c + g * N));
+        if constexpr (!Op::kAverage) acc[g] = op.Fold(op.Init(d), acc[g]);
+    }
+    for (size_t p = 1; p < pixels; ++p) {
+        const T* s = src + p * C + c;
+        HWY_UNROLL(16)
+        for (size_t g = 0; g < kGroup; ++g)
+            acc[g] = op.Fold(acc[g], op.Widen(d, hn::LoadU(dt, s + g * N)));
+    }
+    HWY_UNROLL(16)
+    for (size_t g = 0; g < kGroup; ++g) op.Store(d, acc[g], area, dst + c + g * N);
+}
+
+template <class Op, class T>
+HWY_INLINE void GlobalNhwc(const Op& op, const T* src, size_t C, size_t pixels, float area,
+                           T* dst) {
+    const hn::ScalableTag<typename Op::C> d;
+    const size_t N = hn::Lanes(d);
+    // Registers: 32 vector registers on AVX-512 hold 16 accumulators, 16 registers hold 8.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    constexpr size_t kGroup = 16;
+#else
+    constexpr size_t kGroup = 8;
+#endif
+    size_t c = 0;
+    for (; c + kGroup * N <= C; c += kGroup * N)
+        GlobalNhwcGroup<kGroup>(d, op, src, C, pixels, area, c, dst);
+    for (; c + 4 * N <= C; c += 4 * N) GlobalNhwcGroup<4>(d, op, src, C, pixels, area, c, dst);
+    for (; c + N <= C; c += N) GlobalNhwcGroup<1>(d, op, src, C, pixels, area, c, dst);
+    if (c == C) return;
+    if (C >= N) {
+        // Overlaps channels already written with the same values.
+        GlobalNhwcGroup<1>(d, op, src, C, pixels, area, C - N, dst);
+        return;
+    }
+    const hn::CappedTag<typename Op::C, 1> d1;
+    for (; c < C; ++c) GlobalNhwcGroup<1>(d1, op, src, C, pixels, area, c, dst);
 }
 
 // 3D pooling (Max32f only) uses `scratch`: srcC floats for the spatial maxima of one pixel,
@@ -803,13 +1120,46 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
             if (slideEnd < slideBegin) slideEnd = slideBegin;
         }
     }
+    if (!s.channel3d && s.dstH == 1 && s.dstW == 1) {
+        const PoolRange yr = ClipWindow(0, s.strideY, s.padY, s.kernelY, s.srcH);
+        const PoolRange xr = ClipWindow(0, s.strideX, s.padX, s.kernelX, s.srcW);
+        if (yr.begin == 0 && yr.end == s.srcH && xr.begin == 0 && xr.end == s.srcW) {
+            GlobalNhwc(op, src, s.srcC, s.srcH * s.srcW, op.Area(s.srcH, s.srcW), dst);
+            return;
+        }
+    }
+    if constexpr (std::is_same<typename Op::C, T>::value) {
+        // Groups of kGroup output rows whose windows are all 3 rows high (3x3 stride 2 inside
+        // the image) share their input rows (NhwcRowGroup3x2); other rows slide alone.
+        constexpr size_t kGroup = 2;
+        const bool grouped = s.kernelY == 3 && s.strideY == 2;
+        const size_t rowStep = s.srcW * s.srcC, dstRowStep = s.dstW * s.dstC;
+        for (size_t dy = 0; dy < s.dstH && slideEnd > slideBegin;) {
+            const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+            const size_t rows = yr.end - yr.begin;
+            T* row = dst + dy * dstRowStep;
+            if (grouped && rows == 3 && dy + kGroup <= s.dstH) {
+                const PoolRange lastYr =
+                    ClipWindow(dy + kGroup - 1, s.strideY, s.padY, s.kernelY, s.srcH);
+                if (lastYr.end - lastYr.begin == 3) {
+                    NhwcRowGroup3x2<kGroup>(op, src + yr.begin * rowStep, s.srcC, rowStep, s.padX,
+                                            slideBegin, slideEnd, 1.0f / op.Area(3, 3), row,
+                                            dstRowStep);
+                    dy += kGroup;
+                    continue;
+                }
+            }
+            if (rows == 3)
+                NhwcRow3x2<3>(op, src, s.srcC, s.srcW, s.padX, yr, slideBegin, slideEnd,
+                              op.Area(rows, 3), row);
+            else
+                NhwcRow3x2<0>(op, src, s.srcC, s.srcW, s.padX, yr, slideBegin, slideEnd,
+                              op.Area(rows, 3), row);
+            ++dy;
+        }
+    }
     for (size_t dy = 0; dy < s.dstH; ++dy) {
         const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
-        if (slideEnd > slideBegin) {
-            if constexpr (std::is_same<typename Op::C, T>::value)
-                NhwcRow3x2(op, src, s.srcC, s.srcW, s.padX, yr, slideBegin, slideEnd,
-                           op.Area(yr.end - yr.begin, 3), dst + dy * s.dstW * s.dstC);
-        }
         for (size_t dx = 0; dx < s.dstW; ++dx) {
             if (dx == slideBegin && slideEnd > slideBegin) {
                 dx = slideEnd - 1;
