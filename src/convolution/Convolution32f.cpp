@@ -3,18 +3,23 @@
 //
 // Init picks one algorithm per shape and target and returns it as a context (a class derived
 // from simd::Convolution32f), so Forward makes no dispatch of its own:
-//   nhwc-gemm   NHWC, any group: an implicit GEMM dst[pixels x Dg] = im2row(src) * W, where the
-//               rows of im2row are packed straight from the image into the GEMM core's A panels
-//               (1x1 stride 1 without padding packs the pixel rows themselves); the weights (YXIO
-//               is already K x dstC) are packed once at SetParams into B panels.
-//   nchw-gemm   NCHW, any group: dst[Dg x pixels] = W * im2col(src); the weights are the packed
-//               A panels (SetParams), the im2col rows are packed straight from the image into B
-//               panels (1x1 stride 1 without padding: the channel planes themselves).
-//   *-usergemm  as above through the caller's SimdGemm32fNNPtr with explicit im2col/im2row
-//               matrices (none for unpadded 1x1 stride 1).
-//   depthwise   group == srcC == dstC: NHWC vectorised over channels, NCHW over output columns;
-//               3x3 kernels of stride 1 and 2 have register-resident weight kernels.
-// Bias and activation are applied to each finished block while it is still in cache.
+//   nhwc-direct NHWC, any group: dst[pixels x Dg] = im2row(src) * W on the GEMM core without
+//               an im2row copy: micro-tiles of output pixels whose kernel taps are inside the
+//               image read it in place (runs of taps, GemmMicroKernelSegments); border, row-end
+//               and partial tiles are packed from im2row first (then Info says nhwc-gemm when
+//               no tile is interior). Weights (YXIO is already K x dstC) become B panels at
+//               SetParams; bias and cheap activations are applied in registers at the final
+//               store. Few outputs per group use a 12 x 2-vector tile on AVX-512.
+//   nchw-via-nhwc-direct  NCHW: the image is transposed to NHWC, convolved as above and
+//               transposed back (weights re-ordered to YXIO once).
+//   nchw-gemm   NCHW pointwise or few-output layers with many pixels: dst[Dg x pixels] =
+//               W * im2col(src), the weights the packed A panels, im2col packed straight from
+//               the image into B panels (pointwise: the channel planes themselves).
+//   *-usergemm  through the caller's SimdGemm32fNNPtr with explicit im2col/im2row matrices
+//               (none for unpadded 1x1 stride 1).
+//   depthwise   group == srcC == dstC: ConvolutionDepthwise.cpp.
+//   winograd    3x3 stride 1 where measured faster: ConvolutionWinograd.cpp.
+// Forward splits pixel or channel ranges over the thread budget without changing any sum.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "convolution/Convolution32f.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -49,7 +54,7 @@ const char* TargetIsa() {
 using Geometry = ConvGeometry;
 
 // ---------------------------------------------------------------------------------------------
-// NHWC: implicit GEMM over im2row panels.
+// NHWC: direct convolution on the GEMM core (im2row packed only for border tiles).
 
 class NhwcGemm : public Convolution32f {
 protected:
