@@ -60,6 +60,7 @@ std::vector<Shape> Shapes() {
         {8, 17, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // single pixel
         {17, 33, 16, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // 1x1, many pixels (NCHW: W*im2col)
         {3, 8, 20, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // few outputs, many pixels
+        {2, 9, 21, 30, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 1},    // two input planes (NCHW interleave)
         {7, 8, 1, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // height 1
         {8, 7, 13, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // width 1
         {7, 8, 5, 5, 3, 3, 1, 1, 1, 1, 4, 0, 2, 5, 1},      // pads beyond the kernel

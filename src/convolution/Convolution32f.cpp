@@ -346,11 +346,14 @@ protected:
         // The transposes are split over the threads too (channel ranges in, pixel ranges out).
         const size_t parts = ThreadPartsFor(double(q_.srcImage + q_.dstImage) * 64.0);
         for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
-            ParallelParts(std::min(parts, q_.srcC), [&](size_t part, size_t count) {
-                const auto c = PartRange(q_.srcC, part, count);
-                TransposeStrided(src + c.first * srcPlane, srcPlane, srcT + c.first, q_.srcC,
-                                 c.second - c.first, srcPlane);
-            });
+            if (q_.srcC == 2 || q_.srcC == 3)  // first layers: too few rows for tiles
+                InterleavePlanes(src, q_.srcC, srcPlane, srcT);
+            else
+                ParallelParts(std::min(parts, q_.srcC), [&](size_t part, size_t count) {
+                    const auto c = PartRange(q_.srcC, part, count);
+                    TransposeStrided(src + c.first * srcPlane, srcPlane, srcT + c.first, q_.srcC,
+                                     c.second - c.first, srcPlane);
+                });
             RunImages(srcT, buf, dstT, 1);
             ParallelParts(std::min(parts, q_.pixels), [&](size_t part, size_t count) {
                 const auto r = PartRange(q_.pixels, part, count);
@@ -562,13 +565,14 @@ Convolution32f* Convolution32fCreate(size_t batch, const SimdConvolutionParamete
         if (Convolution32f* winograd = CreateConvolutionWinograd(batch, *p)) return winograd;
     if (nhwc) return new conv32f::NhwcGemm(batch, *p, gemm);
     // NCHW: W * im2col keeps its edge (no transposes) where B panels are filled without
-    // padding waste and either no im2col expansion is needed (pointwise) or the outputs are
-    // too few to fill the NHWC tile's columns (first layers); measured on Zen4: 1x1 256->64
-    // 56x56 1064 vs 1139 us, 3x3 s2 3->32 224x224 450 vs 731 us, 3x3 64->64 56x56 2717 vs 2150.
+    // padding waste and either no im2col expansion is needed (pointwise) or the outputs are too
+    // few to fill the NHWC tile's columns (first layers; AVX-512 has its narrow NHWC tile for
+    // them). Measured on Zen4: 1x1 256->64 56x56 1064 vs 1139 us; 3x3 s2 3->32 224x224 450 us
+    // here vs 358 us through the narrow NHWC tile; 3x3 64->64 56x56 2717 vs 2150 us.
     using T = GemmTraits<hn::ScalableTag<float>>;
     const conv32f::Geometry q(*p);
     const bool manyPixels = q.pixels >= 4 * T::kCols;
-    if (gemm == nullptr && !(manyPixels && (q.Pointwise() || q.Dg < T::kCols)))
+    if (gemm == nullptr && !(manyPixels && (q.Pointwise() || (q.Dg < T::kCols && T::kVecs != 4))))
         return new conv32f::NchwViaNhwc(batch, *p);
     return new conv32f::NchwGemm(batch, *p, gemm);
 }
