@@ -586,6 +586,7 @@ HWY_AFTER_NAMESPACE();
 
 #include "SimdSynet.h"
 
+#include "convolution/ContextApi.h"
 #include "core/Dispatch.h"
 #include "core/Error.h"
 #include "core/Format.h"
@@ -669,57 +670,26 @@ SIMD_API void* SimdSynetConvolution32fInit(size_t batch, const SimdConvolutionPa
 }
 
 SIMD_API size_t SimdSynetConvolution32fExternalBufferSize(const void* context) {
-    simd::ClearLastError();
-    SIMD_FAIL_IF_RETURN(context == nullptr,
-                        "SimdSynetConvolution32fExternalBufferSize: context is NULL", 0);
-    return static_cast<const simd::Convolution32f*>(context)->ExternalBufferSize();
+    return simd::ContextExternalBufferSize(context, "SimdSynetConvolution32f");
 }
 
 SIMD_API size_t SimdSynetConvolution32fInternalBufferSize(const void* context) {
-    simd::ClearLastError();
-    SIMD_FAIL_IF_RETURN(context == nullptr,
-                        "SimdSynetConvolution32fInternalBufferSize: context is NULL", 0);
-    return static_cast<const simd::Convolution32f*>(context)->InternalBufferSize();
+    return simd::ContextInternalBufferSize(context, "SimdSynetConvolution32f");
 }
 
 SIMD_API void SimdSynetConvolution32fSetParams(void* context, const float* weight,
                                                SimdBool* internal, const float* bias,
                                                const float* params) {
-    simd::ClearLastError();
-    SIMD_FAIL_IF(context == nullptr, "SimdSynetConvolution32fSetParams: context is NULL");
-    SIMD_FAIL_IF(weight == nullptr, "SimdSynetConvolution32fSetParams: weight is NULL");
-    auto* c = static_cast<simd::Convolution32f*>(context);
-    SIMD_FAIL_IF(params == nullptr && simd::ActivationReadsParams(c->p_.activation),
-                 "SimdSynetConvolution32fSetParams: params is NULL but the activation reads it");
-    try {
-        c->SetParams(weight, bias, params);
-    } catch (const std::bad_alloc&) {
-        simd::SetLastError("SimdSynetConvolution32fSetParams: out of memory");
-        return;
-    }
-    if (internal) *internal = SimdTrue;
+    simd::ContextSetParams(context, weight, internal, bias, params, "SimdSynetConvolution32f");
 }
 
 SIMD_API void SimdSynetConvolution32fForward(void* context, const float* src, float* buf,
                                              float* dst) {
-    simd::ClearLastError();
-    SIMD_FAIL_IF(context == nullptr, "SimdSynetConvolution32fForward: context is NULL");
-    SIMD_FAIL_IF(src == nullptr || dst == nullptr,
-                 "SimdSynetConvolution32fForward: src or dst is NULL");
-    auto* c = static_cast<simd::Convolution32f*>(context);
-    SIMD_FAIL_IF(!c->Ready(), "SimdSynetConvolution32fForward: SetParams was not called");
-    try {
-        c->Forward(src, buf, dst);
-    } catch (const std::bad_alloc&) {
-        simd::SetLastError("SimdSynetConvolution32fForward: out of memory");
-    }
+    simd::ContextForward(context, src, buf, dst, "SimdSynetConvolution32f");
 }
 
 SIMD_API const char* SimdSynetConvolution32fInfo(const void* context) {
-    simd::ClearLastError();
-    SIMD_FAIL_IF_RETURN(context == nullptr, "SimdSynetConvolution32fInfo: context is NULL",
-                        nullptr);
-    return static_cast<const simd::Convolution32f*>(context)->Info();
+    return simd::ContextInfo(context, "SimdSynetConvolution32f");
 }
 
 }  // extern "C"

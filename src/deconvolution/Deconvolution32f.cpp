@@ -787,6 +787,7 @@ HWY_AFTER_NAMESPACE();
 
 #include "SimdSynet.h"
 
+#include "convolution/ContextApi.h"
 #include "core/Dispatch.h"
 #include "core/Error.h"
 #include "core/Format.h"
@@ -870,57 +871,26 @@ SIMD_API void* SimdSynetDeconvolution32fInit(size_t batch, const SimdConvolution
 }
 
 SIMD_API size_t SimdSynetDeconvolution32fExternalBufferSize(const void* context) {
-    simd::ClearLastError();
-    SIMD_FAIL_IF_RETURN(context == nullptr,
-                        "SimdSynetDeconvolution32fExternalBufferSize: context is NULL", 0);
-    return static_cast<const simd::Deconvolution32f*>(context)->ExternalBufferSize();
+    return simd::ContextExternalBufferSize(context, "SimdSynetDeconvolution32f");
 }
 
 SIMD_API size_t SimdSynetDeconvolution32fInternalBufferSize(const void* context) {
-    simd::ClearLastError();
-    SIMD_FAIL_IF_RETURN(context == nullptr,
-                        "SimdSynetDeconvolution32fInternalBufferSize: context is NULL", 0);
-    return static_cast<const simd::Deconvolution32f*>(context)->InternalBufferSize();
+    return simd::ContextInternalBufferSize(context, "SimdSynetDeconvolution32f");
 }
 
 SIMD_API void SimdSynetDeconvolution32fSetParams(void* context, const float* weight,
                                                  SimdBool* internal, const float* bias,
                                                  const float* params) {
-    simd::ClearLastError();
-    SIMD_FAIL_IF(context == nullptr, "SimdSynetDeconvolution32fSetParams: context is NULL");
-    SIMD_FAIL_IF(weight == nullptr, "SimdSynetDeconvolution32fSetParams: weight is NULL");
-    auto* c = static_cast<simd::Deconvolution32f*>(context);
-    SIMD_FAIL_IF(params == nullptr && simd::ActivationReadsParams(c->p_.activation),
-                 "SimdSynetDeconvolution32fSetParams: params is NULL but the activation reads it");
-    try {
-        c->SetParams(weight, bias, params);
-    } catch (const std::bad_alloc&) {
-        simd::SetLastError("SimdSynetDeconvolution32fSetParams: out of memory");
-        return;
-    }
-    if (internal) *internal = SimdTrue;
+    simd::ContextSetParams(context, weight, internal, bias, params, "SimdSynetDeconvolution32f");
 }
 
 SIMD_API void SimdSynetDeconvolution32fForward(void* context, const float* src, float* buf,
                                                float* dst) {
-    simd::ClearLastError();
-    SIMD_FAIL_IF(context == nullptr, "SimdSynetDeconvolution32fForward: context is NULL");
-    SIMD_FAIL_IF(src == nullptr || dst == nullptr,
-                 "SimdSynetDeconvolution32fForward: src or dst is NULL");
-    auto* c = static_cast<simd::Deconvolution32f*>(context);
-    SIMD_FAIL_IF(!c->Ready(), "SimdSynetDeconvolution32fForward: SetParams was not called");
-    try {
-        c->Forward(src, buf, dst);
-    } catch (const std::bad_alloc&) {
-        simd::SetLastError("SimdSynetDeconvolution32fForward: out of memory");
-    }
+    simd::ContextForward(context, src, buf, dst, "SimdSynetDeconvolution32f");
 }
 
 SIMD_API const char* SimdSynetDeconvolution32fInfo(const void* context) {
-    simd::ClearLastError();
-    SIMD_FAIL_IF_RETURN(context == nullptr, "SimdSynetDeconvolution32fInfo: context is NULL",
-                        nullptr);
-    return static_cast<const simd::Deconvolution32f*>(context)->Info();
+    return simd::ContextInfo(context, "SimdSynetDeconvolution32f");
 }
 
 }  // extern "C"

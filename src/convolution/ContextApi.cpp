@@ -1,0 +1,86 @@
+// The entry-point bodies every convolution-family framework (Convolution32f, Deconvolution32f)
+// shares after Init: argument checks, then a call of the context's virtual function. `api` is
+// the framework's name prefix ("SimdSynetConvolution32f"), so messages name the public function.
+#include "convolution/ContextApi.h"
+
+#include <new>
+
+#include "core/Error.h"
+
+namespace simd {
+
+size_t ContextExternalBufferSize(const void* context, const char* api) {
+    ClearLastError();
+    if (context == nullptr) {
+        SetLastErrorF("%sExternalBufferSize: context is NULL", api);
+        return 0;
+    }
+    return static_cast<const Convolution32f*>(context)->ExternalBufferSize();
+}
+
+size_t ContextInternalBufferSize(const void* context, const char* api) {
+    ClearLastError();
+    if (context == nullptr) {
+        SetLastErrorF("%sInternalBufferSize: context is NULL", api);
+        return 0;
+    }
+    return static_cast<const Convolution32f*>(context)->InternalBufferSize();
+}
+
+void ContextSetParams(void* context, const float* weight, SimdBool* internal, const float* bias,
+                      const float* params, const char* api) {
+    ClearLastError();
+    if (context == nullptr) {
+        SetLastErrorF("%sSetParams: context is NULL", api);
+        return;
+    }
+    if (weight == nullptr) {
+        SetLastErrorF("%sSetParams: weight is NULL", api);
+        return;
+    }
+    auto* c = static_cast<Convolution32f*>(context);
+    if (params == nullptr && ActivationReadsParams(c->p_.activation)) {
+        SetLastErrorF("%sSetParams: params is NULL but the activation reads it", api);
+        return;
+    }
+    try {
+        c->SetParams(weight, bias, params);
+    } catch (const std::bad_alloc&) {
+        SetLastErrorF("%sSetParams: out of memory", api);
+        return;
+    }
+    if (internal) *internal = SimdTrue;
+}
+
+void ContextForward(void* context, const float* src, float* buf, float* dst, const char* api) {
+    ClearLastError();
+    if (context == nullptr) {
+        SetLastErrorF("%sForward: context is NULL", api);
+        return;
+    }
+    if (src == nullptr || dst == nullptr) {
+        SetLastErrorF("%sForward: src or dst is NULL", api);
+        return;
+    }
+    auto* c = static_cast<Convolution32f*>(context);
+    if (!c->Ready()) {
+        SetLastErrorF("%sForward: SetParams was not called", api);
+        return;
+    }
+    try {
+        c->Forward(src, buf, dst);
+    } catch (const std::bad_alloc&) {
+        SetLastErrorF("%sForward: out of memory", api);
+    }
+}
+
+const char* ContextInfo(const void* context, const char* api) {
+    ClearLastError();
+    if (context == nullptr) {
+        SetLastErrorF("%sInfo: context is NULL", api);
+        return nullptr;
+    }
+    return static_cast<const Convolution32f*>(context)->Info();
+}
+
+}  // namespace simd

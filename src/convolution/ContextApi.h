@@ -1,0 +1,20 @@
+// Shared bodies of the post-Init entry points of the convolution-family frameworks (contexts
+// derived from simd::Convolution32f): ExternalBufferSize, InternalBufferSize, SetParams,
+// Forward, Info. `api` is the public name prefix used in error messages.
+#pragma once
+
+#include <cstddef>
+
+#include "SimdSynet.h"
+#include "convolution/Convolution32f.h"
+
+namespace simd {
+
+size_t ContextExternalBufferSize(const void* context, const char* api);
+size_t ContextInternalBufferSize(const void* context, const char* api);
+void ContextSetParams(void* context, const float* weight, SimdBool* internal, const float* bias,
+                      const float* params, const char* api);
+void ContextForward(void* context, const float* src, float* buf, float* dst, const char* api);
+const char* ContextInfo(const void* context, const char* api);
+
+}  // namespace simd
