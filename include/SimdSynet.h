@@ -978,6 +978,8 @@ SIMD_API const char* SimdSynetDeconvolution32fInfo(const void* context);
 
 /* @@DECONVOLUTION@@ */
 
+/* @@MERGED_CONVOLUTION@@ */
+
 #ifdef __cplusplus
 }
 #endif
