@@ -30,7 +30,7 @@
 #include "convolution/Activate-inl.h"
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
-#include "conversion/Layout-inl.h"
+#include "convolution/ImageTranspose-inl.h"
 #include "gemm/Gemm-inl.h"
 
 #include <algorithm>
@@ -342,24 +342,10 @@ protected:
     void Run(const float* src, float* buf, float* dst) const override {
         float* srcT = buf + NhwcGemm::ExternalBufferSize();
         float* dstT = srcT + q_.srcImage;
-        const size_t srcPlane = q_.srcH * q_.srcW;
-        // The transposes are split over the threads too (channel ranges in, pixel ranges out).
-        const size_t parts = ThreadPartsFor(double(q_.srcImage + q_.dstImage) * 64.0);
         for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
-            if (q_.srcC == 2 || q_.srcC == 3)  // first layers: too few rows for tiles
-                InterleavePlanes(src, q_.srcC, srcPlane, srcT);
-            else
-                ParallelParts(std::min(parts, q_.srcC), [&](size_t part, size_t count) {
-                    const auto c = PartRange(q_.srcC, part, count);
-                    TransposeStrided(src + c.first * srcPlane, srcPlane, srcT + c.first, q_.srcC,
-                                     c.second - c.first, srcPlane);
-                });
+            NchwToNhwcImage(src, q_.srcC, q_.srcH * q_.srcW, srcT);
             RunImages(srcT, buf, dstT, 1);
-            ParallelParts(std::min(parts, q_.pixels), [&](size_t part, size_t count) {
-                const auto r = PartRange(q_.pixels, part, count);
-                TransposeStrided(dstT + r.first * q_.dstC, q_.dstC, dst + r.first, q_.pixels,
-                                 r.second - r.first, q_.dstC);
-            });
+            NhwcToNchwImage(dstT, q_.dstC, q_.pixels, dst);
         }
     }
 };

@@ -15,9 +15,11 @@
 //   * U_k is packed at SetParams into the GEMM core's B panels (kc x kCols micro-panels, the
 //     same K chunks for every block), V_k is used in place as the A operand (row stride srcC),
 //     so no packing happens in Forward;
-//   * NCHW input is transformed straight into the same tile-row layout (tiles of one tile row
-//     in the lanes, scattered by srcC), and the NCHW output transform gathers M by dstC: both
-//     layouts share the GEMM part.
+//   * NCHW images are transposed to NHWC (one image at a time, into the caller's scratch),
+//     convolved as NHWC and transposed back: the NCHW forms of the transforms scatter V by
+//     srcC and gather M by dstC, which measured slower than the two transposes (Zen4, 3x3
+//     64->64 56x56: 1485 -> 1065 us on AVX-512, 1664 -> 1146 us on AVX2; 256->256 14x14:
+//     1176 -> 1055 and 1879 -> 1326 us).
 // Bias and activation are applied by the output transform before the pixels are stored.
 // Threads: blocks are split over the parts; when there are fewer blocks than threads, the
 // output-channel panels of each block are split too (each such part transforms the input of
@@ -30,6 +32,7 @@
 #include "convolution/ConvolutionWinograd.h"
 #include "convolution/Activate-inl.h"
 #include "convolution/Geometry.h"
+#include "convolution/ImageTranspose-inl.h"
 #include "gemm/Gemm-inl.h"
 #include "winograd/Transform-inl.h"
 
@@ -51,6 +54,8 @@ namespace convwinograd {
 
 using conv32f::Act;
 using conv32f::Activate;
+using conv32f::NchwToNhwcImage;
+using conv32f::NhwcToNchwImage;
 
 // NHWC epilogue: lanes are output channels c0 + c ...
 struct BiasActivateChannelsPost {
@@ -64,18 +69,6 @@ struct BiasActivateChannelsPost {
     }
 };
 
-// NCHW epilogue: lanes are pixels of output channel c.
-struct BiasActivatePlanePost {
-    const float* bias;
-    const float* slope;
-    Act act;
-    template <class D>
-    HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v, size_t c) const {
-        const hn::Vec<D> s = slope ? hn::Set(d, slope[c]) : hn::Zero(d);
-        return Activate(d, hn::Add(v, hn::Set(d, bias[c])), s, act);
-    }
-};
-
 // AY = AX = winograd::AxisF43 (F(4x4, 3x3)) or winograd::AxisF23 (F(2x2, 3x3)).
 template <class Axis>
 class Winograd : public Convolution32f {
@@ -86,7 +79,7 @@ class Winograd : public Convolution32f {
 
 public:
     Winograd(size_t batch, const SimdConvolutionParameters& p, size_t l2Bytes)
-        : Convolution32f(batch, p, nullptr), q_(p), nhwc_(p.srcF == SimdTensorFormatNhwc) {
+        : Convolution32f(batch, p, nullptr), q_(p), nchw_(p.srcF == SimdTensorFormatNchw) {
         tileH_ = (q_.dstH + kBlock - 1) / kBlock;
         tileW_ = (q_.dstW + kBlock - 1) / kBlock;
         // Tile rows per block: V and M of the block within l2Bytes, at least one row; then the
@@ -100,49 +93,73 @@ public:
         dcPad_ = RoundUp(q_.dstC, T::kCols);
         vStride_ = tilesPad_ * q_.srcC;
         mStride_ = tilesPad_ * q_.dstC;
-        info_ = std::string(IsaNameOf(HWY_TARGET)) + (nhwc_ ? "::nhwc" : "::nchw") + "-winograd-" +
-                std::to_string(kBlock) + "x" + std::to_string(kBlock);
+        info_ = std::string(IsaNameOf(HWY_TARGET)) + (nchw_ ? "::nchw-via-nhwc" : "::nhwc") +
+                "-winograd-" + std::to_string(kBlock) + "x" + std::to_string(kBlock);
     }
-    size_t ExternalBufferSize() const override { return kCount * (vStride_ + mStride_); }
+    // The transposed images (NCHW), then one part's V and M.
+    size_t ExternalBufferSize() const override { return ImagesSize() + BlockScratchSize(); }
 
 protected:
     void PackWeights(const float* w) override {
         const D d;
         const size_t srcC = q_.srcC, dstC = q_.dstC, size = srcC * dstC;
-        std::vector<float> u(kCount * size);
-        // Plane k: srcC x dstC (YXIO weights) or dstC x srcC (OIYX).
-        winograd::SetFilter<Axis, Axis>(w, size, u.data(), nhwc_);
+        std::vector<float> u(kCount * size), yxio;
+        if (nchw_) {  // OIYX -> YXIO
+            yxio.resize(9 * size);
+            for (size_t o = 0; o < dstC; ++o)
+                for (size_t i = 0; i < srcC; ++i)
+                    for (size_t t = 0; t < 9; ++t)
+                        yxio[(t * srcC + i) * dstC + o] = w[(o * srcC + i) * 9 + t];
+            w = yxio.data();
+        }
+        // Plane k: srcC x dstC.
+        winograd::SetFilter<Axis, Axis>(w, size, u.data(), true);
         weights_.assign(kCount * srcC * dcPad_, 0.0f);
         for (size_t k = 0; k < kCount; ++k)
             for (size_t k0 = 0; k0 < srcC; k0 += kc_) {
                 const size_t kc = std::min(kc_, srcC - k0);
                 float* packed = weights_.data() + k * srcC * dcPad_ + k0 * dcPad_;
-                if (nhwc_)
-                    GemmPackB(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC, packed);
-                else
-                    GemmPackBTransposed(d, kc, dstC, u.data() + k * size + k0, srcC, packed);
+                GemmPackB(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC, packed);
             }
     }
 
+    size_t ImagesSize() const { return nchw_ ? q_.srcImage + q_.dstImage : 0; }
+    size_t BlockScratchSize() const { return kCount * (vStride_ + mStride_); }
+
     void Run(const float* src, float* buf, float* dst) const override {
-        const size_t blocks = batch_ * blocksPerImage_;
+        if (!nchw_) {
+            RunBlocks(src, buf, dst, batch_);
+            return;
+        }
+        float* srcT = buf;
+        float* dstT = srcT + q_.srcImage;
+        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
+            NchwToNhwcImage(src, q_.srcC, q_.srcH * q_.srcW, srcT);
+            RunBlocks(srcT, buf + ImagesSize(), dstT, 1);
+            NhwcToNchwImage(dstT, q_.dstC, q_.pixels, dst);
+        }
+    }
+
+    // Every block of `images` images (tensors in the compute layout), split over the threads.
+    void RunBlocks(const float* src, float* scratch, float* dst, size_t images) const {
+        const size_t blocks = images * blocksPerImage_;
         const size_t panels = dcPad_ / T::kCols;
         // Enough parts for the budget: all blocks split, or every block's panels split too.
         const size_t budget = ThreadBudget();
         const size_t parts = budget <= blocks ? budget : blocks * std::min(panels, budget / blocks);
         const bool ok = ParallelPartsWithScratch(
-            parts, buf, ExternalBufferSize(), [&](size_t part, size_t count, float* scratch) {
+            parts, scratch, BlockScratchSize(), [&](size_t part, size_t count, float* own) {
                 if (count <= blocks) {
                     const auto range = PartRange(blocks, part, count);
                     for (size_t b = range.first; b < range.second; ++b)
-                        RunBlock(src, dst, b, 0, q_.dstC, scratch);
+                        RunBlock(src, dst, b, 0, q_.dstC, own);
                     return;
                 }
                 const size_t split = std::min(panels, count / blocks);
                 if (part >= blocks * split) return;
                 const auto range = PartRange(panels, part % split, split);
                 RunBlock(src, dst, part / split, range.first * T::kCols,
-                         std::min(q_.dstC, range.second * T::kCols), scratch);
+                         std::min(q_.dstC, range.second * T::kCols), own);
             });
         if (!ok) throw std::bad_alloc();
     }
@@ -154,8 +171,10 @@ protected:
         const D d;
         constexpr size_t R = T::kRows, NR = T::kCols;
         const size_t image = block / blocksPerImage_;
-        const size_t ty0 = block % blocksPerImage_ * blockRows_;
-        const size_t rows = std::min(blockRows_, tileH_ - ty0);
+        // Tile rows spread evenly (14 rows in 4 blocks: 4, 4, 3, 3, not 4, 4, 4, 2), so that
+        // two threads taking two blocks each get equal work.
+        const auto tileRows = PartRange(tileH_, block % blocksPerImage_, blocksPerImage_);
+        const size_t ty0 = tileRows.first, rows = tileRows.second - tileRows.first;
         const size_t tiles = rows * tileW_, tilesR = RoundUp(tiles, R);
         const size_t srcC = q_.srcC, dstC = q_.dstC;
         const float* srcImage = src + image * q_.srcImage;
@@ -173,13 +192,7 @@ protected:
                                 tileW_,
                                 V,
                                 vStride_};
-        if (nhwc_) {
-            winograd::SetInputNhwc<Axis, Axis>(srcImage, in);
-        } else {
-            in.tileStride = srcC;
-            in.channelStride = 1;
-            winograd::SetInputNchw<Axis, Axis>(srcImage, in);
-        }
+        winograd::SetInputNhwc<Axis, Axis>(srcImage, in);
         // Rows completing the last micro-panel are read by the micro-kernel: zero them.
         for (size_t k = 0; k < kCount; ++k)
             GemmZero(d, (tilesR - tiles) * srcC, V + k * vStride_ + tiles * srcC);
@@ -210,22 +223,14 @@ protected:
         out.srcTileStride = dstC;
         const Act act{p_.activation, param0_, param1_};
         const float* slope = slope_.empty() ? nullptr : slope_.data() + dc0;
-        if (nhwc_) {
-            out.dstPixelStride = dstC;
-            winograd::SetOutputNhwc<Axis, Axis>(
-                out, dstImage + y0 * q_.dstW * dstC + dc0,
-                BiasActivateChannelsPost{bias_.data() + dc0, slope, act});
-        } else {
-            out.srcChannelStride = 1;
-            out.dstChannelStride = q_.pixels;
-            winograd::SetOutputNchw<Axis, Axis>(
-                out, dstImage + dc0 * q_.pixels + y0 * q_.dstW,
-                BiasActivatePlanePost{bias_.data() + dc0, slope, act});
-        }
+        out.dstPixelStride = dstC;
+        winograd::SetOutputNhwc<Axis, Axis>(
+            out, dstImage + y0 * q_.dstW * dstC + dc0,
+            BiasActivateChannelsPost{bias_.data() + dc0, slope, act});
     }
 
     ConvGeometry q_;
-    bool nhwc_;
+    bool nchw_;
     size_t tileH_, tileW_, blocksPerImage_, blockRows_, tilesPad_, kc_, dcPad_, vStride_, mStride_;
 };
 
@@ -243,24 +248,17 @@ Convolution32f* CreateConvolutionWinograd(size_t batch, const SimdConvolutionPar
     const char* mode = std::getenv("SIMD_SYNET_WINOGRAD");
     const bool forced = mode && mode[0] == '1';
     if (mode && mode[0] == '0') return nullptr;
-    const bool nhwc = p.srcF == SimdTensorFormatNhwc;
     // Selection, measured against the implicit GEMM of this library on Zen4 (one thread,
-    // AVX-512 and SIMD_SYNET_MAX_ISA=avx2), 3x3 pad-1 layers, 3..1024 channels, 2x2..112x112:
-    //   NHWC: Winograd wins from 3 channels on (1.4x at 3->32, 2-3x from 16 channels), except
-    //         on images below 36 pixels (4x4: 0.7x) and where few tiles meet large weights
-    //         (512 channels 7x7: 0.86x on AVX2, the products are a few rows against 37 MB);
-    //   NCHW: the GEMM keeps up below 32 channels (0.3x..1.2x), Winograd wins from 32 on
-    //         (1.0x..1.4x at 32, 1.6x..2.6x from 64). On AVX-512 the NCHW GEMM wastes most of
-    //         its 64-column panels on small images, so Winograd wins there too (4x4: 2x);
-    //         on AVX2 small images and the weight-bound case above stay with the GEMM.
+    // AVX-512 and SIMD_SYNET_MAX_ISA=avx2), NHWC 3x3 pad-1 layers, 3..1024 channels,
+    // 2x2..112x112: Winograd wins from 3 channels on (1.4x at 3->32, 2-3x from 16 channels),
+    // except on images below 36 pixels (4x4: 0.7x) and where few tiles meet large weights
+    // (512 channels 7x7: 0.86x on AVX2, the products are a few rows against 37 MB). NCHW
+    // layers take the same rule: both algorithms run them as NHWC between the same transposes.
     if (!forced) {
-        const size_t minC = std::min(p.srcC, p.dstC);
         const size_t tiles = batch * ((p.dstH + 3) / 4) * ((p.dstW + 3) / 4);
         const bool small = p.dstH * p.dstW < 36;
         const bool weightBound = p.srcC * p.dstC > 256 * 256 && tiles < 8;
-        const bool widePanels = hn::MaxLanes(hn::ScalableTag<float>()) >= 16;
-        if (nhwc && (minC < 3 || small || weightBound)) return nullptr;
-        if (!nhwc && (minC < 32 || (!widePanels && (small || weightBound)))) return nullptr;
+        if (std::min(p.srcC, p.dstC) < 3 || small || weightBound) return nullptr;
     }
     // Block budget: V and M of a block within L2, or as large as the transformed weights when
     // they are larger (they are read once per block, from L3 or memory: 512 channels 14x14 ran
