@@ -50,6 +50,18 @@ HWY_INLINE void DepthwiseNhwcPixel(DV dv, const Geometry& q, const float* image,
     hn::StoreU(Activate(dv, acc, s, act), dv, out + c);
 }
 
+// Makes the compiler treat `p` as an unknown value held in a register. In the fully unrolled
+// blocks below it would otherwise precompute every row x column offset (multiples of the
+// runtime channel count) and, short of registers, spill and reload them: perf showed reloads
+// of those offsets among the hottest instructions of the 3x3 block. Stepping one pointer
+// through the columns keeps each address a single add.
+template <class T>
+HWY_INLINE void OpaqueAddress(T*& p) {
+#if defined(__GNUC__) || defined(__clang__)
+    asm("" : "+r"(p));
+#endif
+}
+
 // Output block of kRows rows x kCols pixels (all taps inside the image), 3x3 kernel of stride
 // kStride without dilation, one vector of channels: every source vector is loaded once and
 // multiplied into each output it reaches, with the nine weights held in registers. `src` is the
@@ -71,8 +83,9 @@ HWY_INLINE void DepthwiseNhwc3x3Block(DV dv, const float* HWY_RESTRICT src, size
     for (size_t sr = 0; sr < kSrcRows; ++sr) {
         const float* row = src + sr * srcRow;
 #pragma GCC unroll 32
-        for (size_t sc = 0; sc < kSrcCols; ++sc) {
-            const V s = hn::LoadU(dv, row + sc * C);
+        for (size_t sc = 0; sc < kSrcCols; ++sc, row += C) {
+            OpaqueAddress(row);
+            const V s = hn::LoadU(dv, row);
 #pragma GCC unroll 8
             for (size_t r = 0; r < kRows; ++r) {
                 const size_t ky = sr - r * kStride;  // wraps when sr < r * kStride
@@ -87,10 +100,14 @@ HWY_INLINE void DepthwiseNhwc3x3Block(DV dv, const float* HWY_RESTRICT src, size
         }
     }
 #pragma GCC unroll 8
-    for (size_t r = 0; r < kRows; ++r)
+    for (size_t r = 0; r < kRows; ++r) {
+        float* pixel = out + r * dstRow;
 #pragma GCC unroll 16
-        for (size_t o = 0; o < kCols; ++o)
-            hn::StoreU(Activate(dv, acc[r][o], slope, act), dv, out + r * dstRow + o * C);
+        for (size_t o = 0; o < kCols; ++o, pixel += C) {
+            OpaqueAddress(pixel);
+            hn::StoreU(Activate(dv, acc[r][o], slope, act), dv, pixel);
+        }
+    }
 }
 
 // Pixels per block: the two-row blocks keep 2 x kCols accumulators and nine weights in
