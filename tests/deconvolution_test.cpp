@@ -796,7 +796,7 @@ TEST(Deconvolution16bErrors, InitRejectsEveryViolatedPrecondition) {
     p.dilationY = 0;
     ExpectRejected16b(p, 1, "dilation");
     p = Valid();
-    p.activation = SimdConvolutionActivationType(-1);
+    p.activation = SimdConvolutionActivationType(12);
     ExpectRejected16b(p, 1, "activation");
     EXPECT_EQ(SimdSynetDeconvolution16bInit(1, nullptr, SimdSynetCompatibilityDefault), nullptr);
     ASSERT_NE(SimdSynetGetLastError(), nullptr);
