@@ -976,6 +976,48 @@ SIMD_API void SimdSynetDeconvolution32fForward(void* context, const float* src, 
  */
 SIMD_API const char* SimdSynetDeconvolution32fInfo(const void* context);
 
+/**
+ * Creates a BF16 deconvolution (transposed convolution) context. Parameters, weight layouts,
+ * grouping and the output-size rule are those of SimdSynetDeconvolution32fInit, except that
+ * conv->srcT and conv->dstT may each be SimdTensorData32f or SimdTensorData16b. Inputs and
+ * weights are rounded to BF16, their products are summed in FP32, bias and activation are
+ * applied in FP32 and the result is stored as FP32 or rounded once to BF16 (dstT).
+ * Returns NULL (with a message from SimdSynetGetLastError naming the offending field) for any
+ * other type, srcF != dstF, a format other than Nchw/Nhwc, Nhwc with group != 1, a size-rule
+ * violation or an unknown activation. compatibility is kept for API compatibility and does
+ * not change results. Release the context with SimdRelease.
+ */
+SIMD_API void* SimdSynetDeconvolution16bInit(size_t batch, const SimdConvolutionParameters* conv,
+                                             SimdSynetCompatibilityType compatibility);
+
+/** Size in BYTES of the scratch buffer Forward needs when the caller passes one (buf). */
+SIMD_API size_t SimdSynetDeconvolution16bExternalBufferSize(const void* context);
+
+/** Size in BYTES of the memory the context currently owns (re-ordered BF16 weights kept as
+ * FP32, bias, activation parameters, its own scratch). Informational. */
+SIMD_API size_t SimdSynetDeconvolution16bInternalBufferSize(const void* context);
+
+/** Short description of the chosen implementation ("<isa>::<algorithm>..."), owned by the
+ * context and valid until the next call on it or its release. */
+SIMD_API const char* SimdSynetDeconvolution16bInfo(const void* context);
+
+/**
+ * Sets the FP32 weights (layout of SimdSynetDeconvolution32fSetParams), rounded to BF16 and
+ * copied; bias (dstC values, NULL means zeros) and the activation parameters are copied in
+ * FP32. The caller's arrays are not read afterwards. Must be called before Forward.
+ */
+SIMD_API void SimdSynetDeconvolution16bSetParams(void* context, const float* weight,
+                                                 const float* bias, const float* params);
+
+/**
+ * Runs the deconvolution on batch images: src holds srcT values, dst receives dstT values
+ * (byte pointers to the tensors of the declared types and format). buf is NULL (the context
+ * uses its own scratch) or a caller buffer of at least ExternalBufferSize bytes, any alignment,
+ * whose content is overwritten.
+ */
+SIMD_API void SimdSynetDeconvolution16bForward(void* context, const uint8_t* src, uint8_t* buf,
+                                               uint8_t* dst);
+
 /* @@DECONVOLUTION@@ */
 
 /* @@MERGED_CONVOLUTION@@ */

@@ -1,7 +1,10 @@
-// Tests of the FP32 deconvolution framework (SimdSynetDeconvolution32f*) on every compiled and
-// supported Highway target, against the double scatter-form reference of
-// reference/Deconvolution.h.
+// Tests of the FP32 and BF16 deconvolution frameworks (SimdSynetDeconvolution32f*,
+// SimdSynetDeconvolution16b*) on every compiled and supported Highway target, against the
+// double scatter-form reference of reference/Deconvolution.h.
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -435,6 +438,399 @@ TEST(DeconvolutionErrors, NullArgumentsWriteNothing) {
     context = SimdSynetDeconvolution32fInit(1, &q, nullptr);
     ASSERT_NE(context, nullptr);
     SimdSynetDeconvolution32fSetParams(context, weight.data(), nullptr, nullptr, nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    SimdRelease(context);
+}
+
+// =============================================================================================
+// BF16 framework (SimdSynetDeconvolution16b*, SUPPLEMENT.md §9.2).
+
+using ref::DeconvBf16ToFloat;
+using ref::DeconvFloatToBf16;
+
+const SimdTensorDataType kTypes[] = {SimdTensorData32f, SimdTensorData16b};
+
+size_t ElemSize(SimdTensorDataType t) {
+    return t == SimdTensorData16b ? sizeof(uint16_t) : sizeof(float);
+}
+
+// The source tensor in the bytes of p.srcT (BF16: the ABI rounding of the FP32 values).
+std::vector<uint8_t> SourceBytes(const SimdConvolutionParameters& p,
+                                 const std::vector<float>& src) {
+    std::vector<uint8_t> bytes(src.size() * ElemSize(p.srcT));
+    if (p.srcT == SimdTensorData16b) {
+        for (size_t i = 0; i < src.size(); ++i) {
+            const uint16_t v = DeconvFloatToBf16(src[i]);
+            std::memcpy(bytes.data() + 2 * i, &v, 2);
+        }
+    } else {
+        std::memcpy(bytes.data(), src.data(), bytes.size());
+    }
+    return bytes;
+}
+
+// One BF16 unit in the last place at the magnitude of x (8 significant bits).
+double Bf16Ulp(double x) {
+    int e = 0;
+    std::frexp(std::fabs(x) > 0 ? std::fabs(x) : 1e-38, &e);
+    return std::ldexp(1.0, e - 8);
+}
+
+// Output value i of a destination of p.dstT.
+// Tensors of either type live in Guarded<uint16_t> arrays (every byte count is even).
+using Bytes = Guarded<uint16_t>;
+
+Bytes MakeBytes(size_t bytes) {
+    return Bytes((bytes + 1) / 2, 0xFFFF);
+}
+
+uint8_t* BytesOf(Bytes& b) {
+    return reinterpret_cast<uint8_t*>(b.data());
+}
+
+double OutputAt(const SimdConvolutionParameters& p, const Bytes& dst, size_t i) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(dst.data());
+    if (p.dstT == SimdTensorData16b) {
+        uint16_t v;
+        std::memcpy(&v, bytes + 2 * i, 2);
+        return DeconvBf16ToFloat(v);
+    }
+    float v;
+    std::memcpy(&v, bytes + 4 * i, 4);
+    return v;
+}
+
+// §9.2: FP32 output ACC against the reference on BF16-rounded operands; BF16 output within one
+// BF16 ulp of that reference (the rounding of an ACC-accurate FP32 value), plus the ACC
+// absolute part for values that cancel to almost nothing.
+::testing::AssertionResult Compare16b(const SimdConvolutionParameters& p, size_t batch,
+                                      const Data& data, bool withBias, const Bytes& dst) {
+    std::vector<double> ref, mag;
+    ref::Deconvolution16b(p, batch, data.src.data(), data.src.size(), data.weight.data(),
+                          data.weight.size(), withBias ? data.bias.data() : nullptr,
+                          data.params.data(), ref, mag);
+    if (!dst.GuardsIntact()) return ::testing::AssertionFailure() << "guard zone overwritten";
+    if (p.dstT == SimdTensorData32f)
+        return test::AllOf(ref.size(), [&](size_t i) {
+            return test::Near(OutputAt(p, dst, i), ref[i], mag[i], 1e-5, 1e-6);
+        });
+    return test::AllOf(ref.size(), [&](size_t i) {
+        const double got = OutputAt(p, dst, i);
+        const double rounded = DeconvBf16ToFloat(DeconvFloatToBf16(float(ref[i])));
+        const double limit =
+            Bf16Ulp(std::max(std::fabs(got), std::fabs(rounded))) + 1e-5 * mag[i] + 1e-6;
+        if (std::fabs(got - rounded) <= limit) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure()
+               << "got " << got << " want " << rounded << " (exact " << ref[i] << ")";
+    });
+}
+
+struct Run16b {
+    std::vector<uint16_t> out;
+    std::string info;
+};
+
+// Init, SetParams, Forward (caller buffer or NULL) of the 16b framework; compares with the
+// reference when `check`.
+::testing::AssertionResult RunCase16b(const SimdConvolutionParameters& p, size_t batch,
+                                      bool withBias, bool callerBuffer, uint32_t seed,
+                                      Run16b* result = nullptr) {
+    const Data data = MakeData(p, batch, seed);
+    void* context = SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault);
+    if (context == nullptr)
+        return ::testing::AssertionFailure()
+               << "Init failed: " << (SimdSynetGetLastError() ? SimdSynetGetLastError() : "");
+    SimdSynetDeconvolution16bSetParams(context, data.weight.data(),
+                                       withBias ? data.bias.data() : nullptr,
+                                       data.params.empty() ? nullptr : data.params.data());
+    if (SimdSynetGetLastError() != nullptr)
+        return ::testing::AssertionFailure() << "SetParams: " << SimdSynetGetLastError();
+    const std::vector<uint8_t> src = SourceBytes(p, data.src);
+    // An odd offset into the caller's buffer: any alignment must work.
+    const size_t bufBytes = SimdSynetDeconvolution16bExternalBufferSize(context);
+    Bytes buf = MakeBytes(callerBuffer ? bufBytes + 1 : 0);
+    Bytes dst = MakeBytes(DstSize(p, batch) * ElemSize(p.dstT));
+    SimdSynetDeconvolution16bForward(context, src.data(), callerBuffer ? BytesOf(buf) + 1 : nullptr,
+                                     BytesOf(dst));
+    const std::string name = SimdSynetDeconvolution16bInfo(context);
+    const char* error = SimdSynetGetLastError();
+    SimdRelease(context);
+    if (error) return ::testing::AssertionFailure() << "Forward: " << error;
+    if (result) {
+        result->out = dst.Vector();
+        result->info = name;
+    }
+    if (callerBuffer && !buf.GuardsIntact())
+        return ::testing::AssertionFailure() << "scratch guard overwritten (" << name << ")";
+    ::testing::AssertionResult r = Compare16b(p, batch, data, withBias, dst);
+    if (!r) return ::testing::AssertionFailure() << name << ": " << r.message();
+    return ::testing::AssertionSuccess();
+}
+
+SimdConvolutionParameters Make16b(const Shape& s, SimdTensorFormatType format,
+                                  SimdConvolutionActivationType act, SimdTensorDataType srcT,
+                                  SimdTensorDataType dstT) {
+    SimdConvolutionParameters p = Make(s, format, act);
+    p.srcT = srcT;
+    p.dstT = dstT;
+    return p;
+}
+
+std::string Types(const SimdConvolutionParameters& p) {
+    return std::string(p.srcT == SimdTensorData16b ? " 16b" : " 32f") +
+           (p.dstT == SimdTensorData16b ? "->16b" : "->32f");
+}
+
+SIMD_SYNET_TARGET_SUITE(Deconvolution16bTest);
+
+// Every shape of the FP32 list in the four type combinations, activations, bias and buffer
+// ownership rotating.
+TEST_P(Deconvolution16bTest, ShapesAllTypes) {
+    uint32_t seed = 1000;
+    size_t index = 0;
+    for (const Shape& s : Shapes())
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            if (f == SimdTensorFormatNhwc && s.group != 1) continue;
+            for (SimdTensorDataType srcT : kTypes)
+                for (SimdTensorDataType dstT : kTypes) {
+                    const SimdConvolutionActivationType act = kActivations[index % 11];
+                    const SimdConvolutionParameters p = Make16b(s, f, act, srcT, dstT);
+                    const bool withBias = index % 3 != 2, callerBuffer = index % 2 == 0;
+                    EXPECT_TRUE(RunCase16b(p, 2, withBias, callerBuffer, seed))
+                        << Describe(p, 2) << Types(p) << " bias " << withBias << " buf "
+                        << callerBuffer;
+                    seed += 7;
+                    ++index;
+                }
+        }
+}
+
+TEST_P(Deconvolution16bTest, EveryActivation) {
+    const Shape shapes[] = {{17, 33, 5, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {8, 33, 5, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                            {7, 17, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
+    uint32_t seed = 2000;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (SimdConvolutionActivationType act : kActivations)
+                for (SimdTensorDataType dstT : kTypes) {
+                    const SimdTensorDataType srcT = kTypes[seed % 2];
+                    const SimdConvolutionParameters p = Make16b(s, f, act, srcT, dstT);
+                    EXPECT_TRUE(RunCase16b(p, 1, seed % 3 != 0, seed % 2 == 0, seed))
+                        << Describe(p, 1) << Types(p);
+                    ++seed;
+                }
+}
+
+// Inputs that are exact BF16 values: a 32f source and its BF16 copy give the same bits.
+TEST_P(Deconvolution16bTest, RoundedSourceEqualsBf16Source) {
+    const Shape s = {17, 8, 5, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1};
+    for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+        for (SimdTensorDataType dstT : kTypes) {
+            Run16b a, b;
+            const SimdConvolutionParameters pa =
+                Make16b(s, f, SimdConvolutionActivationRelu, SimdTensorData32f, dstT);
+            const SimdConvolutionParameters pb =
+                Make16b(s, f, SimdConvolutionActivationRelu, SimdTensorData16b, dstT);
+            EXPECT_TRUE(RunCase16b(pa, 2, true, true, 77, &a));
+            EXPECT_TRUE(RunCase16b(pb, 2, true, false, 77, &b));
+            EXPECT_EQ(a.out, b.out) << Describe(pa, 2) << Types(pa);
+        }
+}
+
+// Threads 1 and 3 give the same bits; one context used by two threads with separate buffers
+// gives the results of lone calls.
+TEST_P(Deconvolution16bTest, ThreadsAndReentrancy) {
+    ThreadBudgetGuard restore;
+    const Shape shapes[] = {{64, 64, 13, 13, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1},
+                            {16, 64, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                            {32, 16, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                            {8, 8, 13, 13, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 2}};
+    uint32_t seed = 3000;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            if (f == SimdTensorFormatNhwc && s.group != 1) continue;
+            for (SimdTensorDataType srcT : kTypes)
+                for (SimdTensorDataType dstT : kTypes) {
+                    const SimdConvolutionParameters p =
+                        Make16b(s, f, SimdConvolutionActivationSwish, srcT, dstT);
+                    const size_t batch = 2;
+                    const Data a = MakeData(p, batch, seed++), b = MakeData(p, batch, seed++);
+                    const std::vector<uint8_t> srcA = SourceBytes(p, a.src),
+                                               srcB = SourceBytes(p, b.src);
+                    void* context =
+                        SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault);
+                    ASSERT_NE(context, nullptr) << Describe(p, batch);
+                    SimdSynetDeconvolution16bSetParams(context, a.weight.data(), a.bias.data(),
+                                                       a.params.data());
+                    const size_t bufBytes = SimdSynetDeconvolution16bExternalBufferSize(context);
+                    const size_t dstBytes = DstSize(p, batch) * ElemSize(p.dstT);
+                    std::vector<std::vector<uint16_t>> out;
+                    for (size_t threads : {1, 3}) {
+                        SimdSetThreadNumber(threads);
+                        std::vector<uint8_t> buf(bufBytes);
+                        Bytes dst = MakeBytes(dstBytes);
+                        SimdSynetDeconvolution16bForward(context, srcA.data(), buf.data(),
+                                                         BytesOf(dst));
+                        if (threads == 1) {
+                            EXPECT_TRUE(Compare16b(p, batch, a, true, dst))
+                                << Describe(p, batch) << Types(p);
+                        }
+                        EXPECT_TRUE(dst.GuardsIntact());
+                        out.push_back(dst.Vector());
+                    }
+                    SimdSetThreadNumber(1);
+                    EXPECT_EQ(out[0], out[1]) << Describe(p, batch) << Types(p) << " 3 threads";
+                    // Re-entrancy: B alone, then A and B concurrently.
+                    std::vector<uint16_t> expectB(dstBytes / 2);
+                    {
+                        std::vector<uint8_t> buf(bufBytes);
+                        SimdSynetDeconvolution16bForward(
+                            context, srcB.data(), buf.data(),
+                            reinterpret_cast<uint8_t*>(expectB.data()));
+                    }
+                    std::vector<uint16_t> gotA(dstBytes / 2), gotB(dstBytes / 2);
+                    auto work = [&](const std::vector<uint8_t>* in, std::vector<uint16_t>* o) {
+                        std::vector<uint8_t> buf(bufBytes);
+                        for (int r = 0; r < 5; ++r)
+                            SimdSynetDeconvolution16bForward(context, in->data(), buf.data(),
+                                                             reinterpret_cast<uint8_t*>(o->data()));
+                    };
+                    std::thread t1(work, &srcA, &gotA), t2(work, &srcB, &gotB);
+                    t1.join();
+                    t2.join();
+                    EXPECT_EQ(gotA, out[0]) << Describe(p, batch) << Types(p);
+                    EXPECT_EQ(gotB, expectB) << Describe(p, batch) << Types(p);
+                    SimdRelease(context);
+                }
+        }
+}
+
+TEST_P(Deconvolution16bTest, SizesAndInfo) {
+    const Shape shapes[] = {{17, 33, 5, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {8, 16, 5, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1}};
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (SimdTensorDataType srcT : kTypes)
+                for (SimdTensorDataType dstT : kTypes) {
+                    const SimdConvolutionParameters p =
+                        Make16b(s, f, SimdConvolutionActivationIdentity, srcT, dstT);
+                    void* context =
+                        SimdSynetDeconvolution16bInit(1, &p, SimdSynetCompatibility16bfSoft);
+                    ASSERT_NE(context, nullptr);
+                    const std::string info = SimdSynetDeconvolution16bInfo(context);
+                    EXPECT_EQ(info.find(std::string(SimdSynetIsa()) + "::"), 0u) << info;
+                    EXPECT_NE(info.find(f == SimdTensorFormatNhwc ? "nhwc" : "nchw"),
+                              std::string::npos);
+                    EXPECT_NE(info.find("bf16"), std::string::npos) << info;
+                    EXPECT_GE(SimdSynetDeconvolution16bExternalBufferSize(context), 4u);
+                    EXPECT_EQ(SimdSynetDeconvolution16bInternalBufferSize(context), 0u);
+                    const Data data = MakeData(p, 1, 5);
+                    SimdSynetDeconvolution16bSetParams(context, data.weight.data(), nullptr,
+                                                       nullptr);
+                    // Bytes: at least the BF16 weights kept as FP32.
+                    EXPECT_GE(SimdSynetDeconvolution16bInternalBufferSize(context),
+                              data.weight.size() * sizeof(float));
+                    SimdRelease(context);
+                }
+}
+
+// ---- Rejections of the 16b framework (plain tests).
+
+void ExpectRejected16b(const SimdConvolutionParameters& p, size_t batch, const char* field) {
+    void* context = SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault);
+    EXPECT_EQ(context, nullptr) << field;
+    const char* message = SimdSynetGetLastError();
+    ASSERT_NE(message, nullptr) << field;
+    EXPECT_NE(std::string(message).find(field), std::string::npos) << message;
+    EXPECT_NE(std::string(message).find("SimdSynetDeconvolution16bInit"), std::string::npos)
+        << message;
+}
+
+TEST(Deconvolution16bErrors, InitRejectsEveryViolatedPrecondition) {
+    for (SimdTensorDataType srcT : kTypes)
+        for (SimdTensorDataType dstT : kTypes) {
+            SimdConvolutionParameters p = Valid();
+            p.srcT = srcT;
+            p.dstT = dstT;
+            void* valid = SimdSynetDeconvolution16bInit(1, &p, SimdSynetCompatibilityDefault);
+            ASSERT_NE(valid, nullptr);
+            SimdRelease(valid);
+        }
+    SimdConvolutionParameters p = Valid();
+    ExpectRejected16b(p, 0, "batch");
+    p.srcT = SimdTensorData8u;
+    ExpectRejected16b(p, 1, "srcT");
+    p = Valid();
+    p.dstT = SimdTensorData16f;
+    ExpectRejected16b(p, 1, "dstT");
+    p = Valid();
+    p.dstT = SimdTensorData8u;
+    ExpectRejected16b(p, 1, "dstT");
+    p = Valid();
+    p.dstF = SimdTensorFormatNchw;
+    ExpectRejected16b(p, 1, "dstF");
+    p = Valid();
+    p.srcF = p.dstF = SimdTensorFormatNchw16c;
+    ExpectRejected16b(p, 1, "srcF");
+    p = Valid();
+    p.group = 2;  // Nhwc allows group 1 only
+    ExpectRejected16b(p, 1, "group");
+    p = Valid();
+    p.srcF = p.dstF = SimdTensorFormatNchw;
+    p.group = 3;
+    ExpectRejected16b(p, 1, "group");
+    p = Valid();
+    p.dstH -= 1;
+    ExpectRejected16b(p, 1, "dstH");
+    p = Valid();
+    p.dstW += 2;
+    ExpectRejected16b(p, 1, "dstW");
+    p = Valid();
+    p.kernelY = 0;
+    ExpectRejected16b(p, 1, "kernel");
+    p = Valid();
+    p.strideX = 0;
+    ExpectRejected16b(p, 1, "stride");
+    p = Valid();
+    p.dilationY = 0;
+    ExpectRejected16b(p, 1, "dilation");
+    p = Valid();
+    p.activation = SimdConvolutionActivationType(12);
+    ExpectRejected16b(p, 1, "activation");
+    EXPECT_EQ(SimdSynetDeconvolution16bInit(1, nullptr, SimdSynetCompatibilityDefault), nullptr);
+    ASSERT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_NE(std::string(SimdSynetGetLastError()).find("conv"), std::string::npos);
+}
+
+TEST(Deconvolution16bErrors, NullArgumentsWriteNothing) {
+    SimdConvolutionParameters p = Valid();
+    p.srcT = p.dstT = SimdTensorData16b;
+    void* context = SimdSynetDeconvolution16bInit(1, &p, SimdSynetCompatibilityDefault);
+    ASSERT_NE(context, nullptr);
+    std::vector<uint8_t> src(p.srcC * p.srcH * p.srcW * 2, 0x3F);
+    std::vector<uint8_t> dst(DstSize(p, 1) * 2, 0x55);
+    SimdSynetDeconvolution16bForward(context, src.data(), nullptr, dst.data());
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);  // before SetParams
+    EXPECT_EQ(dst[0], 0x55);
+    SimdSynetDeconvolution16bSetParams(context, nullptr, nullptr, nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    std::vector<float> weight(p.kernelY * p.kernelX * p.srcC * p.dstC, 0.5f);
+    SimdSynetDeconvolution16bSetParams(context, weight.data(), nullptr, nullptr);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    SimdSynetDeconvolution16bForward(context, nullptr, nullptr, dst.data());
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(dst[0], 0x55);
+    SimdSynetDeconvolution16bForward(context, src.data(), nullptr, nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    SimdSynetDeconvolution16bForward(nullptr, src.data(), nullptr, dst.data());
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(dst[0], 0x55);
+    EXPECT_EQ(SimdSynetDeconvolution16bInfo(nullptr), nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(SimdSynetDeconvolution16bExternalBufferSize(nullptr), 0u);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(SimdSynetDeconvolution16bInternalBufferSize(nullptr), 0u);
     EXPECT_NE(SimdSynetGetLastError(), nullptr);
     SimdRelease(context);
 }

@@ -1,5 +1,6 @@
-// FP32 deconvolution framework (SUPPLEMENT.md §9.1): SimdSynetDeconvolution32fInit /
-// ExternalBufferSize / InternalBufferSize / SetParams / Forward / Info.
+// FP32 and BF16 deconvolution frameworks (SUPPLEMENT.md §9.1, §9.2):
+// SimdSynetDeconvolution32f* and SimdSynetDeconvolution16b* (Init / ExternalBufferSize /
+// InternalBufferSize / SetParams / Forward / Info), one set of algorithms for both.
 //
 // Init picks one algorithm per shape and target and returns it as a context (a class derived
 // from simd::Deconvolution32f):
@@ -18,6 +19,12 @@
 // (sized so one band's column buffer takes about half of L2), so the order in which any output
 // value is summed depends on the shape only.
 //
+// BF16 (16b framework): the source is rounded to BF16 (srcT 32f) or widened from BF16 (srcT 16b)
+// while the GEMM packs it, the weights are rounded to BF16 at SetParams, the FP32 micro-kernel
+// sums the exact products; a BF16 destination is produced through FP32 staging rows (see
+// Banded::RunStaged, NhwcDirect::RunOf) that get bias and activation in FP32 and are rounded
+// once.
+//
 // Threads: Forward splits the output rows (direct: the source rows) over the thread budget; a
 // part computes the columns of just the source rows its rows need (at most one halo row band
 // shared with a neighbour), and sums every output value in the same order as a single thread.
@@ -29,12 +36,15 @@
 #include "convolution/Activate-inl.h"
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
+#include "core/Bf16-inl.h"
 #include "gemm/Gemm-inl.h"
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/IsaName.h"
@@ -54,6 +64,68 @@ const char* TargetIsa() {
     return IsaNameOf(HWY_TARGET);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Element types. The GEMM packs its source operand (the image) panel by panel; the readers
+// below make that packing the one place where the source is rounded to BF16 (srcT 32f in the
+// BF16 framework) or widened from BF16 (srcT 16b), so no FP32 copy of the image is made and the
+// FP32 micro-kernel runs unchanged. Highway 1.0.3 has no target with BF16 dot products
+// (AVX512_BF16 / AMX are not among its targets), so BF16 operands are widened on every target;
+// products of two BF16 values are exact in FP32, so the sums equal those of a BF16 kernel with
+// FP32 accumulation up to the summation order.
+
+// FP32 source rounded to BF16, as FP32.
+struct ReadF32AsBf16 {
+    using Elem = float;
+    template <class D>
+    static HWY_INLINE hn::Vec<D> Load(D d, const float* p) {
+        return RoundToBf16(d, hn::LoadU(d, p));
+    }
+};
+// BF16 source widened to FP32 (exact).
+struct ReadBf16 {
+    using Elem = uint16_t;
+    template <class D>
+    static HWY_INLINE hn::Vec<D> Load(D d, const uint16_t* p) {
+        return LoadF(d, p);
+    }
+};
+
+// f(reader) with the reader of this context's source (one branch per band or call).
+template <class F>
+HWY_INLINE void WithSourceReader(const Deconvolution32f& c, F&& f) {
+    if (c.srcBf16_)
+        f(ReadBf16());
+    else if (c.bf16_)
+        f(ReadF32AsBf16());
+    else
+        f(GemmReadF32());
+}
+
+// The weights the GEMM multiplies: the caller's FP32 weights, or (BF16 framework) a copy of
+// them rounded to BF16 in `rounded`.
+const float* FrameworkWeights(const Deconvolution32f& c, const float* w, size_t n,
+                              std::vector<float>& rounded) {
+    if (!c.bf16_) return w;
+    rounded.resize(n);
+    RoundRowToBf16(w, n, rounded.data());
+    return rounded.data();
+}
+
+// Info suffix of the BF16 framework: "-bf16-<srcT>-<dstT>".
+std::string TypeSuffix(const Deconvolution32f& c) {
+    if (!c.bf16_) return std::string();
+    return std::string("-bf16-") + (c.srcBf16_ ? "16b" : "32f") + "-" +
+           (c.dstBf16_ ? "16b" : "32f");
+}
+
+// Bytes of one source / destination element.
+inline size_t SrcSize(const Deconvolution32f& c) {
+    return c.srcBf16_ ? sizeof(uint16_t) : sizeof(float);
+}
+inline size_t DstSize(const Deconvolution32f& c) {
+    return c.dstBf16_ ? sizeof(uint16_t) : sizeof(float);
+}
+
 // Taps of one output run are listed in chunks of this many (kernels larger than this per
 // output value continue from the stored partial sum, in the same order).
 constexpr size_t kTapChunk = 32;
@@ -61,10 +133,19 @@ constexpr size_t kTapChunk = 32;
 // ---------------------------------------------------------------------------------------------
 // The band driver shared by the NCHW and NHWC column algorithms.
 
+// Where a Gather writes: output channel dl (of the group) row dy is at
+// base + dl*plane + (dy - first)*rowFloats (NCHW rowFloats = dstW; NHWC, one group,
+// rowFloats = dstW*dstC and dl is 0). The FP32 destination itself, or the FP32 staging rows of
+// a BF16 destination.
+struct OutRows {
+    float* base;
+    size_t plane, first;
+};
+
 class Banded : public Deconvolution32f {
 public:
-    Banded(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
-        : Deconvolution32f(batch, p, gemm), q_(p) {
+    Banded(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm, bool bf16)
+        : Deconvolution32f(batch, p, gemm, bf16), q_(p) {
         colPerRow_ = q_.Dg * q_.K * q_.srcW;
         const size_t target = GemmCaches().l2 / 2 / sizeof(float);
         bandRows_ = std::min(q_.srcH, std::max<size_t>(1, target / colPerRow_));
@@ -76,10 +157,20 @@ public:
         margin_ = maskedBorders_ ? reach + 64 : 0;
         AxisTaps(q_.dstH, q_.kY, q_.dY, q_.sY, q_.padY, q_.srcH, yTaps_, yFirst_);
         AxisTaps(q_.dstW, q_.kX, q_.dX, q_.sX, q_.padX, q_.srcW, xTaps_, xFirst_);
+        // A BF16 destination cannot hold the partial sums between bands nor take the FP32
+        // bias and activation pass: chunks of stageRows_ output rows are computed into FP32
+        // staging rows (about half of L2) and rounded once when complete. The chunks split the
+        // rows as threads do, so the sums are those of a single pass.
+        stageRows_ = 0;
+        if (dstBf16_) {
+            const size_t rowFloats = q_.Dg * q_.dstW;
+            const size_t budget = GemmCaches().l2 / 2 / sizeof(float);
+            stageRows_ = std::min(q_.dstH, std::max<size_t>(1, budget / rowFloats));
+        }
     }
     size_t ExternalBufferSize() const override {
-        return std::max<size_t>(1,
-                                PackFloats() + bandRows_ * colPerRow_ + 2 * margin_ + TempFloats());
+        return std::max<size_t>(1, PackFloats() + bandRows_ * colPerRow_ + 2 * margin_ +
+                                       TempFloats() + stageRows_ * q_.Dg * q_.dstW);
     }
 
 protected:
@@ -104,30 +195,61 @@ protected:
     }
     virtual size_t PackFloats() const = 0;
     virtual size_t TempFloats() const { return 0; }
-    // The column buffer of source rows [a, e) of group g.
-    virtual void Columns(const float* image, size_t g, size_t a, size_t e, float* pack,
+    // The column buffer of source rows [a, e) of group g (image: one image of srcT).
+    virtual void Columns(const void* image, size_t g, size_t a, size_t e, float* pack,
                          float* col) const = 0;
     // Output rows [r0, r1) of group g plus the taps of source rows [a, e): rows below
     // partialBelow hold partial sums (others start from zero); rows below finishBelow are
     // complete after this band and get bias and activation.
-    virtual void Gather(float* image, size_t g, const float* col, size_t a, size_t e, size_t r0,
-                        size_t r1, size_t partialBelow, size_t finishBelow, float* temp) const = 0;
+    virtual void Gather(const OutRows& out, size_t g, const float* col, size_t a, size_t e,
+                        size_t r0, size_t r1, size_t partialBelow, size_t finishBelow,
+                        float* temp) const = 0;
 
     void Run(const float* src, float* buf, float* dst) const override {
+        const auto* srcBytes = reinterpret_cast<const uint8_t*>(src);
+        auto* dstBytes = reinterpret_cast<uint8_t*>(dst);
         const size_t parts = std::min(ThreadBudget(), q_.dstH);
         const bool ok = ParallelPartsWithScratch(
             parts, buf, ExternalBufferSize(), [&](size_t part, size_t count, float* scratch) {
                 const auto rows = PartRange(q_.dstH, part, count);
                 if (rows.first >= rows.second) return;
-                for (size_t b = 0; b < batch_; ++b)
-                    for (size_t g = 0; g < q_.G; ++g)
-                        RunRows(src + b * q_.srcImage, dst + b * q_.dstImage, g, rows.first,
-                                rows.second, scratch);
+                for (size_t b = 0; b < batch_; ++b) {
+                    const uint8_t* image = srcBytes + b * q_.srcImage * SrcSize(*this);
+                    uint8_t* out = dstBytes + b * q_.dstImage * DstSize(*this);
+                    for (size_t g = 0; g < q_.G; ++g) {
+                        if (dstBf16_) {
+                            RunStaged(image, reinterpret_cast<uint16_t*>(out), g, rows.first,
+                                      rows.second, scratch);
+                        } else {
+                            float* group = reinterpret_cast<float*>(out) + g * q_.Dg * q_.dstPlane;
+                            RunRows(image, OutRows{group, q_.dstPlane, 0}, g, rows.first,
+                                    rows.second, scratch);
+                        }
+                    }
+                }
             });
         if (!ok) throw std::bad_alloc();
     }
 
-    void RunRows(const float* src, float* dst, size_t g, size_t dy0, size_t dy1,
+    // Rows [dy0, dy1) of group g into a BF16 image: chunks through the FP32 staging rows.
+    void RunStaged(const uint8_t* image, uint16_t* out, size_t g, size_t dy0, size_t dy1,
+                   float* scratch) const {
+        float* stage = scratch + PackFloats() + bandRows_ * colPerRow_ + 2 * margin_ + TempFloats();
+        const bool nhwc = p_.dstF == SimdTensorFormatNhwc;
+        for (size_t c0 = dy0; c0 < dy1; c0 += stageRows_) {
+            const size_t c1 = std::min(dy1, c0 + stageRows_), n = (c1 - c0) * q_.dstW;
+            RunRows(image, OutRows{stage, n, c0}, g, c0, c1, scratch);
+            if (nhwc) {
+                ConvertRow(stage, n * q_.dstC, out + c0 * q_.dstW * q_.dstC);
+            } else {
+                for (size_t dl = 0; dl < q_.Dg; ++dl)
+                    ConvertRow(stage + dl * n, n,
+                               out + (g * q_.Dg + dl) * q_.dstPlane + c0 * q_.dstW);
+            }
+        }
+    }
+
+    void RunRows(const void* src, const OutRows& dst, size_t g, size_t dy0, size_t dy1,
                  float* scratch) const {
         float* pack = scratch;
         float* col = pack + PackFloats() + margin_;
@@ -150,7 +272,7 @@ protected:
     }
 
     DeconvGeometry q_;
-    size_t colPerRow_, bandRows_, margin_;
+    size_t colPerRow_, bandRows_, margin_, stageRows_;
     bool maskedBorders_;
     std::vector<AxisTap> yTaps_, xTaps_;
     std::vector<size_t> yFirst_, xFirst_;
@@ -164,8 +286,8 @@ class NchwGemm : public Banded {
     using T = GemmTraits<D>;
 
 public:
-    NchwGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
-        : Banded(batch, p, gemm) {
+    NchwGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm, bool bf16)
+        : Banded(batch, p, gemm, bf16) {
         M_ = q_.Dg * q_.K;
         blocks_ = GemmChooseBlocks(M_, bandRows_ * q_.srcW, q_.Cg, T::kRows, T::kCols);
         mPad_ = RoundUp(M_, T::kRows);
@@ -193,7 +315,7 @@ public:
         info_ = std::string(TargetIsa()) + (gemm ? "::nchw-usergemm-col2im"
                                                  : "::nchw-gemm-" + std::to_string(T::kRows) + "x" +
                                                        std::to_string(T::kCols) + "-col2im");
-        info_ += "-band" + std::to_string(bandRows_);
+        info_ += "-band" + std::to_string(bandRows_) + TypeSuffix(*this);
     }
 
 protected:
@@ -209,7 +331,9 @@ protected:
     }
     size_t TempFloats() const override { return q_.sX > 1 ? q_.sX * phaseStride_ : 0; }
 
-    void PackWeights(const float* w) override {
+    void PackWeights(const float* weight) override {
+        std::vector<float> rounded;
+        const float* w = FrameworkWeights(*this, weight, q_.srcC * M_, rounded);
         // W^T of group g: row dl*K + k, column ci = w[((g*Cg + ci)*Dg + dl)*K + k].
         std::vector<float> transposed(q_.G * M_ * q_.Cg);
         for (size_t g = 0; g < q_.G; ++g)
@@ -233,15 +357,25 @@ protected:
             }
     }
 
-    void Columns(const float* image, size_t g, size_t a, size_t e, float* pack,
+    void Columns(const void* image, size_t g, size_t a, size_t e, float* pack,
                  float* col) const override {
+        WithSourceReader(*this, [&](auto read) {
+            ColumnsOf<decltype(read)>(static_cast<const typename decltype(read)::Elem*>(image), g,
+                                      a, e, pack, col);
+        });
+    }
+    template <class Read>
+    void ColumnsOf(const typename Read::Elem* image, size_t g, size_t a, size_t e, float* pack,
+                   float* col) const {
         const size_t N = (e - a) * q_.srcW;
-        const float* srcG = image + g * q_.Cg * q_.srcPlane + a * q_.srcW;
-        if (gemm_) {
-            const float one = 1.0f, zero = 0.0f;
-            gemm_(M_, N, q_.Cg, &one, weights_.data() + g * M_ * q_.Cg, q_.Cg, srcG, q_.srcPlane,
-                  &zero, col, N);
-            return;
+        const auto* srcG = image + g * q_.Cg * q_.srcPlane + a * q_.srcW;
+        if constexpr (std::is_same_v<Read, GemmReadF32>) {
+            if (gemm_) {
+                const float one = 1.0f, zero = 0.0f;
+                gemm_(M_, N, q_.Cg, &one, weights_.data() + g * M_ * q_.Cg, q_.Cg, srcG,
+                      q_.srcPlane, &zero, col, N);
+                return;
+            }
         }
         const D d;
         const float* weights = weights_.data() + g * q_.Cg * mPad_;
@@ -249,7 +383,8 @@ protected:
             const size_t nc = std::min(blocks_.nc, N - j);
             for (size_t k = 0; k < q_.Cg; k += blocks_.kc) {
                 const size_t kc = std::min(blocks_.kc, q_.Cg - k);
-                GemmPackB(d, kc, nc, srcG + k * q_.srcPlane + j, q_.srcPlane, pack);
+                GemmPackB<D, T::kCols, Read>(d, kc, nc, srcG + k * q_.srcPlane + j, q_.srcPlane,
+                                             pack);
                 const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
                 for (size_t i = 0; i < M_; i += blocks_.mc) {
                     const size_t mc = std::min(blocks_.mc, M_ - i);
@@ -514,15 +649,15 @@ protected:
         }
     }
 
-    void Gather(float* image, size_t g, const float* col, size_t a, size_t e, size_t r0, size_t r1,
-                size_t partialBelow, size_t finishBelow, float* temp) const override {
+    void Gather(const OutRows& out, size_t g, const float* col, size_t a, size_t e, size_t r0,
+                size_t r1, size_t partialBelow, size_t finishBelow, float* temp) const override {
         const size_t N = (e - a) * q_.srcW;
         const Act act{p_.activation, param0_, param1_};
         for (size_t dl = 0; dl < q_.Dg; ++dl) {
             const size_t oc = g * q_.Dg + dl;
-            float* plane = image + oc * q_.dstPlane;
+            float* plane = out.base + dl * out.plane;  // row out.first of the channel
             for (size_t dy = r0; dy < r1; ++dy) {
-                float* row = plane + dy * q_.dstW;
+                float* row = plane + (dy - out.first) * q_.dstW;
                 const bool partial = dy < partialBelow;
                 if (q_.sX == 1) {
                     GatherPhase(phases_[0], col, N, dl, dy, a, e, partial, row);
@@ -539,8 +674,8 @@ protected:
             // The finished rows of the channel are one contiguous run: vector tails only once.
             const size_t finished = std::min(finishBelow, r1);
             if (finished > r0)
-                BiasActivatePlane(plane + r0 * q_.dstW, (finished - r0) * q_.dstW, bias_[oc],
-                                  slope_.empty() ? 0.0f : slope_[oc], act);
+                BiasActivatePlane(plane + (r0 - out.first) * q_.dstW, (finished - r0) * q_.dstW,
+                                  bias_[oc], slope_.empty() ? 0.0f : slope_[oc], act);
         }
     }
 
@@ -558,14 +693,14 @@ class NhwcGemm : public Banded {
     using T = GemmTraits<D>;
 
 public:
-    NhwcGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
-        : Banded(batch, p, gemm) {
+    NhwcGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm, bool bf16)
+        : Banded(batch, p, gemm, bf16) {
         N_ = q_.K * q_.dstC;
         blocks_ = GemmChooseBlocks(bandRows_ * q_.srcW, N_, q_.srcC, T::kRows, T::kCols);
         info_ = std::string(TargetIsa()) + (gemm ? "::nhwc-usergemm-col2im"
                                                  : "::nhwc-gemm-" + std::to_string(T::kRows) + "x" +
                                                        std::to_string(T::kCols) + "-col2im");
-        info_ += "-band" + std::to_string(bandRows_);
+        info_ += "-band" + std::to_string(bandRows_) + TypeSuffix(*this);
     }
 
 protected:
@@ -575,7 +710,9 @@ protected:
     size_t BOffset(size_t j, size_t k, size_t nc) const {
         return j * q_.srcC + k * RoundUp(nc, T::kCols);
     }
-    void PackWeights(const float* w) override {
+    void PackWeights(const float* weight) override {
+        std::vector<float> rounded;
+        const float* w = FrameworkWeights(*this, weight, q_.srcC * N_, rounded);
         if (gemm_) {
             weights_.assign(w, w + q_.srcC * N_);
             return;
@@ -591,21 +728,31 @@ protected:
         }
     }
 
-    void Columns(const float* image, size_t, size_t a, size_t e, float* pack,
+    void Columns(const void* image, size_t g, size_t a, size_t e, float* pack,
                  float* col) const override {
+        WithSourceReader(*this, [&](auto read) {
+            ColumnsOf<decltype(read)>(static_cast<const typename decltype(read)::Elem*>(image), g,
+                                      a, e, pack, col);
+        });
+    }
+    template <class Read>
+    void ColumnsOf(const typename Read::Elem* image, size_t, size_t a, size_t e, float* pack,
+                   float* col) const {
         const size_t M = (e - a) * q_.srcW;
-        const float* A = image + a * q_.srcW * q_.srcC;
-        if (gemm_) {
-            const float one = 1.0f, zero = 0.0f;
-            gemm_(M, N_, q_.srcC, &one, A, q_.srcC, weights_.data(), N_, &zero, col, N_);
-            return;
+        const auto* A = image + a * q_.srcW * q_.srcC;
+        if constexpr (std::is_same_v<Read, GemmReadF32>) {
+            if (gemm_) {
+                const float one = 1.0f, zero = 0.0f;
+                gemm_(M, N_, q_.srcC, &one, A, q_.srcC, weights_.data(), N_, &zero, col, N_);
+                return;
+            }
         }
         const D d;
         for (size_t i = 0; i < M; i += blocks_.mc) {
             const size_t mc = std::min(blocks_.mc, M - i);
             for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
                 const size_t kc = std::min(blocks_.kc, q_.srcC - k);
-                GemmPackA(d, mc, kc, A + i * q_.srcC + k, q_.srcC, pack);
+                GemmPackA<Read>(d, mc, kc, A + i * q_.srcC + k, q_.srcC, pack);
                 const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
                 for (size_t j = 0; j < N_; j += blocks_.nc) {
                     const size_t nc = std::min(blocks_.nc, N_ - j);
@@ -645,13 +792,13 @@ protected:
         }
     }
 
-    void Gather(float* image, size_t, const float* col, size_t a, size_t e, size_t r0, size_t r1,
-                size_t partialBelow, size_t finishBelow, float*) const override {
+    void Gather(const OutRows& out, size_t, const float* col, size_t a, size_t e, size_t r0,
+                size_t r1, size_t partialBelow, size_t finishBelow, float*) const override {
         const Act act{p_.activation, param0_, param1_};
         const float* slope = slope_.empty() ? nullptr : slope_.data();
         size_t base[kTapChunk];
         for (size_t dy = r0; dy < r1; ++dy) {
-            float* row = image + dy * q_.dstW * q_.dstC;
+            float* row = out.base + (dy - out.first) * q_.dstW * q_.dstC;
             const bool partial = dy < partialBelow;
             for (size_t dx = 0; dx < q_.dstW; ++dx) {
                 float* pix = row + dx * q_.dstC;
@@ -690,16 +837,16 @@ class NhwcDirect : public Deconvolution32f {
     using T = GemmTraits<D>;
 
 public:
-    NhwcDirect(size_t batch, const SimdConvolutionParameters& p)
-        : Deconvolution32f(batch, p, nullptr), q_(p) {
+    NhwcDirect(size_t batch, const SimdConvolutionParameters& p, bool bf16)
+        : Deconvolution32f(batch, p, nullptr, bf16), q_(p) {
         N_ = q_.kX * q_.dstC;
         nPad_ = RoundUp(N_, T::kCols);
         blocks_ = GemmChooseBlocks(q_.srcW, N_, q_.srcC, T::kRows, T::kCols);
         info_ = std::string(TargetIsa()) + "::nhwc-direct-" + std::to_string(T::kRows) + "x" +
-                std::to_string(T::kCols);
+                std::to_string(T::kCols) + TypeSuffix(*this);
     }
     size_t ExternalBufferSize() const override {
-        return std::max<size_t>(1, GemmPackedASize<D>(blocks_.mc, blocks_.kc));
+        return std::max<size_t>(1, GemmPackedASize<D>(blocks_.mc, blocks_.kc) + StageFloats());
     }
 
 protected:
@@ -707,7 +854,12 @@ protected:
     size_t BOffset(size_t ky, size_t j, size_t k, size_t nc) const {
         return ky * q_.srcC * nPad_ + j * q_.srcC + k * RoundUp(nc, T::kCols);
     }
-    void PackWeights(const float* w) override {
+    // A BF16 destination: the kY output rows of one source row are computed in FP32 here and
+    // rounded once when complete.
+    size_t StageFloats() const { return dstBf16_ ? q_.kY * q_.dstW * q_.dstC : 0; }
+    void PackWeights(const float* weight) override {
+        std::vector<float> rounded;
+        const float* w = FrameworkWeights(*this, weight, q_.srcC * q_.K * q_.dstC, rounded);
         const D d;
         const size_t ld = q_.K * q_.dstC;
         weights_.assign(q_.kY * q_.srcC * nPad_, 0.0f);
@@ -722,17 +874,37 @@ protected:
             }
     }
     void Run(const float* src, float* buf, float* dst) const override {
+        WithSourceReader(*this, [&](auto read) {
+            RunOf<decltype(read)>(
+                static_cast<const typename decltype(read)::Elem*>(static_cast<const void*>(src)),
+                buf, dst);
+        });
+    }
+    template <class Read>
+    void RunOf(const typename Read::Elem* src, float* buf, float* dst) const {
         const size_t parts = std::min(ThreadBudget(), q_.srcH);
+        // Output rows of one source row (stride == kernel: kY whole rows).
+        const size_t patch = q_.kY * q_.dstW * q_.dstC;
         const bool ok = ParallelPartsWithScratch(
             parts, buf, ExternalBufferSize(), [&](size_t part, size_t count, float* pack) {
                 const auto rows = PartRange(q_.srcH, part, count);
+                float* stage = pack + GemmPackedASize<D>(blocks_.mc, blocks_.kc);
                 for (size_t b = 0; b < batch_; ++b)
-                    for (size_t sy = rows.first; sy < rows.second; ++sy)
-                        RunRow(src + b * q_.srcImage, dst + b * q_.dstImage, sy, pack);
+                    for (size_t sy = rows.first; sy < rows.second; ++sy) {
+                        const size_t at = b * q_.dstImage + sy * patch;
+                        if (dstBf16_) {
+                            RunRow<Read>(src + b * q_.srcImage, stage, sy, pack);
+                            ConvertRow(stage, patch, reinterpret_cast<uint16_t*>(dst) + at);
+                        } else {
+                            RunRow<Read>(src + b * q_.srcImage, dst + at, sy, pack);
+                        }
+                    }
             });
         if (!ok) throw std::bad_alloc();
     }
-    void RunRow(const float* image, float* out, size_t sy, float* pack) const {
+    // The kY output rows of source row sy into rows (FP32, kY*dstW*dstC values).
+    template <class Read>
+    void RunRow(const typename Read::Elem* image, float* rows, size_t sy, float* pack) const {
         const D d;
         const Act act{p_.activation, param0_, param1_};
         const float* slope = slope_.empty() ? nullptr : slope_.data();
@@ -740,10 +912,10 @@ protected:
             const size_t mc = std::min(blocks_.mc, q_.srcW - i);
             for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
                 const size_t kc = std::min(blocks_.kc, q_.srcC - k);
-                GemmPackA(d, mc, kc, image + (sy * q_.srcW + i) * q_.srcC + k, q_.srcC, pack);
+                GemmPackA<Read>(d, mc, kc, image + (sy * q_.srcW + i) * q_.srcC + k, q_.srcC, pack);
                 const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
                 for (size_t ky = 0; ky < q_.kY; ++ky) {
-                    float* c = out + ((sy * q_.kY + ky) * q_.dstW + i * q_.kX) * q_.dstC;
+                    float* c = rows + (ky * q_.dstW + i * q_.kX) * q_.dstC;
                     for (size_t j = 0; j < N_; j += blocks_.nc) {
                         const size_t nc = std::min(blocks_.nc, N_ - j);
                         GemmMacroKernel(d, mc, nc, kc, pack,
@@ -753,7 +925,7 @@ protected:
                 }
             }
             for (size_t ky = 0; ky < q_.kY; ++ky) {
-                float* c = out + ((sy * q_.kY + ky) * q_.dstW + i * q_.kX) * q_.dstC;
+                float* c = rows + (ky * q_.dstW + i * q_.kX) * q_.dstC;
                 for (size_t x = 0; x < mc * q_.kX; ++x)
                     BiasActivateChannels(c + x * q_.dstC, q_.dstC, bias_.data(), slope, act);
             }
@@ -767,15 +939,17 @@ protected:
 
 }  // namespace deconv32f
 
-// The algorithm for this shape on this target (parameters already validated).
-Deconvolution32f* Deconvolution32fCreate(size_t batch, const SimdConvolutionParameters* p,
-                                         SimdGemm32fNNPtr gemm) {
+// The algorithm for this shape on this target (parameters already validated). bf16: the BF16
+// framework (gemm is then NULL).
+Deconvolution32f* DeconvolutionCreate(size_t batch, const SimdConvolutionParameters* p,
+                                      SimdGemm32fNNPtr gemm, bool bf16) {
     const DeconvGeometry q(*p);
     if (p->srcF == SimdTensorFormatNhwc) {
-        if (gemm == nullptr && q.DisjointPatches()) return new deconv32f::NhwcDirect(batch, *p);
-        return new deconv32f::NhwcGemm(batch, *p, gemm);
+        if (gemm == nullptr && q.DisjointPatches())
+            return new deconv32f::NhwcDirect(batch, *p, bf16);
+        return new deconv32f::NhwcGemm(batch, *p, gemm, bf16);
     }
-    return new deconv32f::NchwGemm(batch, *p, gemm);
+    return new deconv32f::NchwGemm(batch, *p, gemm, bf16);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -783,6 +957,7 @@ Deconvolution32f* Deconvolution32fCreate(size_t batch, const SimdConvolutionPara
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <cstdint>
 #include <new>
 
 #include "SimdSynet.h"
@@ -793,7 +968,11 @@ HWY_AFTER_NAMESPACE();
 #include "core/Format.h"
 
 namespace simd {
-HWY_EXPORT(Deconvolution32fCreate);
+HWY_EXPORT(DeconvolutionCreate);
+
+// Bytes the 16b entry points add to the external buffer size so that a caller's byte buffer of
+// any alignment holds the float scratch from its next 64-byte boundary.
+constexpr size_t kDeconvBufSlack = 64;
 
 namespace {
 
@@ -805,13 +984,19 @@ size_t DeconvExtent(size_t src, size_t padBefore, size_t padAfter, size_t kernel
     return full - padBefore - padAfter;
 }
 
-// Checks the configuration; on failure records a message naming the field and returns false.
-bool ValidDeconvolution(size_t batch, const SimdConvolutionParameters* p) {
-    const char* f = "SimdSynetDeconvolution32fInit";
+// Checks the configuration of either framework (f: the Init function named in messages;
+// bf16: srcT and dstT may also be 16b); on failure records a message naming the field and
+// returns false.
+bool ValidDeconvolution(size_t batch, const SimdConvolutionParameters* p, const char* f,
+                        bool bf16) {
     if (p == nullptr) return SetLastErrorF("%s: conv is NULL", f);
     if (batch == 0) return SetLastErrorF("%s: batch is 0", f);
-    if (p->srcT != SimdTensorData32f) return SetLastErrorF("%s: srcT is not 32f", f);
-    if (p->dstT != SimdTensorData32f) return SetLastErrorF("%s: dstT is not 32f", f);
+    auto allowed = [bf16](SimdTensorDataType t) {
+        return t == SimdTensorData32f || (bf16 && t == SimdTensorData16b);
+    };
+    const char* types = bf16 ? "32f or 16b" : "32f";
+    if (!allowed(p->srcT)) return SetLastErrorF("%s: srcT is not %s", f, types);
+    if (!allowed(p->dstT)) return SetLastErrorF("%s: dstT is not %s", f, types);
     if (p->srcF != SimdTensorFormatNchw && p->srcF != SimdTensorFormatNhwc)
         return SetLastErrorF("%s: srcF is neither Nchw nor Nhwc", f);
     if (p->dstF != p->srcF) return SetLastErrorF("%s: dstF differs from srcF", f);
@@ -861,9 +1046,10 @@ extern "C" {
 SIMD_API void* SimdSynetDeconvolution32fInit(size_t batch, const SimdConvolutionParameters* conv,
                                              SimdGemm32fNNPtr gemm) {
     simd::ClearLastError();
-    if (!simd::ValidDeconvolution(batch, conv)) return nullptr;
+    if (!simd::ValidDeconvolution(batch, conv, "SimdSynetDeconvolution32fInit", false))
+        return nullptr;
     try {
-        return SIMD_DISPATCH(simd::Deconvolution32fCreate)(batch, conv, gemm);
+        return SIMD_DISPATCH(simd::DeconvolutionCreate)(batch, conv, gemm, false);
     } catch (const std::bad_alloc&) {
         simd::SetLastError("SimdSynetDeconvolution32fInit: out of memory");
         return nullptr;
@@ -891,6 +1077,55 @@ SIMD_API void SimdSynetDeconvolution32fForward(void* context, const float* src, 
 
 SIMD_API const char* SimdSynetDeconvolution32fInfo(const void* context) {
     return simd::ContextInfo(context, "SimdSynetDeconvolution32f");
+}
+
+// The BF16 framework: the same contexts (bf16 true) behind byte-based entry points. The
+// context works in floats; sizes are converted here, and the caller's byte buffer is aligned
+// up to a float boundary (kBufSlack bytes of slack are included in the external size).
+
+SIMD_API void* SimdSynetDeconvolution16bInit(size_t batch, const SimdConvolutionParameters* conv,
+                                             SimdSynetCompatibilityType compatibility) {
+    (void)compatibility;  // stored by the reference, no effect on results (§9.2)
+    simd::ClearLastError();
+    if (!simd::ValidDeconvolution(batch, conv, "SimdSynetDeconvolution16bInit", true))
+        return nullptr;
+    try {
+        return SIMD_DISPATCH(simd::DeconvolutionCreate)(batch, conv, nullptr, true);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetDeconvolution16bInit: out of memory");
+        return nullptr;
+    }
+}
+
+SIMD_API size_t SimdSynetDeconvolution16bExternalBufferSize(const void* context) {
+    const size_t floats = simd::ContextExternalBufferSize(context, "SimdSynetDeconvolution16b");
+    return floats == 0 ? 0 : floats * sizeof(float) + simd::kDeconvBufSlack;
+}
+
+SIMD_API size_t SimdSynetDeconvolution16bInternalBufferSize(const void* context) {
+    return simd::ContextInternalBufferSize(context, "SimdSynetDeconvolution16b") * sizeof(float);
+}
+
+SIMD_API void SimdSynetDeconvolution16bSetParams(void* context, const float* weight,
+                                                 const float* bias, const float* params) {
+    simd::ContextSetParams(context, weight, nullptr, bias, params, "SimdSynetDeconvolution16b");
+}
+
+SIMD_API void SimdSynetDeconvolution16bForward(void* context, const uint8_t* src, uint8_t* buf,
+                                               uint8_t* dst) {
+    // src and dst travel as float pointers; the context reads and writes them as srcT / dstT.
+    float* scratch = nullptr;
+    if (buf != nullptr) {
+        const uintptr_t at = reinterpret_cast<uintptr_t>(buf);
+        scratch = reinterpret_cast<float*>(
+            buf + ((simd::kDeconvBufSlack - at % simd::kDeconvBufSlack) % simd::kDeconvBufSlack));
+    }
+    simd::ContextForward(context, reinterpret_cast<const float*>(src), scratch,
+                         reinterpret_cast<float*>(dst), "SimdSynetDeconvolution16b");
+}
+
+SIMD_API const char* SimdSynetDeconvolution16bInfo(const void* context) {
+    return simd::ContextInfo(context, "SimdSynetDeconvolution16b");
 }
 
 }  // extern "C"

@@ -1,5 +1,5 @@
-// FP32 deconvolution framework (SUPPLEMENT.md §9.1): the context shared by every algorithm and
-// the shape numbers of a transposed convolution. The per-target algorithms
+// FP32 and BF16 deconvolution frameworks (SUPPLEMENT.md §9.1, §9.2): the context shared by
+// every algorithm and the shape numbers of a transposed convolution. The per-target algorithms
 // (Deconvolution32f.cpp) derive from it; the entry points call its virtual functions, so the
 // target and the algorithm are chosen once, at Init.
 #pragma once
@@ -17,10 +17,19 @@ namespace simd {
 // parameters, re-ordered weights, own scratch, Info string) and is driven the same way
 // (SetParams copies bias/params then calls PackWeights; Forward picks the scratch then calls
 // Run), so it shares that base rather than repeating it.
+// The BF16 framework (bf16 true) runs the same algorithms: its inputs and weights are rounded
+// to BF16 (src and dst then point to tensors of p_.srcT / p_.dstT, 32f or 16b, passed through
+// the float pointers of Run), its products are the exact FP32 products of those BF16 values.
 class Deconvolution32f : public Convolution32f {
 public:
-    Deconvolution32f(size_t batch, const SimdConvolutionParameters& conv, SimdGemm32fNNPtr gemm)
-        : Convolution32f(batch, conv, gemm) {}
+    Deconvolution32f(size_t batch, const SimdConvolutionParameters& conv, SimdGemm32fNNPtr gemm,
+                     bool bf16)
+        : Convolution32f(batch, conv, gemm),
+          bf16_(bf16),
+          srcBf16_(conv.srcT == SimdTensorData16b),
+          dstBf16_(conv.dstT == SimdTensorData16b) {}
+    // Rounding of inputs and weights to BF16 (the 16b framework); BF16 source / destination.
+    const bool bf16_, srcBf16_, dstBf16_;
 };
 
 // Shape numbers of one deconvolution. Source pixel (sy, sx) and tap (ky, kx) reach output

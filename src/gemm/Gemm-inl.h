@@ -196,18 +196,31 @@ HWY_INLINE void GemmMicroKernelSegments(D d, const float* HWY_RESTRICT a, size_t
     GemmStoreTile(d, acc, c, ldc, R, cols, 1.0f, 0.0f, mode, epi);
 }
 
-// Copies n floats (whole vectors, then 1-lane tails).
-template <class D>
-HWY_INLINE void GemmCopy(D d, const float* HWY_RESTRICT src, size_t n, float* HWY_RESTRICT dst) {
+// How the packing routines read the matrix they pack: Elem is the stored element type and
+// Load(d, p) gives the FP32 vector the micro-kernel multiplies. The plain GEMM reads FP32 as it
+// is; a caller with another operand type (the BF16 deconvolution) passes its own reader, so
+// the conversion happens once per packed panel and the micro-kernel stays the FP32 one.
+struct GemmReadF32 {
+    using Elem = float;
+    template <class D>
+    static HWY_INLINE hn::Vec<D> Load(D d, const float* p) {
+        return hn::LoadU(d, p);
+    }
+};
+
+// Copies n values as FP32 (whole vectors, then 1-lane tails).
+template <class Read = GemmReadF32, class D>
+HWY_INLINE void GemmCopy(D d, const typename Read::Elem* HWY_RESTRICT src, size_t n,
+                         float* HWY_RESTRICT dst) {
     const size_t L = hn::Lanes(d);
     size_t i = 0;
     for (; i + 2 * L <= n; i += 2 * L) {
-        hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
-        hn::StoreU(hn::LoadU(d, src + i + L), d, dst + i + L);
+        hn::StoreU(Read::Load(d, src + i), d, dst + i);
+        hn::StoreU(Read::Load(d, src + i + L), d, dst + i + L);
     }
-    for (; i + L <= n; i += L) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+    for (; i + L <= n; i += L) hn::StoreU(Read::Load(d, src + i), d, dst + i);
     const hn::CappedTag<float, 1> d1;
-    for (; i < n; ++i) hn::StoreU(hn::LoadU(d1, src + i), d1, dst + i);
+    for (; i < n; ++i) hn::StoreU(Read::Load(d1, src + i), d1, dst + i);
 }
 
 template <class D>
@@ -234,26 +247,27 @@ constexpr size_t GemmPackedBSize(size_t kc, size_t nc) {
 // Packs rows [0, mc) x columns [0, kc) of A (row stride lda) as micro-panels of kRows rows of
 // kc floats; the rows that complete the last micro-panel are zero. A plain row copy: the copy
 // gives the kernel rows a small stride (no L1 set conflicts for power-of-two lda, few pages).
-template <class D>
-void GemmPackA(D d, size_t mc, size_t kc, const float* A, size_t lda, float* packed) {
+// Read: how A is stored (GemmReadF32 unless the caller converts while packing).
+template <class Read = GemmReadF32, class D>
+void GemmPackA(D d, size_t mc, size_t kc, const typename Read::Elem* A, size_t lda, float* packed) {
     using T = GemmTraits<D>;
     const size_t rows = (mc + T::kRows - 1) / T::kRows * T::kRows;
-    for (size_t r = 0; r < mc; ++r) GemmCopy(d, A + r * lda, kc, packed + r * kc);
+    for (size_t r = 0; r < mc; ++r) GemmCopy<Read>(d, A + r * lda, kc, packed + r * kc);
     GemmZero(d, (rows - mc) * kc, packed + mc * kc);
 }
 
 // Packs rows [0, kc) x columns [0, nc) of a row-major B (row stride ldb) as panels of NR
 // columns (kCols unless a narrow micro-kernel reads them): panel p holds kc rows of NR floats,
-// columns beyond nc are zero.
-template <class D, size_t NR = GemmTraits<D>::kCols>
-void GemmPackB(D d, size_t kc, size_t nc, const float* B, size_t ldb, float* packed) {
+// columns beyond nc are zero. Read: how B is stored (as for GemmPackA).
+template <class D, size_t NR = GemmTraits<D>::kCols, class Read = GemmReadF32>
+void GemmPackB(D d, size_t kc, size_t nc, const typename Read::Elem* B, size_t ldb, float* packed) {
     for (size_t j = 0; j < nc; j += NR, packed += kc * NR) {
         const size_t cols = nc - j < NR ? nc - j : NR;
         if (cols == NR) {
-            for (size_t k = 0; k < kc; ++k) GemmCopy(d, B + k * ldb + j, NR, packed + k * NR);
+            for (size_t k = 0; k < kc; ++k) GemmCopy<Read>(d, B + k * ldb + j, NR, packed + k * NR);
         } else {
             for (size_t k = 0; k < kc; ++k) {
-                GemmCopy(d, B + k * ldb + j, cols, packed + k * NR);
+                GemmCopy<Read>(d, B + k * ldb + j, cols, packed + k * NR);
                 GemmZero(d, NR - cols, packed + k * NR + cols);
             }
         }

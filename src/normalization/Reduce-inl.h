@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "core/Bf16-inl.h"
 #include "core/Loops-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -43,39 +44,7 @@ constexpr size_t kBlockSteps = 16;
 // Widest column tile (floats): the per-column statistics of a tile live in stack arrays.
 constexpr size_t kMaxTile = 512;
 
-// ---- Loads and stores of FP32 and BF16 (ABI.md: BF16 is the upper half of an FP32) --------
-
-template <class D>
-HWY_INLINE hn::Vec<D> LoadF(D d, const float* p) {
-    return hn::LoadU(d, p);
-}
-// BF16 -> FP32 is exact: the 16 bits become the upper half of the FP32 pattern.
-template <class D>
-HWY_INLINE hn::Vec<D> LoadF(D d, const uint16_t* p) {
-    const hn::Rebind<uint16_t, D> du16;
-    const hn::RebindToUnsigned<D> du32;
-    return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
-}
-template <class D>
-HWY_INLINE void StoreF(D d, hn::Vec<D> v, float* p) {
-    hn::StoreU(v, d, p);
-}
-// FP32 -> BF16, round to nearest even (add 0x7FFF plus the lowest kept bit, keep the upper half).
-// A NaN keeps its upper half with the quiet bit set: the rounding add could carry a NaN payload
-// into the sign bit or turn it into an infinity.
-template <class D>
-HWY_INLINE void StoreF(D, hn::Vec<D> v, uint16_t* p) {
-    const hn::Rebind<uint16_t, D> du16;
-    const hn::RebindToUnsigned<D> du32;
-    const hn::RebindToSigned<D> di32;
-    const auto bits = hn::BitCast(du32, v);
-    const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
-    const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(bits, hn::Set(du32, 0x7FFFu)), lsb));
-    const auto quiet = hn::ShiftRight<16>(hn::Or(bits, hn::Set(du32, 0x00400000u)));
-    const auto result = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), quiet, rounded);
-    // Every lane is below 2^16, so the saturating demotion is exact.
-    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, result)), du16, p);
-}
+// LoadF / StoreF (FP32 and BF16 as FP32 vectors) come from core/Bf16-inl.h.
 
 // total += value with Kahan compensation (comp holds minus the lost low part).
 template <class V>

@@ -2,10 +2,13 @@
 // scatter formula of SUPPLEMENT.md §9.1 and evaluated in double. Besides the outputs it
 // returns, per output, the magnitude sum |src*w| + |bias| against which the ACC tolerance is
 // measured. The activation is the §3.1 table of reference/Convolution.h.
+// The BF16 framework (§9.2) is the same formula on operands rounded to BF16 (ABI.md rule).
 #pragma once
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "SimdSynet.h"
@@ -67,6 +70,42 @@ inline void Deconvolution32f(const SimdConvolutionParameters& p, size_t batch, c
                     dst[i] = ConvolutionActivate(dst[i] + bv, p.activation, params, c);
                     magnitude[i] += std::fabs(bv);
                 }
+}
+
+// ---- BF16 (SUPPLEMENT.md §9.2, ABI.md "BF16") ----
+
+// FP32 -> BF16: add 0x7FFF + ((bits >> 16) & 1) to the pattern and keep the upper 16 bits; a NaN
+// stays a NaN (its upper half with the quiet bit).
+inline uint16_t DeconvFloatToBf16(float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((bits >> 16) | 0x0040u);
+    return uint16_t((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+
+// BF16 -> FP32 is exact: the 16 bits become the upper half.
+inline float DeconvBf16ToFloat(uint16_t v) {
+    const uint32_t bits = uint32_t(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
+inline float DeconvRoundBf16(float f) {
+    return DeconvBf16ToFloat(DeconvFloatToBf16(f));
+}
+
+// §9.2 before the final rounding: every input and weight value rounded to BF16, products summed
+// (here in double), bias and activation; dst is the value that is stored as FP32 or rounded
+// once to BF16. src holds the FP32 input values (a BF16 input is passed widened).
+inline void Deconvolution16b(const SimdConvolutionParameters& p, size_t batch, const float* src,
+                             size_t srcCount, const float* weight, size_t weightCount,
+                             const float* bias, const float* params, std::vector<double>& dst,
+                             std::vector<double>& magnitude) {
+    std::vector<float> s(src, src + srcCount), w(weight, weight + weightCount);
+    for (float& x : s) x = DeconvRoundBf16(x);
+    for (float& x : w) x = DeconvRoundBf16(x);
+    Deconvolution32f(p, batch, s.data(), w.data(), bias, params, dst, magnitude);
 }
 
 }  // namespace ref
