@@ -65,19 +65,38 @@ constexpr size_t TileRows(size_t nv) {
 }
 constexpr size_t kMaxTileRows = 12;
 
-// Vectors per panel given the columns left: full panels, else the narrowest of 1 or 2 vectors
-// that covers them (a 24-channel projection on AVX-512 computes 32 columns, not 64).
-inline size_t PanelVectors(size_t cols) {
-    const size_t need = (cols + T::kLanes - 1) / T::kLanes;
-    if (need >= T::kVecs) return T::kVecs;
-    return need <= 1 ? 1 : need <= 2 ? 2 : T::kVecs;
-}
+// Half-width panels: on AVX-512 a column remainder of 17-24 channels (or up to 8) is computed
+// with 8-lane vectors, so that a 24-channel projection computes 24 columns, not 32. Zen4 runs
+// 512-bit FMAs as two 256-bit halves, so these panels lose no FMA throughput there (on cores
+// with two 512-bit FMA units they run at half rate, still ahead of the 25% wasted columns).
+#if HWY_TARGET <= HWY_AVX3
+#define SIMD_SYNET_MERGED_HALF_PANELS 1
+using DH = hn::CappedTag<float, 8>;
+#else
+#define SIMD_SYNET_MERGED_HALF_PANELS 0
+#endif
 
-// One column panel of packed weights: output channels [col, col + cols), nv vectors wide,
-// K rows of nv*lanes floats at `offset` of the packed array.
+// One column panel of packed weights: output channels [col, col + cols), nv vectors of `lanes`
+// floats wide, K rows of nv*lanes floats at `offset` of the packed array.
 struct Panel {
-    size_t col, cols, nv, offset;
+    size_t col, cols, nv, lanes, offset;
 };
+
+// The panel that starts with `cols` columns left: full panels, else the narrowest of 1 or 2
+// vectors that covers them (or, see above, 1 or 3 half-width vectors).
+inline Panel NextPanel(size_t col, size_t cols) {
+    const size_t L = T::kLanes;
+    const size_t need = (cols + L - 1) / L;
+    size_t nv = need >= T::kVecs ? T::kVecs : need <= 1 ? 1 : need <= 2 ? 2 : T::kVecs;
+    size_t lanes = L;
+#if SIMD_SYNET_MERGED_HALF_PANELS
+    if (cols <= 8 || (cols > 16 && cols <= 24)) {
+        lanes = 8;
+        nv = cols <= 8 ? 1 : 3;
+    }
+#endif
+    return Panel{col, std::min(cols, nv * lanes), nv, lanes, 0};
+}
 
 // A GEMM stage (P or Q): C[m][n] = Activate(sum_k A[m][k] * W[k][n] + bias[n]).
 struct GemmStage {
@@ -93,35 +112,35 @@ struct GemmStage {
 
 // Rows [0, M) of one panel: whole tiles read A in place, a last partial tile of more than one
 // row goes through `tail` (R rows of K floats, zero-padded), since the kernel reads R rows.
-template <size_t R, size_t NV, class Epi>
+template <class DT, size_t R, size_t NV, class Epi>
 HWY_NOINLINE void GemmPanelRows(const float* A, size_t lda, size_t M, size_t K, const float* b,
                                 float* C, size_t ldc, size_t cols, const Epi& epi, float* tail) {
-    const D d;
+    const DT d;
     size_t i = 0;
     for (; i + R <= M; i += R)
-        GemmMicroKernel<D, R, NV, Epi>(d, K, A + i * lda, lda, b, C + i * ldc, ldc, R, cols, 1.0f,
-                                       0.0f, GemmStore::kOverwrite, epi);
+        GemmMicroKernel<DT, R, NV, Epi>(d, K, A + i * lda, lda, b, C + i * ldc, ldc, R, cols, 1.0f,
+                                        0.0f, GemmStore::kOverwrite, epi);
     if (i == M) return;
     const size_t rows = M - i;
     if (rows == 1) {
-        GemmMicroKernel<D, R, NV, Epi>(d, K, A + i * lda, lda, b, C + i * ldc, ldc, 1, cols, 1.0f,
-                                       0.0f, GemmStore::kOverwrite, epi);
+        GemmMicroKernel<DT, R, NV, Epi>(d, K, A + i * lda, lda, b, C + i * ldc, ldc, 1, cols, 1.0f,
+                                        0.0f, GemmStore::kOverwrite, epi);
         return;
     }
     for (size_t r = 0; r < rows; ++r) GemmCopy(d, A + (i + r) * lda, K, tail + r * K);
     GemmZero(d, (R - rows) * K, tail + rows * K);
-    GemmMicroKernel<D, R, NV, Epi>(d, K, tail, K, b, C + i * ldc, ldc, rows, cols, 1.0f, 0.0f,
-                                   GemmStore::kOverwrite, epi);
+    GemmMicroKernel<DT, R, NV, Epi>(d, K, tail, K, b, C + i * ldc, ldc, rows, cols, 1.0f, 0.0f,
+                                    GemmStore::kOverwrite, epi);
 }
 
-template <size_t NV>
+template <class DT, size_t NV>
 void GemmPanel(const GemmStage& s, const Panel& panel, const float* A, size_t lda, size_t M,
                float* C, size_t ldc, float* tail) {
     const bool cheap = ActivationIsCheap(s.act.type);
     const Act act = cheap ? s.act : Act{SimdConvolutionActivationIdentity, 0.0f, 0.0f};
     const ConvEpilogue epi{s.bias + panel.col, s.slope ? s.slope + panel.col : nullptr, act};
-    GemmPanelRows<TileRows(NV), NV>(A, lda, M, s.K, s.packed + panel.offset, C + panel.col, ldc,
-                                    panel.cols, epi, tail);
+    GemmPanelRows<DT, TileRows(NV), NV>(A, lda, M, s.K, s.packed + panel.offset, C + panel.col, ldc,
+                                        panel.cols, epi, tail);
 }
 
 // The whole stage on M rows of A (row stride lda) into C (row stride ldc).
@@ -129,12 +148,21 @@ void RunGemm(const GemmStage& s, const float* A, size_t lda, size_t M, float* C,
              float* tail) {
     for (size_t p = 0; p < s.panelCount; ++p) {
         const Panel& panel = s.panels[p];
+#if SIMD_SYNET_MERGED_HALF_PANELS
+        if (panel.lanes == 8) {
+            if (panel.nv == 3)
+                GemmPanel<DH, 3>(s, panel, A, lda, M, C, ldc, tail);
+            else
+                GemmPanel<DH, 1>(s, panel, A, lda, M, C, ldc, tail);
+            continue;
+        }
+#endif
         if (panel.nv == T::kVecs)
-            GemmPanel<T::kVecs>(s, panel, A, lda, M, C, ldc, tail);
+            GemmPanel<D, T::kVecs>(s, panel, A, lda, M, C, ldc, tail);
         else if (panel.nv == 2)
-            GemmPanel<2>(s, panel, A, lda, M, C, ldc, tail);
+            GemmPanel<D, 2>(s, panel, A, lda, M, C, ldc, tail);
         else
-            GemmPanel<1>(s, panel, A, lda, M, C, ldc, tail);
+            GemmPanel<D, 1>(s, panel, A, lda, M, C, ldc, tail);
     }
     // Activations too costly for the micro-kernel's store: one pass over the finished rows
     // (the bias is already in).
@@ -247,16 +275,25 @@ protected:
         panels.clear();
         size_t size = 0;
         for (size_t col = 0; col < N;) {
-            const size_t nv = PanelVectors(N - col);
-            const size_t cols = std::min(N - col, nv * T::kLanes);
-            panels.push_back({col, cols, nv, size});
-            size += K * nv * T::kLanes;
-            col += cols;
+            Panel panel = NextPanel(col, N - col);
+            panel.offset = size;
+            panels.push_back(panel);
+            size += K * panel.nv * panel.lanes;
+            col += panel.cols;
         }
         weights_[stage].assign(size, 0.0f);
         const D d;
         for (const Panel& panel : panels) {
             float* out = weights_[stage].data() + panel.offset;
+#if SIMD_SYNET_MERGED_HALF_PANELS
+            if (panel.lanes == 8) {
+                if (panel.nv == 3)
+                    GemmPackB<DH, 24>(DH(), K, panel.cols, w + panel.col, N, out);
+                else
+                    GemmPackB<DH, 8>(DH(), K, panel.cols, w + panel.col, N, out);
+                continue;
+            }
+#endif
             if (panel.nv == T::kVecs)
                 GemmPackB<D, T::kVecs * T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
             else if (panel.nv == 2)
