@@ -1020,6 +1020,63 @@ SIMD_API void SimdSynetDeconvolution16bForward(void* context, const uint8_t* src
 
 /* @@DECONVOLUTION@@ */
 
+/**
+ * Creates a context that runs a chain of two or three FP32 convolutions as one layer, keeping
+ * the intermediate tensors in cache-sized row bands instead of caller memory. Accepted chains
+ * (NHWC, FP32, square kernels, equal strides 1..3, no dilation): expand P (group 1, kernel 1
+ * or 3) -> depthwise D (group == channels, kernel 3, 5 or 7) -> projection Q (group 1, 1x1,
+ * stride 1); P -> D; D -> Q. Each convs[i+1] must take convs[i]'s output shape.
+ * @param batch number of images processed by one Forward (>= 1).
+ * @param convs count stage descriptions in execution order; copied.
+ * @param count 2 or 3.
+ * @param add with count == 3: SimdTrue adds the chain input to the final (activated) output,
+ *            which then must have the input's shape; ignored when count == 2.
+ * @return the context (release with SimdRelease), or NULL with a message naming the offending
+ *         convs[i] field in SimdSynetGetLastError.
+ */
+SIMD_API void* SimdSynetMergedConvolution32fInit(size_t batch,
+                                                 const SimdConvolutionParameters* convs,
+                                                 size_t count, SimdBool add);
+
+/**
+ * Number of floats of scratch that SimdSynetMergedConvolution32fForward needs when the caller
+ * passes its own buffer (at least 1; fixed after Init).
+ */
+SIMD_API size_t SimdSynetMergedConvolution32fExternalBufferSize(const void* context);
+
+/**
+ * Number of floats the context currently owns: packed weights, copies of bias and activation
+ * parameters, and scratch allocated by a Forward called with a NULL buffer.
+ */
+SIMD_API size_t SimdSynetMergedConvolution32fInternalBufferSize(const void* context);
+
+/**
+ * Gives the context the weights, biases and activation parameters of every stage; must be
+ * called before Forward and may be called again. Everything is copied.
+ * @param weight count pointers (required), stage i in the NHWC layout of its convolution.
+ * @param internal NULL or count flags, each set to SimdTrue (the caller's arrays are not kept).
+ * @param bias NULL (no stage has a bias) or count pointers, each NULL or dstC floats.
+ * @param params NULL or count pointers; entry i may be NULL when stage i's activation reads no
+ *               parameter.
+ */
+SIMD_API void SimdSynetMergedConvolution32fSetParams(void* context, const float* const* weight,
+                                                     SimdBool* internal, const float* const* bias,
+                                                     const float* const* params);
+
+/**
+ * Runs the chain on batch images of src (NHWC) into dst. buf is NULL (the context uses its own
+ * scratch) or ExternalBufferSize floats of caller scratch; with a caller buffer the context is
+ * not modified, so several threads may run one context with separate buffers.
+ */
+SIMD_API void SimdSynetMergedConvolution32fForward(void* context, const float* src, float* buf,
+                                                   float* dst);
+
+/**
+ * A text naming the target and algorithm, e.g. "avx512::merged-pdq-band8"; owned by the
+ * context, informational only.
+ */
+SIMD_API const char* SimdSynetMergedConvolution32fInfo(const void* context);
+
 /* @@MERGED_CONVOLUTION@@ */
 
 #ifdef __cplusplus

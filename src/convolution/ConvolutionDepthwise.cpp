@@ -9,6 +9,7 @@
 #include "convolution/Activate-inl.h"
 #include "convolution/Convolution32f.h"
 #include "convolution/ConvolutionDepthwise.h"
+#include "convolution/DepthwiseNhwc-inl.h"
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
 
@@ -29,86 +30,6 @@ using Geometry = ConvGeometry;
 
 // ---------------------------------------------------------------------------------------------
 // Depthwise, NHWC: vectors along the channels.
-
-// Output pixel (dy, dx), channels [c, c + lanes): any kernel, taps in the padding skipped.
-template <class DV>
-HWY_INLINE void DepthwiseNhwcPixel(DV dv, const Geometry& q, const float* image, const float* w,
-                                   const float* bias, const float* slope, const Act& act, size_t dy,
-                                   size_t dx, size_t c, float* out) {
-    auto acc = hn::LoadU(dv, bias + c);
-    for (size_t ky = 0; ky < q.kY; ++ky) {
-        const ptrdiff_t sy = q.SrcY(dy, ky);
-        if (sy < 0) continue;
-        for (size_t kx = 0; kx < q.kX; ++kx) {
-            const ptrdiff_t sx = q.SrcX0(dx, kx);
-            if (sx < 0 || sx >= ptrdiff_t(q.srcW)) continue;
-            acc = hn::MulAdd(hn::LoadU(dv, image + (size_t(sy) * q.srcW + size_t(sx)) * q.srcC + c),
-                             hn::LoadU(dv, w + (ky * q.kX + kx) * q.srcC + c), acc);
-        }
-    }
-    const auto s = slope ? hn::LoadU(dv, slope + c) : hn::Zero(dv);
-    hn::StoreU(Activate(dv, acc, s, act), dv, out + c);
-}
-
-// Makes the compiler treat `p` as an unknown value held in a register. In the fully unrolled
-// blocks below it would otherwise precompute every row x column offset (multiples of the
-// runtime channel count) and, short of registers, spill and reload them: perf showed reloads
-// of those offsets among the hottest instructions of the 3x3 block. Stepping one pointer
-// through the columns keeps each address a single add.
-template <class T>
-HWY_INLINE void OpaqueAddress(T*& p) {
-#if defined(__GNUC__) || defined(__clang__)
-    asm("" : "+r"(p));
-#endif
-}
-
-// Output block of kRows rows x kCols pixels (all taps inside the image), 3x3 kernel of stride
-// kStride without dilation, one vector of channels: every source vector is loaded once and
-// multiplied into each output it reaches, with the nine weights held in registers. `src` is the
-// first tap of the top-left output, `out` that output. Each output's sum runs bias, then the
-// taps row by row, left to right, as DepthwiseNhwcPixel does, so every block shape (and the
-// general path) gives the same bits.
-template <size_t kRows, size_t kCols, size_t kStride, class DV>
-HWY_INLINE void DepthwiseNhwc3x3Block(DV dv, const float* HWY_RESTRICT src, size_t srcRow, size_t C,
-                                      const hn::Vec<DV>* w, hn::Vec<DV> bias, hn::Vec<DV> slope,
-                                      const Act& act, float* HWY_RESTRICT out, size_t dstRow) {
-    using V = hn::Vec<DV>;
-    constexpr size_t kSrcRows = (kRows - 1) * kStride + 3, kSrcCols = (kCols - 1) * kStride + 3;
-    V acc[kRows][kCols];
-#pragma GCC unroll 8
-    for (size_t r = 0; r < kRows; ++r)
-#pragma GCC unroll 16
-        for (size_t o = 0; o < kCols; ++o) acc[r][o] = bias;
-#pragma GCC unroll 16
-    for (size_t sr = 0; sr < kSrcRows; ++sr) {
-        const float* row = src + sr * srcRow;
-#pragma GCC unroll 32
-        for (size_t sc = 0; sc < kSrcCols; ++sc, row += C) {
-            OpaqueAddress(row);
-            const V s = hn::LoadU(dv, row);
-#pragma GCC unroll 8
-            for (size_t r = 0; r < kRows; ++r) {
-                const size_t ky = sr - r * kStride;  // wraps when sr < r * kStride
-                if (ky >= 3) continue;
-#pragma GCC unroll 16
-                for (size_t o = 0; o < kCols; ++o) {
-                    const size_t kx = sc - o * kStride;
-                    if (kx >= 3) continue;
-                    acc[r][o] = hn::MulAdd(s, w[ky * 3 + kx], acc[r][o]);
-                }
-            }
-        }
-    }
-#pragma GCC unroll 8
-    for (size_t r = 0; r < kRows; ++r) {
-        float* pixel = out + r * dstRow;
-#pragma GCC unroll 16
-        for (size_t o = 0; o < kCols; ++o, pixel += C) {
-            OpaqueAddress(pixel);
-            hn::StoreU(Activate(dv, acc[r][o], slope, act), dv, pixel);
-        }
-    }
-}
 
 // Pixels per block: the two-row blocks keep 2 x kCols accumulators and nine weights in
 // registers (32 vector registers on AVX-512, 16 elsewhere).

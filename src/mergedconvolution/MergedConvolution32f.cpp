@@ -1,0 +1,764 @@
+// FP32 merged convolution (SUPPLEMENT.md §10): SimdSynetMergedConvolution32fInit /
+// ExternalBufferSize / InternalBufferSize / SetParams / Forward / Info.
+//
+// Chains P -> D -> Q (expand, depthwise, project; optionally plus the input), P -> D and D -> Q
+// run in bands of output rows of D: for each band the rows of P that the band's depthwise taps
+// read are computed into a band buffer, D runs on that buffer into a second one, and Q turns it
+// into the band's output rows (the residual is added while they are in cache). The band height
+// is chosen so that one band's buffers take about half of L2, so the expanded tensors never
+// go to memory. The rows of P shared by two neighbouring bands are moved to the top of the
+// buffer instead of being computed again.
+//
+// The pieces are the convolution framework's: P (1x1 in place, otherwise through im2row rows)
+// and Q are products with the GEMM micro-kernels of gemm/Gemm-inl.h over weights packed at
+// SetParams (column panels as narrow as the channel count allows), bias and cheap activations
+// applied in the micro-kernel's store (ConvEpilogue), other activations by a pass over the
+// finished rows; D uses the depthwise NHWC kernels of convolution/DepthwiseNhwc-inl.h on the
+// band buffer, whose geometry is that of D shifted to the band's first row.
+//
+// Threads: Forward splits the output rows of D (over the batch) into ranges, one per thread,
+// each with its own band buffers; every value is computed by the same operations whatever the
+// range and band it falls in, so results do not depend on the thread count.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "mergedconvolution/MergedConvolution32f.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "convolution/Activate-inl.h"
+#include "convolution/DepthwiseNhwc-inl.h"
+#include "convolution/Geometry.h"
+#include "convolution/Im2col-inl.h"
+#include "gemm/Gemm-inl.h"
+
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/IsaName.h"
+#include "core/ThreadPool.h"
+#include "gemm/GemmBlocking.h"
+#include "mergedconvolution/MergedConvolution32f.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace merged32f {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using conv32f::Act;
+using conv32f::ActivationIsCheap;
+using conv32f::BiasActivateChannels;
+using conv32f::ConvEpilogue;
+using conv32f::DepthwiseNhwc3x3Block;
+using conv32f::DepthwiseNhwcPixel;
+
+using D = hn::ScalableTag<float>;
+using T = GemmTraits<D>;
+
+// Micro-tile rows for a panel of NV vectors: the target's tile for full panels; narrower
+// panels (few output channels) take more rows, as many as the register file holds.
+constexpr size_t TileRows(size_t nv) {
+    return nv == T::kVecs ? T::kRows
+                          : (T::kRows * T::kVecs / nv < 12 ? T::kRows * T::kVecs / nv : 12);
+}
+constexpr size_t kMaxTileRows = 12;
+
+// Half-width panels: on AVX-512 a column remainder of 17-24 channels (or up to 8) is computed
+// with 8-lane vectors, so that a 24-channel projection computes 24 columns, not 32. Zen4 runs
+// 512-bit FMAs as two 256-bit halves, so these panels lose no FMA throughput there (on cores
+// with two 512-bit FMA units they run at half rate, still ahead of the 25% wasted columns).
+#undef SIMD_SYNET_MERGED_HALF_PANELS  // this file is compiled once per target
+#if HWY_TARGET <= HWY_AVX3
+#define SIMD_SYNET_MERGED_HALF_PANELS 1
+using DH = hn::CappedTag<float, 8>;
+#else
+#define SIMD_SYNET_MERGED_HALF_PANELS 0
+#endif
+
+// One column panel of packed weights: output channels [col, col + cols), nv vectors of `lanes`
+// floats wide, K rows of nv*lanes floats at `offset` of the packed array.
+struct Panel {
+    size_t col, cols, nv, lanes, offset;
+};
+
+// The panel that starts with `cols` columns left: full panels, else the narrowest of 1 or 2
+// vectors that covers them (or, see above, 1 or 3 half-width vectors).
+inline Panel NextPanel(size_t col, size_t cols) {
+    const size_t L = T::kLanes;
+    const size_t need = (cols + L - 1) / L;
+    size_t nv = need >= T::kVecs ? T::kVecs : need <= 1 ? 1 : need <= 2 ? 2 : T::kVecs;
+    size_t lanes = L;
+#if SIMD_SYNET_MERGED_HALF_PANELS
+    if (cols <= 8 || (cols > 16 && cols <= 24)) {
+        lanes = 8;
+        nv = cols <= 8 ? 1 : 3;
+    }
+#endif
+    return Panel{col, std::min(cols, nv * lanes), nv, lanes, 0};
+}
+
+// A GEMM stage (P or Q): C[m][n] = Activate(sum_k A[m][k] * W[k][n] + bias[n]).
+struct GemmStage {
+    size_t K, N;
+    const float* packed;
+    const Panel* panels;
+    size_t panelCount;
+    const float* bias;
+    const float* slope;
+    const float* zeros;
+    Act act;
+};
+
+// Rows [0, M) of one panel: whole tiles read A in place, a last partial tile of more than one
+// row goes through `tail` (R rows of K floats, zero-padded), since the kernel reads R rows.
+template <class DT, size_t R, size_t NV, class Epi>
+HWY_NOINLINE void GemmPanelRows(const float* A, size_t lda, size_t M, size_t K, const float* b,
+                                float* C, size_t ldc, size_t cols, const Epi& epi, float* tail) {
+    const DT d;
+    size_t i = 0;
+    for (; i + R <= M; i += R)
+        GemmMicroKernel<DT, R, NV, Epi>(d, K, A + i * lda, lda, b, C + i * ldc, ldc, R, cols, 1.0f,
+                                        0.0f, GemmStore::kOverwrite, epi);
+    if (i == M) return;
+    const size_t rows = M - i;
+    if (rows == 1) {
+        GemmMicroKernel<DT, R, NV, Epi>(d, K, A + i * lda, lda, b, C + i * ldc, ldc, 1, cols, 1.0f,
+                                        0.0f, GemmStore::kOverwrite, epi);
+        return;
+    }
+    for (size_t r = 0; r < rows; ++r) GemmCopy(d, A + (i + r) * lda, K, tail + r * K);
+    GemmZero(d, (R - rows) * K, tail + rows * K);
+    GemmMicroKernel<DT, R, NV, Epi>(d, K, tail, K, b, C + i * ldc, ldc, rows, cols, 1.0f, 0.0f,
+                                    GemmStore::kOverwrite, epi);
+}
+
+template <class DT, size_t NV>
+void GemmPanel(const GemmStage& s, const Panel& panel, const float* A, size_t lda, size_t M,
+               float* C, size_t ldc, float* tail) {
+    const bool cheap = ActivationIsCheap(s.act.type);
+    const Act act = cheap ? s.act : Act{SimdConvolutionActivationIdentity, 0.0f, 0.0f};
+    const ConvEpilogue epi{s.bias + panel.col, s.slope ? s.slope + panel.col : nullptr, act};
+    GemmPanelRows<DT, TileRows(NV), NV>(A, lda, M, s.K, s.packed + panel.offset, C + panel.col, ldc,
+                                        panel.cols, epi, tail);
+}
+
+// The whole stage on M rows of A (row stride lda) into C (row stride ldc).
+void RunGemm(const GemmStage& s, const float* A, size_t lda, size_t M, float* C, size_t ldc,
+             float* tail) {
+    for (size_t p = 0; p < s.panelCount; ++p) {
+        const Panel& panel = s.panels[p];
+#if SIMD_SYNET_MERGED_HALF_PANELS
+        if (panel.lanes == 8) {
+            if (panel.nv == 3)
+                GemmPanel<DH, 3>(s, panel, A, lda, M, C, ldc, tail);
+            else
+                GemmPanel<DH, 1>(s, panel, A, lda, M, C, ldc, tail);
+            continue;
+        }
+#endif
+        if (panel.nv == T::kVecs)
+            GemmPanel<D, T::kVecs>(s, panel, A, lda, M, C, ldc, tail);
+        else if (panel.nv == 2)
+            GemmPanel<D, 2>(s, panel, A, lda, M, C, ldc, tail);
+        else
+            GemmPanel<D, 1>(s, panel, A, lda, M, C, ldc, tail);
+    }
+    // Activations too costly for the micro-kernel's store: one pass over the finished rows
+    // (the bias is already in).
+    if (!ActivationIsCheap(s.act.type))
+        for (size_t m = 0; m < M; ++m)
+            BiasActivateChannels(C + m * ldc, s.N, s.zeros, s.slope, s.act);
+}
+
+// dst[i] += src[i] for i < n (the residual of P -> D -> Q with add).
+inline void AddResidual(const float* HWY_RESTRICT src, size_t n, float* HWY_RESTRICT dst) {
+    const D d;
+    const hn::CappedTag<float, 1> d1;
+    const size_t L = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + L <= n; i += L)
+        hn::StoreU(hn::Add(hn::LoadU(d, dst + i), hn::LoadU(d, src + i)), d, dst + i);
+    for (; i < n; ++i)
+        hn::StoreU(hn::Add(hn::LoadU(d1, dst + i), hn::LoadU(d1, src + i)), d1, dst + i);
+}
+
+// Pixels per depthwise 3x3 block (as the depthwise convolution uses them).
+#if HWY_TARGET <= HWY_AVX3
+constexpr size_t kDwCols2 = 6, kDwCols1 = 8;
+#else
+constexpr size_t kDwCols2 = 2, kDwCols1 = 4;
+#endif
+
+// Offsets in floats are rounded to this (64 bytes) inside the scratch of one part.
+constexpr size_t kAlignFloats = 16;
+
+class MergedBand : public MergedConvolution32f {
+public:
+    MergedBand(size_t batch, const SimdConvolutionParameters* convs, size_t count, bool add)
+        : MergedConvolution32f(batch, convs, count, add),
+          hasP_(convs[0].group == 1),
+          hasQ_(count == 3 || convs[0].group != 1),
+          dI_(hasP_ ? 1 : 0),
+          gD_(convs[dI_]) {
+        const char* sequence = count == 3 ? "pdq" : hasP_ ? "pd" : "dq";
+        if (hasP_) pointwiseP_ = ConvGeometry(convs[0]).Pointwise();
+        if (hasQ_) {
+            const SimdConvolutionParameters& q = convs[dI_ + 1];
+            qPadded_ = q.padY || q.padX || q.padH || q.padW;
+        }
+        fast3x3_ = gD_.kY == 3 && gD_.sY == gD_.sX && (gD_.sX == 1 || gD_.sX == 2);
+        dxLo_ = (gD_.padX + gD_.sX - 1) / gD_.sX;
+        const ptrdiff_t last =
+            ptrdiff_t(gD_.srcW) - 1 + ptrdiff_t(gD_.padX) - ptrdiff_t(gD_.kX - 1);
+        dxHi_ = last < 0 ? 0 : std::min(gD_.dstW, size_t(last) / gD_.sX + 1);
+        dxHi_ = std::max(dxHi_, std::min(dxLo_, gD_.dstW));
+        dxLo_ = std::min(dxLo_, dxHi_);
+
+        // Band height: the P rows (stride rows per output row), the D rows and the output rows
+        // of one band in about half of L2.
+        const size_t C1 = gD_.srcC, W1 = gD_.srcW, W2 = gD_.dstW;
+        const size_t outC = convs[count - 1].dstC;
+        const size_t perRow = (hasP_ ? gD_.sY * W1 * C1 : 0) + (hasQ_ ? W2 * C1 : 0) + W2 * outC;
+        const size_t budget = GemmCaches().l2 / 2 / sizeof(float);
+        const size_t halo = hasP_ ? (gD_.kY > gD_.sY ? gD_.kY - gD_.sY : 0) * W1 * C1 : 0;
+        bandH_ = budget > halo + perRow ? (budget - halo) / perRow : 1;
+        bandH_ = std::max<size_t>(1, std::min(bandH_, gD_.dstH));
+
+        // Scratch of one part.
+        size_t at = 0;
+        auto take = [&](size_t floats) {
+            const size_t offset = at;
+            at += RoundUp(floats, kAlignFloats);
+            return offset;
+        };
+        size_t maxK = 1;
+        if (hasP_) {
+            const size_t rows = std::min(gD_.srcH, (bandH_ - 1) * gD_.sY + gD_.kY);
+            pOffset_ = take(rows * W1 * C1);
+            const ConvGeometry gp(convs[0]);
+            kP_ = gp.kY * gp.kX * gp.srcC;
+            if (!pointwiseP_) im2rowOffset_ = take(W1 * kP_);
+            maxK = std::max(maxK, kP_);
+        }
+        if (hasQ_) {
+            dOffset_ = take(bandH_ * W2 * C1);
+            maxK = std::max(maxK, C1);
+        }
+        tailOffset_ = take(kMaxTileRows * maxK);
+        partFloats_ = std::max<size_t>(at, 1);
+        info_ = std::string(IsaNameOf(HWY_TARGET)) + "::merged-" + sequence + "-band" +
+                std::to_string(bandH_);
+    }
+
+    size_t ExternalBufferSize() const override { return partFloats_; }
+
+protected:
+    void PackWeights(size_t stage, const float* w) override {
+        const SimdConvolutionParameters& p = p_[stage];
+        if (p.group != 1) {  // depthwise: [kY][kX][C] as given
+            weights_[stage].assign(w, w + p.kernelY * p.kernelX * p.srcC);
+            return;
+        }
+        const size_t K = p.kernelY * p.kernelX * p.srcC, N = p.dstC;
+        std::vector<Panel>& panels = panels_[stage];
+        panels.clear();
+        size_t size = 0;
+        for (size_t col = 0; col < N;) {
+            Panel panel = NextPanel(col, N - col);
+            panel.offset = size;
+            panels.push_back(panel);
+            size += K * panel.nv * panel.lanes;
+            col += panel.cols;
+        }
+        weights_[stage].assign(size, 0.0f);
+        const D d;
+        for (const Panel& panel : panels) {
+            float* out = weights_[stage].data() + panel.offset;
+#if SIMD_SYNET_MERGED_HALF_PANELS
+            if (panel.lanes == 8) {
+                if (panel.nv == 3)
+                    GemmPackB<DH, 24>(DH(), K, panel.cols, w + panel.col, N, out);
+                else
+                    GemmPackB<DH, 8>(DH(), K, panel.cols, w + panel.col, N, out);
+                continue;
+            }
+#endif
+            if (panel.nv == T::kVecs)
+                GemmPackB<D, T::kVecs * T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
+            else if (panel.nv == 2)
+                GemmPackB<D, 2 * T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
+            else
+                GemmPackB<D, T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
+        }
+    }
+
+    GemmStage Stage(size_t i) const {
+        const SimdConvolutionParameters& p = p_[i];
+        return GemmStage{p.kernelY * p.kernelX * p.srcC,
+                         p.dstC,
+                         weights_[i].data(),
+                         panels_[i].data(),
+                         panels_[i].size(),
+                         bias_[i].data(),
+                         slope_[i].empty() ? nullptr : slope_[i].data(),
+                         zeros_[i].data(),
+                         Act{p.activation, param0_[i], param1_[i]}};
+    }
+
+    bool Run(const float* src, float* buf, float* dst) const override {
+        const size_t rows = batch_ * gD_.dstH;
+        double flop = 0;
+        for (size_t i = 0; i < count_; ++i) {
+            const SimdConvolutionParameters& p = p_[i];
+            flop += 2.0 * double(p.dstC * p.dstH * p.dstW) * double(p.srcC / p.group) *
+                    double(p.kernelY * p.kernelX);
+        }
+        flop *= double(batch_);
+        const size_t bands = (rows + bandH_ - 1) / bandH_;
+        const size_t parts = std::max<size_t>(1, std::min(bands, ThreadPartsFor(flop)));
+        if (qPadded_) FillQBorders(src, dst);
+        return ParallelPartsWithScratch(parts, buf, partFloats_,
+                                        [&](size_t part, size_t count, float* scratch) {
+                                            const auto r = PartRange(rows, part, count);
+                                            RunRows(src, dst, r.first, r.second, scratch);
+                                        });
+    }
+
+    // The pixels of a padded Q that no source pixel reaches: Activate(bias), plus the residual.
+    void FillQBorders(const float* src, float* dst) const {
+        const SimdConvolutionParameters& q = p_[dI_ + 1];
+        const size_t N = q.dstC;
+        std::vector<float> border(N, 0.0f);
+        const Act act{q.activation, param0_[dI_ + 1], param1_[dI_ + 1]};
+        BiasActivateChannels(border.data(), N, bias_[dI_ + 1].data(),
+                             slope_[dI_ + 1].empty() ? nullptr : slope_[dI_ + 1].data(), act);
+        for (size_t b = 0; b < batch_; ++b)
+            for (size_t y = 0; y < q.dstH; ++y)
+                for (size_t x = 0; x < q.dstW; ++x) {
+                    if (y >= q.padY && y < q.padY + q.srcH && x >= q.padX && x < q.padX + q.srcW)
+                        continue;
+                    const size_t at = ((b * q.dstH + y) * q.dstW + x) * N;
+                    conv32f::CopyRun(border.data(), N, dst + at);
+                    if (add_) AddResidual(src + at, N, dst + at);
+                }
+    }
+
+    // Output rows [r0, r1) of D over the batch (row r: image r / dstH, row r % dstH).
+    void RunRows(const float* src, float* dst, size_t r0, size_t r1, float* scratch) const {
+        const SimdConvolutionParameters& first = p_[0];
+        const SimdConvolutionParameters& last = p_[count_ - 1];
+        const size_t srcImage = first.srcC * first.srcH * first.srcW;
+        const size_t dstImage = last.dstC * last.dstH * last.dstW;
+        const size_t C1 = gD_.srcC, W1 = gD_.srcW, W2 = gD_.dstW, H1 = gD_.srcH;
+        const size_t rowP = W1 * C1;
+        float* pBuf = scratch + pOffset_;
+        float* dBuf = scratch + dOffset_;
+        float* tail = scratch + tailOffset_;
+        // P rows [pBegin, pEnd) of image pImage are in pBuf.
+        size_t pImage = size_t(-1), pBegin = 0, pEnd = 0;
+        for (size_t row = r0; row < r1;) {
+            const size_t b = row / gD_.dstH, y0 = row % gD_.dstH;
+            const size_t y1 = std::min({gD_.dstH, y0 + bandH_, y0 + (r1 - row)});
+            const float* image = src + b * srcImage;
+            float* out = dst + b * dstImage;
+            // Source rows of D that the band's taps reach.
+            const ptrdiff_t top = ptrdiff_t(y0 * gD_.sY) - ptrdiff_t(gD_.padY);
+            const ptrdiff_t bottom = ptrdiff_t((y1 - 1) * gD_.sY + gD_.kY) - ptrdiff_t(gD_.padY);
+            const size_t need0 = size_t(std::max<ptrdiff_t>(0, top));
+            const size_t need1 =
+                std::max(need0, size_t(std::max<ptrdiff_t>(0, std::min(bottom, ptrdiff_t(H1)))));
+            const float* in;
+            if (hasP_) {
+                size_t from = need0;
+                if (b == pImage && need0 >= pBegin && need0 < pEnd) {
+                    const size_t keep = std::min(pEnd, need1) - need0;
+                    if (need0 > pBegin)
+                        std::memmove(pBuf, pBuf + (need0 - pBegin) * rowP,
+                                     keep * rowP * sizeof(float));
+                    from = need0 + keep;
+                }
+                ComputeP(image, from, need1, pBuf + (from - need0) * rowP, tail,
+                         scratch + im2rowOffset_);
+                pImage = b;
+                pBegin = need0;
+                pEnd = need1;
+                in = pBuf;
+            } else {
+                in = image + need0 * rowP;
+            }
+            // D on the band: its geometry shifted so that the band's first row is row 0.
+            ConvGeometry band = gD_;
+            band.srcH = need1 - need0;
+            band.dstH = y1 - y0;
+            band.padY = size_t(ptrdiff_t(need0) - top);
+            float* dOut = hasQ_ ? dBuf : out + y0 * W2 * C1;
+            RunDepthwise(band, in, dOut);
+            if (hasQ_) {
+                const SimdConvolutionParameters& q = p_[dI_ + 1];
+                const GemmStage stage = Stage(dI_ + 1);
+                if (q.padX == 0 && q.padW == 0) {
+                    float* c = out + (y0 + q.padY) * q.dstW * q.dstC;
+                    RunGemm(stage, dBuf, C1, (y1 - y0) * W2, c, q.dstC, tail);
+                    if (add_)
+                        AddResidual(image + (y0 + q.padY) * q.dstW * q.dstC,
+                                    (y1 - y0) * W2 * q.dstC, c);
+                } else {
+                    for (size_t y = y0; y < y1; ++y) {
+                        const size_t at = ((y + q.padY) * q.dstW + q.padX) * q.dstC;
+                        RunGemm(stage, dBuf + (y - y0) * W2 * C1, C1, W2, out + at, q.dstC, tail);
+                        if (add_) AddResidual(image + at, W2 * q.dstC, out + at);
+                    }
+                }
+            }
+            row += y1 - y0;
+        }
+    }
+
+    // Rows [y0, y1) of P's output for one image into `out` (rows of W1*C1 floats).
+    void ComputeP(const float* image, size_t y0, size_t y1, float* out, float* tail,
+                  float* im2row) const {
+        if (y1 <= y0) return;
+        const GemmStage stage = Stage(0);
+        const size_t C1 = gD_.srcC, W1 = gD_.srcW;
+        if (pointwiseP_) {
+            const size_t C0 = p_[0].srcC;
+            RunGemm(stage, image + y0 * W1 * C0, C0, (y1 - y0) * W1, out, C1, tail);
+            return;
+        }
+        const ConvGeometry gp(p_[0]);
+        for (size_t y = y0; y < y1; ++y) {
+            for (size_t x = 0; x < W1; ++x)
+                conv32f::Im2rowSegment(gp, image, 0, y, x, 0, kP_, im2row + x * kP_);
+            RunGemm(stage, im2row, kP_, W1, out + (y - y0) * W1 * C1, C1, tail);
+        }
+    }
+
+    bool RowInside(const ConvGeometry& q, size_t dy) const {
+        return dy * q.sY >= q.padY && dy * q.sY + q.kY - 1 - q.padY < q.srcH;
+    }
+
+    // D for every output row of `band` (image `in`, output `out`, both NHWC).
+    void RunDepthwise(const ConvGeometry& band, const float* in, float* out) const {
+        for (size_t dy = 0; dy < band.dstH;) {
+            if (fast3x3_ && RowInside(band, dy)) {
+                const size_t rows = dy + 1 < band.dstH && RowInside(band, dy + 1) ? 2 : 1;
+                if (band.sX == 1)
+                    Band3x3<1>(band, in, out, dy, rows);
+                else
+                    Band3x3<2>(band, in, out, dy, rows);
+                dy += rows;
+            } else {
+                for (size_t dx = 0; dx < band.dstW; ++dx) GeneralPixel(band, in, out, dy, dx);
+                ++dy;
+            }
+        }
+    }
+
+    void GeneralPixel(const ConvGeometry& q, const float* in, float* out, size_t dy,
+                      size_t dx) const {
+        const D d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), C = q.srcC;
+        const Act act{p_[dI_].activation, param0_[dI_], param1_[dI_]};
+        const float* slope = slope_[dI_].empty() ? nullptr : slope_[dI_].data();
+        const float* w = weights_[dI_].data();
+        const float* bias = bias_[dI_].data();
+        float* o = out + (dy * q.dstW + dx) * C;
+        size_t c = 0;
+        for (; c + L <= C; c += L) DepthwiseNhwcPixel(d, q, in, w, bias, slope, act, dy, dx, c, o);
+        for (; c < C; ++c) DepthwiseNhwcPixel(d1, q, in, w, bias, slope, act, dy, dx, c, o);
+    }
+
+    // Rows [dy, dy + rows) of a 3x3 band whose taps rows are inside: border columns by the
+    // general kernel, the interior by register blocks, four channel vectors at a time.
+    template <size_t kStride>
+    void Band3x3(const ConvGeometry& q, const float* in, float* out, size_t dy, size_t rows) const {
+        for (size_t r = 0; r < rows; ++r) {
+            for (size_t dx = 0; dx < dxLo_; ++dx) GeneralPixel(q, in, out, dy + r, dx);
+            for (size_t dx = dxHi_; dx < q.dstW; ++dx) GeneralPixel(q, in, out, dy + r, dx);
+        }
+        const size_t group = 4 * hn::Lanes(D());
+        for (size_t c0 = 0; c0 < q.srcC; c0 += group) {
+            const size_t c1 = std::min(q.srcC, c0 + group);
+            size_t dx = dxLo_;
+            if (rows == 2) {
+                for (; dx + kDwCols2 <= dxHi_; dx += kDwCols2)
+                    Block<2, kDwCols2, kStride>(q, in, out, dy, dx, c0, c1);
+                for (; dx < dxHi_; ++dx) Block<2, 1, kStride>(q, in, out, dy, dx, c0, c1);
+            } else {
+                for (; dx + kDwCols1 <= dxHi_; dx += kDwCols1)
+                    Block<1, kDwCols1, kStride>(q, in, out, dy, dx, c0, c1);
+                for (; dx < dxHi_; ++dx) Block<1, 1, kStride>(q, in, out, dy, dx, c0, c1);
+            }
+        }
+    }
+
+    template <size_t kRows, size_t kCols, size_t kStride>
+    HWY_INLINE void Block(const ConvGeometry& q, const float* in, float* out, size_t dy, size_t dx,
+                          size_t c0, size_t c1) const {
+        const D d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), C = q.srcC, srcRow = q.srcW * C, dstRow = q.dstW * C;
+        const Act act{p_[dI_].activation, param0_[dI_], param1_[dI_]};
+        const float* src = in + ((dy * kStride - q.padY) * q.srcW + dx * kStride - q.padX) * C;
+        float* dst = out + (dy * q.dstW + dx) * C;
+        const float* weights = weights_[dI_].data();
+        const float* biasAll = bias_[dI_].data();
+        const float* slopeAll = slope_[dI_].empty() ? nullptr : slope_[dI_].data();
+        auto channels = [&](auto dv, size_t c) HWY_ATTR {
+            using V = hn::Vec<decltype(dv)>;
+            V w[9];
+            for (size_t i = 0; i < 9; ++i) w[i] = hn::LoadU(dv, weights + i * C + c);
+            const V bias = hn::LoadU(dv, biasAll + c);
+            const V slope = slopeAll ? hn::LoadU(dv, slopeAll + c) : hn::Zero(dv);
+            DepthwiseNhwc3x3Block<kRows, kCols, kStride>(dv, src + c, srcRow, C, w, bias, slope,
+                                                         act, dst + c, dstRow);
+        };
+        size_t c = c0;
+        for (; c + L <= c1; c += L) channels(d, c);
+        for (; c < c1; ++c) channels(d1, c);
+    }
+
+    const bool hasP_, hasQ_;
+    const size_t dI_;  // index of the depthwise stage
+    const ConvGeometry gD_;
+    bool pointwiseP_ = false, qPadded_ = false, fast3x3_ = false;
+    size_t dxLo_ = 0, dxHi_ = 0, bandH_ = 1, kP_ = 0;
+    size_t pOffset_ = 0, im2rowOffset_ = 0, dOffset_ = 0, tailOffset_ = 0, partFloats_ = 1;
+    std::vector<Panel> panels_[kMaxStages];
+};
+
+}  // namespace merged32f
+
+MergedConvolution32f* MergedConvolution32fCreate(size_t batch,
+                                                 const SimdConvolutionParameters* convs,
+                                                 size_t count, bool add) {
+    return new merged32f::MergedBand(batch, convs, count, add);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <new>
+
+#include "convolution/Convolution32f.h"
+#include "core/Dispatch.h"
+#include "core/Error.h"
+#include "core/Format.h"
+
+namespace simd {
+HWY_EXPORT(MergedConvolution32fCreate);
+
+namespace {
+
+const char* const kInit = "SimdSynetMergedConvolution32fInit";
+
+// §10.1 for convs[i] alone; on failure records a message naming the field.
+bool ValidStage(const SimdConvolutionParameters& p, size_t i) {
+    const char* f = kInit;
+    if (p.srcT != SimdTensorData32f) return SetLastErrorF("%s: convs[%zu].srcT is not 32f", f, i);
+    if (p.dstT != SimdTensorData32f) return SetLastErrorF("%s: convs[%zu].dstT is not 32f", f, i);
+    if (p.srcF != SimdTensorFormatNhwc)
+        return SetLastErrorF("%s: convs[%zu].srcF is not Nhwc", f, i);
+    if (p.dstF != SimdTensorFormatNhwc)
+        return SetLastErrorF("%s: convs[%zu].dstF is not Nhwc", f, i);
+    if (p.srcC == 0 || p.srcH == 0 || p.srcW == 0)
+        return SetLastErrorF("%s: convs[%zu].srcC, srcH or srcW is 0", f, i);
+    if (p.dstC == 0) return SetLastErrorF("%s: convs[%zu].dstC is 0", f, i);
+    if (p.kernelY != p.kernelX)
+        return SetLastErrorF("%s: convs[%zu].kernelY differs from kernelX", f, i);
+    if (p.kernelY != 1 && p.kernelY != 3 && p.kernelY != 5 && p.kernelY != 7)
+        return SetLastErrorF("%s: convs[%zu].kernelY is not 1, 3, 5 or 7", f, i);
+    if (p.strideY != p.strideX)
+        return SetLastErrorF("%s: convs[%zu].strideY differs from strideX", f, i);
+    if (p.strideY < 1 || p.strideY > 3)
+        return SetLastErrorF("%s: convs[%zu].strideY is not 1, 2 or 3", f, i);
+    if (p.dilationY != 1 || p.dilationX != 1)
+        return SetLastErrorF("%s: convs[%zu].dilationY or dilationX is not 1", f, i);
+    if (p.group == 0 || p.srcC % p.group != 0 || p.dstC % p.group != 0)
+        return SetLastErrorF("%s: convs[%zu].group does not divide srcC and dstC", f, i);
+    if (unsigned(p.activation) > unsigned(SimdConvolutionActivationGelu))
+        return SetLastErrorF("%s: convs[%zu].activation is unknown", f, i);
+    const size_t big = size_t(1) << 30;
+    if (p.srcH > big || p.srcW > big || p.padY > big || p.padX > big || p.padH > big ||
+        p.padW > big || p.srcC > big || p.dstC > big)
+        return SetLastErrorF("%s: convs[%zu] sizes too large", f, i);
+    const size_t k = p.kernelY;
+    const size_t dstH =
+        p.srcH + p.padY + p.padH >= k ? (p.srcH + p.padY + p.padH - k) / p.strideY + 1 : 0;
+    const size_t dstW =
+        p.srcW + p.padX + p.padW >= k ? (p.srcW + p.padX + p.padW - k) / p.strideX + 1 : 0;
+    if (dstH == 0 || p.dstH != dstH)
+        return SetLastErrorF("%s: convs[%zu].dstH does not follow the size rule (expected %zu)", f,
+                             i, dstH);
+    if (dstW == 0 || p.dstW != dstW)
+        return SetLastErrorF("%s: convs[%zu].dstW does not follow the size rule (expected %zu)", f,
+                             i, dstW);
+    size_t n = 0;
+    if (!FitsInMemory(p.srcC, p.srcH * p.srcW, sizeof(float)) ||
+        !FitsInMemory(p.dstC, p.dstH * p.dstW, sizeof(float)) ||
+        !CheckedMul(p.srcC / p.group * k, k, &n) || !FitsInMemory(n, p.dstC, sizeof(float)))
+        return SetLastErrorF("%s: convs[%zu] tensor sizes overflow", f, i);
+    return true;
+}
+
+bool IsP(const SimdConvolutionParameters& p) {
+    return p.group == 1 && (p.kernelY == 1 || p.kernelY == 3);
+}
+bool IsD(const SimdConvolutionParameters& p) {
+    return p.group == p.srcC && p.group == p.dstC && p.kernelY >= 3;
+}
+bool IsQ(const SimdConvolutionParameters& p) {
+    return p.group == 1 && p.kernelY == 1 && p.strideY == 1;
+}
+
+bool ValidMerged(size_t batch, const SimdConvolutionParameters* convs, size_t count, bool add) {
+    const char* f = kInit;
+    if (convs == nullptr) return SetLastErrorF("%s: convs is NULL", f);
+    if (count != 2 && count != 3)
+        return SetLastErrorF("%s: count is %zu (2 or 3 required)", f, count);
+    if (batch == 0) return SetLastErrorF("%s: batch is 0", f);
+    for (size_t i = 0; i < count; ++i)
+        if (!ValidStage(convs[i], i)) return false;
+    for (size_t i = 0; i + 1 < count; ++i) {
+        const SimdConvolutionParameters &a = convs[i], &b = convs[i + 1];
+        if (b.srcC != a.dstC)
+            return SetLastErrorF("%s: convs[%zu].srcC differs from convs[%zu].dstC", f, i + 1, i);
+        if (b.srcH != a.dstH)
+            return SetLastErrorF("%s: convs[%zu].srcH differs from convs[%zu].dstH", f, i + 1, i);
+        if (b.srcW != a.dstW)
+            return SetLastErrorF("%s: convs[%zu].srcW differs from convs[%zu].dstW", f, i + 1, i);
+    }
+    // Sequences P -> D -> Q, P -> D (convs[0].group == 1), D -> Q.
+    const bool startsWithP = count == 3 || convs[0].group == 1;
+    const size_t d = startsWithP ? 1 : 0;
+    if (startsWithP && !IsP(convs[0]))
+        return SetLastErrorF("%s: convs[0].kernelY must be 1 or 3 for the expanding convolution",
+                             f);
+    if (!IsD(convs[d]))
+        return SetLastErrorF(
+            "%s: convs[%zu].group must equal srcC and dstC, kernelY 3, 5 or 7 (depthwise)", f, d);
+    if (d + 1 < count && !IsQ(convs[d + 1]))
+        return SetLastErrorF("%s: convs[%zu].group must be 1, kernelY 1 and strideY 1 (projection)",
+                             f, d + 1);
+    if (count == 3 && add) {
+        if (convs[0].srcC != convs[2].dstC)
+            return SetLastErrorF("%s: add requires convs[0].srcC == convs[2].dstC", f);
+        if (convs[0].srcH != convs[2].dstH)
+            return SetLastErrorF("%s: add requires convs[0].srcH == convs[2].dstH", f);
+        if (convs[0].srcW != convs[2].dstW)
+            return SetLastErrorF("%s: add requires convs[0].srcW == convs[2].dstW", f);
+    }
+    const SimdConvolutionParameters &first = convs[0], &last = convs[count - 1];
+    if (!FitsInMemory(batch, first.srcC * first.srcH * first.srcW, sizeof(float)) ||
+        !FitsInMemory(batch, last.dstC * last.dstH * last.dstW, sizeof(float)))
+        return SetLastErrorF("%s: batch tensor sizes overflow", f);
+    return true;
+}
+
+MergedConvolution32f* ContextOf(const void* context, const char* function) {
+    if (context == nullptr) {
+        SetLastErrorF("SimdSynetMergedConvolution32f%s: context is NULL", function);
+        return nullptr;
+    }
+    return static_cast<MergedConvolution32f*>(const_cast<void*>(context));
+}
+
+}  // namespace
+}  // namespace simd
+
+extern "C" {
+
+SIMD_API void* SimdSynetMergedConvolution32fInit(size_t batch,
+                                                 const SimdConvolutionParameters* convs,
+                                                 size_t count, SimdBool add) {
+    simd::ClearLastError();
+    const bool residual = count == 3 && add != SimdFalse;
+    if (!simd::ValidMerged(batch, convs, count, residual)) return nullptr;
+    try {
+        return SIMD_DISPATCH(simd::MergedConvolution32fCreate)(batch, convs, count, residual);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetMergedConvolution32fInit: out of memory");
+        return nullptr;
+    }
+}
+
+SIMD_API size_t SimdSynetMergedConvolution32fExternalBufferSize(const void* context) {
+    simd::ClearLastError();
+    const simd::MergedConvolution32f* c = simd::ContextOf(context, "ExternalBufferSize");
+    return c ? c->ExternalBufferSize() : 0;
+}
+
+SIMD_API size_t SimdSynetMergedConvolution32fInternalBufferSize(const void* context) {
+    simd::ClearLastError();
+    const simd::MergedConvolution32f* c = simd::ContextOf(context, "InternalBufferSize");
+    return c ? c->InternalBufferSize() : 0;
+}
+
+SIMD_API void SimdSynetMergedConvolution32fSetParams(void* context, const float* const* weight,
+                                                     SimdBool* internal, const float* const* bias,
+                                                     const float* const* params) {
+    simd::ClearLastError();
+    simd::MergedConvolution32f* c = simd::ContextOf(context, "SetParams");
+    if (c == nullptr) return;
+    const char* f = "SimdSynetMergedConvolution32fSetParams";
+    if (weight == nullptr) {
+        simd::SetLastErrorF("%s: weight is NULL", f);
+        return;
+    }
+    for (size_t i = 0; i < c->count_; ++i) {
+        if (weight[i] == nullptr) {
+            simd::SetLastErrorF("%s: weight[%zu] is NULL", f, i);
+            return;
+        }
+        if (simd::ActivationReadsParams(c->p_[i].activation) &&
+            (params == nullptr || params[i] == nullptr)) {
+            simd::SetLastErrorF("%s: params[%zu] is NULL but the activation of convs[%zu] reads it",
+                                f, i, i);
+            return;
+        }
+    }
+    try {
+        c->SetParams(weight, bias, params);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastErrorF("%s: out of memory", f);
+        return;
+    }
+    if (internal)
+        for (size_t i = 0; i < c->count_; ++i) internal[i] = SimdTrue;
+}
+
+SIMD_API void SimdSynetMergedConvolution32fForward(void* context, const float* src, float* buf,
+                                                   float* dst) {
+    simd::ClearLastError();
+    simd::MergedConvolution32f* c = simd::ContextOf(context, "Forward");
+    if (c == nullptr) return;
+    const char* f = "SimdSynetMergedConvolution32fForward";
+    if (src == nullptr || dst == nullptr) {
+        simd::SetLastErrorF("%s: src or dst is NULL", f);
+        return;
+    }
+    if (!c->Ready()) {
+        simd::SetLastErrorF("%s: SetParams was not called", f);
+        return;
+    }
+    try {
+        if (!c->Forward(src, buf, dst)) simd::SetLastErrorF("%s: out of memory", f);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastErrorF("%s: out of memory", f);
+    }
+}
+
+SIMD_API const char* SimdSynetMergedConvolution32fInfo(const void* context) {
+    simd::ClearLastError();
+    const simd::MergedConvolution32f* c = simd::ContextOf(context, "Info");
+    return c ? c->Info() : nullptr;
+}
+
+}  // extern "C"
+
+#endif  // HWY_ONCE
