@@ -305,6 +305,17 @@ void GemmPackBTransposed(D d, size_t kc, size_t nc, const float* B, size_t ldb, 
     }
 }
 
+// Asks for the C rows of a tile ahead of the micro-kernel that writes them: when C is larger
+// than L2 (or its rows alias in L1, as with power-of-two strides) its lines come from memory
+// for writing, and a request made a few tiles early hides that latency behind the FMAs.
+constexpr size_t kGemmPrefetchTiles = 2;
+template <size_t MR>
+HWY_INLINE void GemmPrefetchTile(const float* c, size_t ldc, size_t cols) {
+    for (size_t r = 0; r < MR; ++r)
+        for (size_t x = 0; x < cols; x += 64 / sizeof(float))
+            __builtin_prefetch(c + r * ldc + x, 1);
+}
+
 // C block (mc x nc, row stride ldc) op= alpha * A block * B block from the packed forms.
 template <class D>
 void GemmMacroKernel(D d, size_t mc, size_t nc, size_t kc, const float* packedA,
@@ -317,6 +328,8 @@ void GemmMacroKernel(D d, size_t mc, size_t nc, size_t kc, const float* packedA,
         const float* b = packedB + j * kc;
         for (size_t i = 0; i < mc; i += MR) {
             const size_t rows = mc - i < MR ? mc - i : MR;
+            if (i + (kGemmPrefetchTiles + 1) * MR <= mc)
+                GemmPrefetchTile<MR>(C + (i + kGemmPrefetchTiles * MR) * ldc + j, ldc, cols);
             GemmMicroKernel(d, kc, packedA + i * kc, kc, b, C + i * ldc + j, ldc, rows, cols, alpha,
                             beta, mode);
         }
