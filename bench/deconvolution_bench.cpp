@@ -29,14 +29,15 @@ const Layer kLayers[] = {
     {"b_2x2s2_128-64_28", 128, 28, 28, 64, 2, 2, 0},
 };
 
-void BM_Deconvolution(benchmark::State& state, Layer layer, SimdTensorFormatType format,
-                      size_t threads) {
+// The layer as a deconvolution of `type` in and out, ReLU, batch 1.
+SimdConvolutionParameters LayerParams(const Layer& layer, SimdTensorFormatType format,
+                                      SimdTensorDataType type) {
     SimdConvolutionParameters p;
     std::memset(&p, 0, sizeof(p));
     p.srcC = layer.srcC;
     p.srcH = layer.srcH;
     p.srcW = layer.srcW;
-    p.srcT = p.dstT = SimdTensorData32f;
+    p.srcT = p.dstT = type;
     p.srcF = p.dstF = format;
     p.dstC = layer.dstC;
     p.kernelY = p.kernelX = layer.k;
@@ -47,6 +48,25 @@ void BM_Deconvolution(benchmark::State& state, Layer layer, SimdTensorFormatType
     p.activation = SimdConvolutionActivationRelu;
     p.dstH = layer.stride * (p.srcH - 1) + layer.k - 2 * layer.pad;
     p.dstW = layer.stride * (p.srcW - 1) + layer.k - 2 * layer.pad;
+    return p;
+}
+
+// GFLOP/s and the share of the FMA peak of `threads` cores.
+void SetFlopCounters(benchmark::State& state, const Layer& layer, size_t threads) {
+    const double flops =
+        2.0 * layer.srcC * layer.srcH * layer.srcW * layer.dstC * layer.k * layer.k;
+    state.counters["GFLOPS"] =
+        benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    const double peak = bench::FmaPeakGflops() * double(threads);
+    state.counters["peak_GFLOPS"] = peak;
+    state.counters["pct_of_peak"] =
+        benchmark::Counter(peak > 0 ? flops * 1e-9 / peak * 100.0 : 0.0,
+                           benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_Deconvolution(benchmark::State& state, Layer layer, SimdTensorFormatType format,
+                      size_t threads) {
+    const SimdConvolutionParameters p = LayerParams(layer, format, SimdTensorData32f);
     void* context = SimdSynetDeconvolution32fInit(1, &p, nullptr);
     if (!context) {
         state.SkipWithError("Init failed");
@@ -67,14 +87,7 @@ void BM_Deconvolution(benchmark::State& state, Layer layer, SimdTensorFormatType
         benchmark::ClobberMemory();
     }
     SimdSetThreadNumber(1);
-    const double flops = 2.0 * p.srcC * p.srcH * p.srcW * p.dstC * layer.k * layer.k;
-    state.counters["GFLOPS"] =
-        benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-    const double peak = bench::FmaPeakGflops() * double(threads);
-    state.counters["peak_GFLOPS"] = peak;
-    state.counters["pct_of_peak"] =
-        benchmark::Counter(peak > 0 ? flops * 1e-9 / peak * 100.0 : 0.0,
-                           benchmark::Counter::kIsIterationInvariantRate);
+    SetFlopCounters(state, layer, threads);
     state.SetLabel(SimdSynetDeconvolution32fInfo(context));
     SimdRelease(context);
 }
@@ -107,22 +120,7 @@ double Fp32SecondsPerCall(const SimdConvolutionParameters& base, size_t threads)
 
 void BM_Deconvolution16b(benchmark::State& state, Layer layer, SimdTensorFormatType format,
                          size_t threads) {
-    SimdConvolutionParameters p;
-    std::memset(&p, 0, sizeof(p));
-    p.srcC = layer.srcC;
-    p.srcH = layer.srcH;
-    p.srcW = layer.srcW;
-    p.srcT = p.dstT = SimdTensorData16b;
-    p.srcF = p.dstF = format;
-    p.dstC = layer.dstC;
-    p.kernelY = p.kernelX = layer.k;
-    p.strideY = p.strideX = layer.stride;
-    p.dilationY = p.dilationX = 1;
-    p.padY = p.padX = p.padH = p.padW = layer.pad;
-    p.group = 1;
-    p.activation = SimdConvolutionActivationRelu;
-    p.dstH = layer.stride * (p.srcH - 1) + layer.k - 2 * layer.pad;
-    p.dstW = layer.stride * (p.srcW - 1) + layer.k - 2 * layer.pad;
+    const SimdConvolutionParameters p = LayerParams(layer, format, SimdTensorData16b);
     const double fp32Seconds = Fp32SecondsPerCall(p, threads);
     void* context = SimdSynetDeconvolution16bInit(1, &p, SimdSynetCompatibilityDefault);
     if (!context) {
@@ -152,14 +150,7 @@ void BM_Deconvolution16b(benchmark::State& state, Layer layer, SimdTensorFormatT
         benchmark::ClobberMemory();
     }
     SimdSetThreadNumber(1);
-    const double flops = 2.0 * p.srcC * p.srcH * p.srcW * p.dstC * layer.k * layer.k;
-    state.counters["GFLOPS"] =
-        benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-    const double peak = bench::FmaPeakGflops() * double(threads);
-    state.counters["peak_GFLOPS"] = peak;
-    state.counters["pct_of_peak"] =
-        benchmark::Counter(peak > 0 ? flops * 1e-9 / peak * 100.0 : 0.0,
-                           benchmark::Counter::kIsIterationInvariantRate);
+    SetFlopCounters(state, layer, threads);
     // FP32 time / BF16 time: the speed of the BF16 case relative to the FP32 one.
     state.counters["ratio_to_fp32"] =
         benchmark::Counter(fp32Seconds, benchmark::Counter::kIsIterationInvariantRate);

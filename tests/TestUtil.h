@@ -136,4 +136,10 @@ inline std::vector<SimdTensorFormatType> ImageFormats() {
 // Channel counts that hit every SIMD tail.
 inline std::vector<size_t> TailChannels() { return {1, 3, 7, 8, 15, 16, 17, 33}; }
 
+// Restores the default thread budget (SimdSetThreadNumber(1)) when it goes out of scope, so a
+// test that changes the budget leaves it as it found it, even after a failed assertion.
+struct ThreadBudgetGuard {
+    ~ThreadBudgetGuard() { SimdSetThreadNumber(1); }
+};
+
 }  // namespace test

@@ -125,13 +125,8 @@ TEST(CoreHelpers, MaxIsaEnvironmentCapsTheTarget) {
 // ---------------------------------------------------------------------------------------------
 // Thread budget and pool (core/ThreadPool.h).
 
-// Restores the default budget when a test ends, whatever it set.
-struct BudgetGuard {
-    ~BudgetGuard() { SimdSetThreadNumber(1); }
-};
-
 TEST(ThreadPool, BudgetIsClampedAndDefaultsToOne) {
-    BudgetGuard guard;
+    test::ThreadBudgetGuard guard;
     EXPECT_EQ(SimdGetThreadNumber(), 1u);
     SimdSetThreadNumber(0);
     EXPECT_EQ(SimdGetThreadNumber(), 1u);
@@ -159,7 +154,7 @@ TEST(ThreadPool, PartRangesCoverEverythingOnce) {
 // Every part runs exactly once, on the calling thread when the budget is 1 and on as many
 // distinct threads as the budget allows otherwise.
 TEST(ThreadPool, EveryPartRunsOnceOnUpToBudgetThreads) {
-    BudgetGuard guard;
+    test::ThreadBudgetGuard guard;
     for (size_t budget : {1u, 2u, 4u}) {
         SimdSetThreadNumber(budget);
         for (size_t parts : {1u, 2u, 3u, 9u}) {
@@ -181,7 +176,7 @@ TEST(ThreadPool, EveryPartRunsOnceOnUpToBudgetThreads) {
 // A part that starts a parallel call of its own, and callers on several threads at once: the
 // pool is busy, so those calls run serially on their caller, and nothing deadlocks.
 TEST(ThreadPool, NestedAndConcurrentCallsComplete) {
-    BudgetGuard guard;
+    test::ThreadBudgetGuard guard;
     SimdSetThreadNumber(2);
     std::atomic<int> inner{0};
     simd::ParallelParts(2, [&](size_t, size_t) {

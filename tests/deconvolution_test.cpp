@@ -146,10 +146,7 @@ void CountingGemm(size_t M, size_t N, size_t K, const float* alpha, const float*
     SimdGemm32fNN(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-// Restores the thread budget when a test ends, even on a failed assertion.
-struct ThreadBudgetGuard {
-    ~ThreadBudgetGuard() { SimdSetThreadNumber(1); }
-};
+using test::ThreadBudgetGuard;
 
 SIMD_SYNET_TARGET_SUITE(DeconvolutionTest);
 
@@ -332,14 +329,18 @@ SimdConvolutionParameters Valid() {
                 SimdConvolutionActivationRelu);
 }
 
-void ExpectRejected(const SimdConvolutionParameters& p, size_t batch, const char* field) {
-    void* context = SimdSynetDeconvolution32fInit(batch, &p, nullptr);
+// Init of the FP32 framework (bf16 false) or of the BF16 one returns NULL for p with a message
+// naming `field` and the function.
+void ExpectRejected(const SimdConvolutionParameters& p, size_t batch, const char* field,
+                    bool bf16 = false) {
+    void* context = bf16 ? SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault)
+                         : SimdSynetDeconvolution32fInit(batch, &p, nullptr);
     EXPECT_EQ(context, nullptr) << field;
     const char* message = SimdSynetGetLastError();
     ASSERT_NE(message, nullptr) << field;
     EXPECT_NE(std::string(message).find(field), std::string::npos) << message;
-    EXPECT_NE(std::string(message).find("SimdSynetDeconvolution32fInit"), std::string::npos)
-        << message;
+    const char* function = bf16 ? "SimdSynetDeconvolution16bInit" : "SimdSynetDeconvolution32fInit";
+    EXPECT_NE(std::string(message).find(function), std::string::npos) << message;
 }
 
 TEST(DeconvolutionErrors, InitRejectsEveryViolatedPrecondition) {
@@ -445,8 +446,8 @@ TEST(DeconvolutionErrors, NullArgumentsWriteNothing) {
 // =============================================================================================
 // BF16 framework (SimdSynetDeconvolution16b*, SUPPLEMENT.md §9.2).
 
-using ref::DeconvBf16ToFloat;
-using ref::DeconvFloatToBf16;
+using ref::Bf16ToFloat;
+using ref::FloatToBf16;
 
 const SimdTensorDataType kTypes[] = {SimdTensorData32f, SimdTensorData16b};
 
@@ -460,7 +461,7 @@ std::vector<uint8_t> SourceBytes(const SimdConvolutionParameters& p,
     std::vector<uint8_t> bytes(src.size() * ElemSize(p.srcT));
     if (p.srcT == SimdTensorData16b) {
         for (size_t i = 0; i < src.size(); ++i) {
-            const uint16_t v = DeconvFloatToBf16(src[i]);
+            const uint16_t v = FloatToBf16(src[i]);
             std::memcpy(bytes.data() + 2 * i, &v, 2);
         }
     } else {
@@ -493,7 +494,7 @@ double OutputAt(const SimdConvolutionParameters& p, const Bytes& dst, size_t i) 
     if (p.dstT == SimdTensorData16b) {
         uint16_t v;
         std::memcpy(&v, bytes + 2 * i, 2);
-        return DeconvBf16ToFloat(v);
+        return Bf16ToFloat(v);
     }
     float v;
     std::memcpy(&v, bytes + 4 * i, 4);
@@ -516,7 +517,7 @@ double OutputAt(const SimdConvolutionParameters& p, const Bytes& dst, size_t i) 
         });
     return test::AllOf(ref.size(), [&](size_t i) {
         const double got = OutputAt(p, dst, i);
-        const double rounded = DeconvBf16ToFloat(DeconvFloatToBf16(float(ref[i])));
+        const double rounded = Bf16ToFloat(FloatToBf16(float(ref[i])));
         const double limit =
             Bf16Ulp(std::max(std::fabs(got), std::fabs(rounded))) + 1e-5 * mag[i] + 1e-6;
         if (std::fabs(got - rounded) <= limit) return ::testing::AssertionSuccess();
@@ -738,13 +739,7 @@ TEST_P(Deconvolution16bTest, SizesAndInfo) {
 // ---- Rejections of the 16b framework (plain tests).
 
 void ExpectRejected16b(const SimdConvolutionParameters& p, size_t batch, const char* field) {
-    void* context = SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault);
-    EXPECT_EQ(context, nullptr) << field;
-    const char* message = SimdSynetGetLastError();
-    ASSERT_NE(message, nullptr) << field;
-    EXPECT_NE(std::string(message).find(field), std::string::npos) << message;
-    EXPECT_NE(std::string(message).find("SimdSynetDeconvolution16bInit"), std::string::npos)
-        << message;
+    ExpectRejected(p, batch, field, true);
 }
 
 TEST(Deconvolution16bErrors, InitRejectsEveryViolatedPrecondition) {

@@ -163,10 +163,7 @@ std::vector<Chain> Chains() {
     };
 }
 
-// Restores the thread budget when a test ends, even on a failed assertion.
-struct ThreadBudgetGuard {
-    ~ThreadBudgetGuard() { SimdSetThreadNumber(1); }
-};
+using test::ThreadBudgetGuard;
 
 SIMD_SYNET_TARGET_SUITE(MergedConvolutionTest);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "SimdSynet.h"
+#include "reference/Bf16.h"
 #include "reference/Convolution.h"
 
 namespace ref {
@@ -74,27 +75,6 @@ inline void Deconvolution32f(const SimdConvolutionParameters& p, size_t batch, c
 
 // ---- BF16 (SUPPLEMENT.md §9.2, ABI.md "BF16") ----
 
-// FP32 -> BF16: add 0x7FFF + ((bits >> 16) & 1) to the pattern and keep the upper 16 bits; a NaN
-// stays a NaN (its upper half with the quiet bit).
-inline uint16_t DeconvFloatToBf16(float f) {
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof(bits));
-    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((bits >> 16) | 0x0040u);
-    return uint16_t((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
-}
-
-// BF16 -> FP32 is exact: the 16 bits become the upper half.
-inline float DeconvBf16ToFloat(uint16_t v) {
-    const uint32_t bits = uint32_t(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, sizeof(f));
-    return f;
-}
-
-inline float DeconvRoundBf16(float f) {
-    return DeconvBf16ToFloat(DeconvFloatToBf16(f));
-}
-
 // §9.2 before the final rounding: every input and weight value rounded to BF16, products summed
 // (here in double), bias and activation; dst is the value that is stored as FP32 or rounded
 // once to BF16. src holds the FP32 input values (a BF16 input is passed widened).
@@ -103,8 +83,8 @@ inline void Deconvolution16b(const SimdConvolutionParameters& p, size_t batch, c
                              const float* bias, const float* params, std::vector<double>& dst,
                              std::vector<double>& magnitude) {
     std::vector<float> s(src, src + srcCount), w(weight, weight + weightCount);
-    for (float& x : s) x = DeconvRoundBf16(x);
-    for (float& x : w) x = DeconvRoundBf16(x);
+    for (float& x : s) x = RoundBf16(x);
+    for (float& x : w) x = RoundBf16(x);
     Deconvolution32f(p, batch, s.data(), w.data(), bias, params, dst, magnitude);
 }
 

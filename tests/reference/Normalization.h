@@ -12,6 +12,8 @@
 #include <cstring>
 #include <vector>
 
+#include "reference/Bf16.h"
+
 namespace ref {
 
 struct NormResult {
@@ -140,20 +142,6 @@ inline NormResult NormalizeV4(const float* src, size_t B, size_t C, size_t S, co
         }
     }
     return out;
-}
-
-// ABI.md BF16 conversions: exact widening; rounding to nearest even, NaN stays NaN.
-inline float Bf16ToFloat(uint16_t v) {
-    const uint32_t bits = uint32_t(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, sizeof(f));
-    return f;
-}
-inline uint16_t FloatToBf16(float f) {
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof(bits));
-    if (std::isnan(f)) return uint16_t((bits >> 16) | 0x40);
-    return uint16_t((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
 }
 
 }  // namespace ref

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <vector>
+#include "reference/Bf16.h"
 
 namespace ref {
 
@@ -85,21 +86,6 @@ inline std::vector<float> Max32f(const Pool& p, const float* src) {
                 dst[p.Dst(dc, dy, dx)] = m;
             }
     return dst;
-}
-
-inline float Bf16ToFloat(uint16_t v) {
-    const uint32_t bits = uint32_t(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
-
-// ABI.md: add 0x7FFF + ((bits >> 16) & 1), keep the upper half; a NaN stays a NaN.
-inline uint16_t FloatToBf16(float f) {
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((bits >> 16) | 0x40u);
-    return uint16_t((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
 }
 
 // §5.4 BF16: widened to FP32, folded like Max32f, rounded back.
