@@ -1,6 +1,7 @@
-// The entry-point bodies every convolution-family framework (Convolution32f, Deconvolution32f)
-// shares after Init: argument checks, then a call of the context's virtual function. `api` is
-// the framework's name prefix ("SimdSynetConvolution32f"), so messages name the public function.
+// What the convolution-family frameworks (Convolution32f, Deconvolution32f) share around their
+// contexts: the common Init checks, and the entry-point bodies after Init (argument checks,
+// then a call of the context's virtual function). `api` is the framework's name prefix
+// ("SimdSynetConvolution32f"), so messages name the public function.
 #include "convolution/ContextApi.h"
 
 #include <new>
@@ -8,6 +9,24 @@
 #include "core/Error.h"
 
 namespace simd {
+
+bool ValidConvolutionFields(const SimdConvolutionParameters& p, const char* f) {
+    if (p.srcF != SimdTensorFormatNchw && p.srcF != SimdTensorFormatNhwc)
+        return SetLastErrorF("%s: srcF is neither Nchw nor Nhwc", f);
+    if (p.dstF != p.srcF) return SetLastErrorF("%s: dstF differs from srcF", f);
+    if (p.srcC == 0 || p.srcH == 0 || p.srcW == 0)
+        return SetLastErrorF("%s: srcC, srcH or srcW is 0", f);
+    if (p.dstC == 0) return SetLastErrorF("%s: dstC is 0", f);
+    if (p.kernelY == 0 || p.kernelX == 0) return SetLastErrorF("%s: kernelY or kernelX is 0", f);
+    if (p.strideY == 0 || p.strideX == 0) return SetLastErrorF("%s: strideY or strideX is 0", f);
+    if (p.dilationY == 0 || p.dilationX == 0)
+        return SetLastErrorF("%s: dilationY or dilationX is 0", f);
+    if (p.group == 0 || p.srcC % p.group != 0 || p.dstC % p.group != 0)
+        return SetLastErrorF("%s: group does not divide srcC and dstC", f);
+    if (unsigned(p.activation) > unsigned(SimdConvolutionActivationGelu))
+        return SetLastErrorF("%s: activation is unknown", f);
+    return true;
+}
 
 size_t ContextExternalBufferSize(const void* context, const char* api) {
     ClearLastError();

@@ -1,6 +1,7 @@
-// Shared bodies of the post-Init entry points of the convolution-family frameworks (contexts
-// derived from simd::Convolution32f): ExternalBufferSize, InternalBufferSize, SetParams,
-// Forward, Info. `api` is the public name prefix used in error messages.
+// What the convolution-family frameworks (contexts derived from simd::Convolution32f) share:
+// the common Init checks and the bodies of the post-Init entry points (ExternalBufferSize,
+// InternalBufferSize, SetParams, Forward, Info). `api` is the public name prefix used in error
+// messages.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,12 @@
 #include "convolution/Convolution32f.h"
 
 namespace simd {
+
+// The checks the convolution and deconvolution Init functions share: Nchw or Nhwc with
+// dstF == srcF, non-zero sizes, kernel, stride and dilation, a group dividing srcC and dstC, a
+// known activation. On failure records a message naming the field (prefixed with f, the Init
+// function) and returns false.
+bool ValidConvolutionFields(const SimdConvolutionParameters& p, const char* f);
 
 size_t ContextExternalBufferSize(const void* context, const char* api);
 size_t ContextInternalBufferSize(const void* context, const char* api);

@@ -588,15 +588,6 @@ HWY_EXPORT(Convolution32fCreate);
 
 namespace {
 
-// One output extent of the size rule (§8.1), or 0 when the kernel does not fit.
-size_t OutputExtent(size_t src, size_t padBefore, size_t padAfter, size_t kernel, size_t dilation,
-                    size_t stride) {
-    const size_t extent = dilation * (kernel - 1) + 1;
-    const size_t padded = src + padBefore + padAfter;
-    if (padded < extent) return 0;
-    return (padded - extent) / stride + 1;
-}
-
 // Checks the configuration; on failure records a message naming the field and returns false.
 bool ValidConvolution(size_t batch, const SimdConvolutionParameters* p) {
     const char* f = "SimdSynetConvolution32fInit";
@@ -604,20 +595,7 @@ bool ValidConvolution(size_t batch, const SimdConvolutionParameters* p) {
     if (batch == 0) return SetLastErrorF("%s: batch is 0", f);
     if (p->srcT != SimdTensorData32f) return SetLastErrorF("%s: srcT is not 32f", f);
     if (p->dstT != SimdTensorData32f) return SetLastErrorF("%s: dstT is not 32f", f);
-    if (p->srcF != SimdTensorFormatNchw && p->srcF != SimdTensorFormatNhwc)
-        return SetLastErrorF("%s: srcF is neither Nchw nor Nhwc", f);
-    if (p->dstF != p->srcF) return SetLastErrorF("%s: dstF differs from srcF", f);
-    if (p->srcC == 0 || p->srcH == 0 || p->srcW == 0)
-        return SetLastErrorF("%s: srcC, srcH or srcW is 0", f);
-    if (p->dstC == 0) return SetLastErrorF("%s: dstC is 0", f);
-    if (p->kernelY == 0 || p->kernelX == 0) return SetLastErrorF("%s: kernelY or kernelX is 0", f);
-    if (p->strideY == 0 || p->strideX == 0) return SetLastErrorF("%s: strideY or strideX is 0", f);
-    if (p->dilationY == 0 || p->dilationX == 0)
-        return SetLastErrorF("%s: dilationY or dilationX is 0", f);
-    if (p->group == 0 || p->srcC % p->group != 0 || p->dstC % p->group != 0)
-        return SetLastErrorF("%s: group does not divide srcC and dstC", f);
-    if (unsigned(p->activation) > unsigned(SimdConvolutionActivationGelu))
-        return SetLastErrorF("%s: activation is unknown", f);
+    if (!ValidConvolutionFields(*p, f)) return false;
     // Guard the size-rule arithmetic and the later products against overflow.
     const size_t big = size_t(1) << 30;
     if (p->srcH > big || p->srcW > big || p->padY > big || p->padX > big || p->padH > big ||

@@ -8,6 +8,16 @@
 
 namespace simd {
 
+// One output extent of the size rule (§8.1), or 0 when the kernel does not fit. Callers bound
+// the operands (about 2^30 each) so that nothing overflows.
+inline size_t OutputExtent(size_t src, size_t padBefore, size_t padAfter, size_t kernel,
+                           size_t dilation, size_t stride) {
+    const size_t extent = dilation * (kernel - 1) + 1;
+    const size_t padded = src + padBefore + padAfter;
+    if (padded < extent) return 0;
+    return (padded - extent) / stride + 1;
+}
+
 struct ConvGeometry {
     size_t srcC, srcH, srcW, dstC, dstH, dstW, kY, kX, dY, dX, sY, sX, padY, padX, G, Cg, Dg;
     size_t srcImage, dstImage, pixels;

@@ -997,22 +997,9 @@ bool ValidDeconvolution(size_t batch, const SimdConvolutionParameters* p, const 
     const char* types = bf16 ? "32f or 16b" : "32f";
     if (!allowed(p->srcT)) return SetLastErrorF("%s: srcT is not %s", f, types);
     if (!allowed(p->dstT)) return SetLastErrorF("%s: dstT is not %s", f, types);
-    if (p->srcF != SimdTensorFormatNchw && p->srcF != SimdTensorFormatNhwc)
-        return SetLastErrorF("%s: srcF is neither Nchw nor Nhwc", f);
-    if (p->dstF != p->srcF) return SetLastErrorF("%s: dstF differs from srcF", f);
-    if (p->srcC == 0 || p->srcH == 0 || p->srcW == 0)
-        return SetLastErrorF("%s: srcC, srcH or srcW is 0", f);
-    if (p->dstC == 0) return SetLastErrorF("%s: dstC is 0", f);
-    if (p->kernelY == 0 || p->kernelX == 0) return SetLastErrorF("%s: kernelY or kernelX is 0", f);
-    if (p->strideY == 0 || p->strideX == 0) return SetLastErrorF("%s: strideY or strideX is 0", f);
-    if (p->dilationY == 0 || p->dilationX == 0)
-        return SetLastErrorF("%s: dilationY or dilationX is 0", f);
-    if (p->group == 0 || p->srcC % p->group != 0 || p->dstC % p->group != 0)
-        return SetLastErrorF("%s: group does not divide srcC and dstC", f);
+    if (!ValidConvolutionFields(*p, f)) return false;
     if (p->srcF == SimdTensorFormatNhwc && p->group != 1)
         return SetLastErrorF("%s: group must be 1 for Nhwc", f);
-    if (unsigned(p->activation) > unsigned(SimdConvolutionActivationGelu))
-        return SetLastErrorF("%s: activation is unknown", f);
     // Guard the size-rule arithmetic and the later products against overflow.
     const size_t big = size_t(1) << 30;
     if (p->srcH > big || p->srcW > big || p->padY > big || p->padX > big || p->padH > big ||

@@ -29,7 +29,6 @@
 #include "convolution/Im2col-inl.h"
 #include "gemm/Gemm-inl.h"
 
-
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -588,10 +587,8 @@ bool ValidStage(const SimdConvolutionParameters& p, size_t i) {
         p.padW > big || p.srcC > big || p.dstC > big)
         return SetLastErrorF("%s: convs[%zu] sizes too large", f, i);
     const size_t k = p.kernelY;
-    const size_t dstH =
-        p.srcH + p.padY + p.padH >= k ? (p.srcH + p.padY + p.padH - k) / p.strideY + 1 : 0;
-    const size_t dstW =
-        p.srcW + p.padX + p.padW >= k ? (p.srcW + p.padX + p.padW - k) / p.strideX + 1 : 0;
+    const size_t dstH = OutputExtent(p.srcH, p.padY, p.padH, k, 1, p.strideY);
+    const size_t dstW = OutputExtent(p.srcW, p.padX, p.padW, k, 1, p.strideX);
     if (dstH == 0 || p.dstH != dstH)
         return SetLastErrorF("%s: convs[%zu].dstH does not follow the size rule (expected %zu)", f,
                              i, dstH);
