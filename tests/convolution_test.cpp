@@ -650,6 +650,7 @@ TEST_P(ConvolutionTest, DepthwiseShapes) {
         {17, 17, 9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 17},  // dilation 2
         {7, 7, 9, 13, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 7},     // 5x5
         {33, 33, 9, 13, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 33},  // 1x3
+        {9, 9, 11, 12, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, 9},    // 9x9: more taps than NHWC lists
     };
     uint32_t seed = 500;
     size_t index = 0;
