@@ -78,6 +78,8 @@ std::vector<Shape> Shapes() {
         {64, 64, 13, 13, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1},  // several bands
         {16, 64, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // several bands, stride 1
         {33, 33, 13, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        // 3x2 s2, several bands: rows of one tap row interleaved, rows of two summed.
+        {8, 64, 20, 56, 3, 2, 2, 2, 1, 1, 1, 0, 1, 0, 1},
         // Grouped and depthwise (Nchw only).
         {8, 8, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
         {34, 16, 5, 5, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 2},

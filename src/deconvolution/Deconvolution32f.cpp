@@ -15,9 +15,11 @@
 //   *-usergemm  the band GEMM through the caller's SimdGemm32fNNPtr.
 // col2im is done as a gather per output row: every output value of the band is the partial sum
 // left by the previous band plus its taps in (ky, kx) order, finished with bias and activation
-// in the band after which no source row reaches it. The bands are a fixed grid of source rows
-// (sized so one band's column buffer takes about half of L2), so the order in which any output
-// value is summed depends on the shape only.
+// in the band after which no source row reaches it. (NCHW, kernel width 2, stride 2, no
+// horizontal padding: a row of one tap row is two column rows interleaved, bias and activation
+// applied on the way.) The bands are a fixed grid of source rows (sized so one band's column
+// buffer takes about half of L2), so the order in which any output value is summed depends on
+// the shape only.
 //
 // BF16 (16b framework): the source is rounded to BF16 (srcT 32f) or widened from BF16 (srcT 16b)
 // while the GEMM packs it, the weights are rounded to BF16 at SetParams, the FP32 micro-kernel
@@ -312,6 +314,11 @@ public:
             phase.tHi = std::max(phase.tLo, hi < 0 ? size_t(0) : size_t(hi));
             phases_.push_back(phase);
         }
+        // Kernel width 2, stride 2, no horizontal padding (a 2x upsampling layer): every output
+        // column takes exactly one tap, so a row with one tap row is two column rows interleaved.
+        interleaveOnly_ = q_.sX == 2 && phases_.size() == 2 && q_.dstW == 2 * q_.srcW &&
+                          phases_[0].taps == 1 && phases_[1].taps == 1 &&
+                          taps_[phases_[0].first].off == 0 && taps_[phases_[1].first].off == 0;
         info_ = std::string(TargetIsa()) + (gemm ? "::nchw-usergemm-col2im"
                                                  : "::nchw-gemm-" + std::to_string(T::kRows) + "x" +
                                                        std::to_string(T::kCols) + "-col2im");
@@ -516,6 +523,49 @@ protected:
         return t;
     }
 
+    // Output row dy of channel dl when interleaveOnly_ holds and the row has a single tap row,
+    // inside the band [a, e), and no partial sum: row[2t + px] = the column row of phase px at
+    // t; with `finish` (the row's sums are complete) bias and activation are applied on the way.
+    // The general GatherRow2 spends most of its time setting up its tap lists on rows this
+    // short (a 56-wide row is three vector steps). Returns false, having written nothing,
+    // otherwise.
+    bool InterleaveRow(const float* col, size_t N, size_t dl, size_t dy, size_t a, size_t e,
+                       bool finish, float bias, float slope, const Act& act, float* row) const {
+        if (yFirst_[dy + 1] - yFirst_[dy] != 1) return false;
+        const AxisTap& tap = yTaps_[yFirst_[dy]];
+        if (tap.s < a || tap.s >= e) return false;
+        const size_t first = (dl * q_.K + tap.k * q_.kX) * N + (tap.s - a) * q_.srcW;
+        const float* c0 = col + first + taps_[phases_[0].first].kx * N;
+        const float* c1 = col + first + taps_[phases_[1].first].kx * N;
+        const size_t pairs = q_.srcW;
+        size_t t = 0;
+        auto vectors = [&](auto dv, auto finishing) HWY_ATTR {
+            const size_t L = hn::Lanes(dv);
+            const auto b = hn::Set(dv, bias), sl = hn::Set(dv, slope);
+            for (; t + L <= pairs; t += L) {
+                auto v0 = hn::LoadU(dv, c0 + t), v1 = hn::LoadU(dv, c1 + t);
+                if (decltype(finishing)::value) {
+                    v0 = Activate(dv, hn::Add(v0, b), sl, act);
+                    v1 = Activate(dv, hn::Add(v1, b), sl, act);
+                }
+                hn::StoreInterleaved2(v0, v1, dv, row + 2 * t);
+            }
+        };
+        auto run = [&](auto finishing) HWY_ATTR {
+            vectors(D(), finishing);
+#if HWY_TARGET != HWY_SCALAR
+            if (hn::Lanes(D()) > 8) vectors(hn::CappedTag<float, 8>(), finishing);
+            if (hn::Lanes(D()) > 4) vectors(hn::CappedTag<float, 4>(), finishing);
+            vectors(hn::CappedTag<float, 1>(), finishing);
+#endif
+        };
+        if (finish)
+            run(std::true_type());
+        else
+            run(std::false_type());
+        return true;
+    }
+
     // Output row dy of channel dl for stride 2 without the phase buffer: one pass that sums
     // both phases (same order as GatherPhase) and stores them interleaved. Returns false,
     // having written nothing, when a phase has more than kTapChunk taps in this band.
@@ -655,31 +705,48 @@ protected:
         const Act act{p_.activation, param0_, param1_};
         for (size_t dl = 0; dl < q_.Dg; ++dl) {
             const size_t oc = g * q_.Dg + dl;
+            const float bias = bias_[oc], slope = slope_.empty() ? 0.0f : slope_[oc];
             float* plane = out.base + dl * out.plane;  // row out.first of the channel
             for (size_t dy = r0; dy < r1; ++dy) {
                 float* row = plane + (dy - out.first) * q_.dstW;
                 const bool partial = dy < partialBelow;
+                if (interleaveOnly_) {
+                    // Bias and activation row by row, fused where the row is interleaved.
+                    if (!partial && InterleaveRow(col, N, dl, dy, a, e, dy < finishBelow, bias,
+                                                  slope, act, row))
+                        continue;
+                    if (!GatherRow2(col, N, dl, dy, a, e, partial, row))
+                        GatherShuffled(col, N, dl, dy, a, e, partial, row, temp);
+                    if (dy < finishBelow) BiasActivatePlane(row, q_.dstW, bias, slope, act);
+                    continue;
+                }
                 if (q_.sX == 1) {
                     GatherPhase(phases_[0], col, N, dl, dy, a, e, partial, row);
                 } else if (q_.sX == 2 && phases_.size() == 2 &&
                            GatherRow2(col, N, dl, dy, a, e, partial, row)) {
                 } else {
-                    if (partial) Shuffle<true>(row, temp);
-                    for (size_t px = 0; px < phases_.size(); ++px)
-                        GatherPhase(phases_[px], col, N, dl, dy, a, e, partial,
-                                    temp + px * phaseStride_);
-                    Shuffle<false>(row, temp);
+                    GatherShuffled(col, N, dl, dy, a, e, partial, row, temp);
                 }
             }
             // The finished rows of the channel are one contiguous run: vector tails only once.
             const size_t finished = std::min(finishBelow, r1);
-            if (finished > r0)
+            if (!interleaveOnly_ && finished > r0)
                 BiasActivatePlane(plane + (r0 - out.first) * q_.dstW, (finished - r0) * q_.dstW,
-                                  bias_[oc], slope_.empty() ? 0.0f : slope_[oc], act);
+                                  bias, slope, act);
         }
     }
 
+    // Output row dy of channel dl through the phase buffer `temp`, for any stride.
+    void GatherShuffled(const float* col, size_t N, size_t dl, size_t dy, size_t a, size_t e,
+                        bool partial, float* row, float* temp) const {
+        if (partial) Shuffle<true>(row, temp);
+        for (size_t px = 0; px < phases_.size(); ++px)
+            GatherPhase(phases_[px], col, N, dl, dy, a, e, partial, temp + px * phaseStride_);
+        Shuffle<false>(row, temp);
+    }
+
     size_t M_, mPad_, phaseStride_;
+    bool interleaveOnly_;
     GemmBlocks blocks_;
     std::vector<Phase> phases_;
     std::vector<PhaseTap> taps_;
