@@ -12,12 +12,10 @@
 #include "convolution/DepthwiseNhwc-inl.h"
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
-#include "core/Math-inl.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "core/IsaName.h"
@@ -40,9 +38,6 @@ constexpr size_t kNhwcCols2 = 6, kNhwcCols1 = 8;
 #else
 constexpr size_t kNhwcCols2 = 2, kNhwcCols1 = 4;
 #endif
-
-// Kernels of up to this many taps list their in-image taps per border pixel (GeneralPixel).
-constexpr size_t kMaxListedTaps = 64;
 
 class DepthwiseNhwc : public Convolution32f {
 public:
@@ -98,60 +93,12 @@ protected:
             }
         }
     }
-    // Every channel of output pixel (dy, dx) by the general kernel. The taps inside the image
-    // are listed once per pixel, so the channel loop runs through them without recomputing and
-    // testing each tap's position per channel vector (border pixels of a 3x3 layer took 15% of
-    // its time that way, for 7% of its outputs). The sums run in the same order either way.
+    // Every channel of output pixel (dy, dx) by the general kernel.
     void GeneralPixel(const float* src, float* dst, size_t dy, size_t dx) const {
-        const hn::ScalableTag<float> d;
-        const hn::CappedTag<float, 1> d1;
-        const size_t L = hn::Lanes(d), C = q_.srcC;
         const Act act{p_.activation, param0_, param1_};
-        const float* slope = slope_.empty() ? nullptr : slope_.data();
-        float* out = dst + (dy * q_.dstW + dx) * C;
-        size_t c = 0;
-        if (q_.kY * q_.kX <= kMaxListedTaps) {
-            size_t srcOffset[kMaxListedTaps], weightOffset[kMaxListedTaps], taps = 0;
-            for (size_t ky = 0; ky < q_.kY; ++ky) {
-                const ptrdiff_t sy = q_.SrcY(dy, ky);
-                if (sy < 0) continue;
-                for (size_t kx = 0; kx < q_.kX; ++kx) {
-                    const ptrdiff_t sx = q_.SrcX0(dx, kx);
-                    if (sx < 0 || sx >= ptrdiff_t(q_.srcW)) continue;
-                    srcOffset[taps] = (size_t(sy) * q_.srcW + size_t(sx)) * C;
-                    weightOffset[taps++] = (ky * q_.kX + kx) * C;
-                }
-            }
-            // K channel vectors at a time: K independent multiply-add chains.
-            auto channels = [&](auto dv, auto vectors, size_t c) HWY_ATTR {
-                constexpr size_t K = decltype(vectors)::value;
-                const size_t N = hn::Lanes(dv);
-                hn::Vec<decltype(dv)> acc[K];
-                SIMD_SYNET_EACH(k, K) acc[k] = hn::LoadU(dv, bias_.data() + c + k * N);
-                for (size_t t = 0; t < taps; ++t) {
-                    const float* s = src + srcOffset[t] + c;
-                    const float* w = weights_.data() + weightOffset[t] + c;
-                    SIMD_SYNET_EACH(k, K)
-                    acc[k] = hn::MulAdd(hn::LoadU(dv, s + k * N), hn::LoadU(dv, w + k * N), acc[k]);
-                }
-                SIMD_SYNET_EACH(k, K) {
-                    const auto sl = slope ? hn::LoadU(dv, slope + c + k * N) : hn::Zero(dv);
-                    hn::StoreU(Activate(dv, acc[k], sl, act), dv, out + c + k * N);
-                }
-            };
-            using Four = std::integral_constant<size_t, 4>;
-            using One = std::integral_constant<size_t, 1>;
-            for (; c + 4 * L <= C; c += 4 * L) channels(d, Four(), c);
-            for (; c + L <= C; c += L) channels(d, One(), c);
-            for (; c < C; ++c) channels(d1, One(), c);
-            return;
-        }
-        for (; c + L <= C; c += L)
-            DepthwiseNhwcPixel(d, q_, src, weights_.data(), bias_.data(), slope, act, dy, dx, c,
-                               out);
-        for (; c < C; ++c)
-            DepthwiseNhwcPixel(d1, q_, src, weights_.data(), bias_.data(), slope, act, dy, dx, c,
-                               out);
+        DepthwiseNhwcPixelAll(q_, src, weights_.data(), bias_.data(),
+                              slope_.empty() ? nullptr : slope_.data(), act, dy, dx,
+                              dst + (dy * q_.dstW + dx) * q_.srcC);
     }
     // Output rows [dy, dy + rows) (rows 1 or 2, every tap row inside the image) of a 3x3
     // kernel: the border columns by the general kernel, the interior by register blocks, one

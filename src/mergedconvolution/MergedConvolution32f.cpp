@@ -51,7 +51,7 @@ using conv32f::ActivationIsCheap;
 using conv32f::BiasActivateChannels;
 using conv32f::ConvEpilogue;
 using conv32f::DepthwiseNhwc3x3Block;
-using conv32f::DepthwiseNhwcPixel;
+using conv32f::DepthwiseNhwcPixelAll;
 
 using D = hn::ScalableTag<float>;
 using T = GemmTraits<D>;
@@ -457,17 +457,10 @@ protected:
 
     void GeneralPixel(const ConvGeometry& q, const float* in, float* out, size_t dy,
                       size_t dx) const {
-        const D d;
-        const hn::CappedTag<float, 1> d1;
-        const size_t L = hn::Lanes(d), C = q.srcC;
         const Act act{p_[dI_].activation, param0_[dI_], param1_[dI_]};
-        const float* slope = slope_[dI_].empty() ? nullptr : slope_[dI_].data();
-        const float* w = weights_[dI_].data();
-        const float* bias = bias_[dI_].data();
-        float* o = out + (dy * q.dstW + dx) * C;
-        size_t c = 0;
-        for (; c + L <= C; c += L) DepthwiseNhwcPixel(d, q, in, w, bias, slope, act, dy, dx, c, o);
-        for (; c < C; ++c) DepthwiseNhwcPixel(d1, q, in, w, bias, slope, act, dy, dx, c, o);
+        DepthwiseNhwcPixelAll(q, in, weights_[dI_].data(), bias_[dI_].data(),
+                              slope_[dI_].empty() ? nullptr : slope_[dI_].data(), act, dy, dx,
+                              out + (dy * q.dstW + dx) * q.srcC);
     }
 
     // Rows [dy, dy + rows) of a 3x3 band whose taps rows are inside: border columns by the
