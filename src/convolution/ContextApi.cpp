@@ -1,6 +1,6 @@
 // What the convolution-family frameworks (Convolution32f, Deconvolution32f) share around their
-// contexts: the common Init checks, and the entry-point bodies after Init (argument checks,
-// then a call of the context's virtual function). `api` is the framework's name prefix
+// contexts: the common Init checks, and the SetParams and Forward entry-point bodies (argument
+// checks, then a call of the context's virtual function). `api` is the framework's name prefix
 // ("SimdSynetConvolution32f"), so messages name the public function.
 #include "convolution/ContextApi.h"
 
@@ -26,24 +26,6 @@ bool ValidConvolutionFields(const SimdConvolutionParameters& p, const char* f) {
     if (unsigned(p.activation) > unsigned(SimdConvolutionActivationGelu))
         return SetLastErrorF("%s: activation is unknown", f);
     return true;
-}
-
-size_t ContextExternalBufferSize(const void* context, const char* api) {
-    ClearLastError();
-    if (context == nullptr) {
-        SetLastErrorF("%sExternalBufferSize: context is NULL", api);
-        return 0;
-    }
-    return static_cast<const Convolution32f*>(context)->ExternalBufferSize();
-}
-
-size_t ContextInternalBufferSize(const void* context, const char* api) {
-    ClearLastError();
-    if (context == nullptr) {
-        SetLastErrorF("%sInternalBufferSize: context is NULL", api);
-        return 0;
-    }
-    return static_cast<const Convolution32f*>(context)->InternalBufferSize();
 }
 
 void ContextSetParams(void* context, const float* weight, SimdBool* internal, const float* bias,
@@ -91,15 +73,6 @@ void ContextForward(void* context, const float* src, float* buf, float* dst, con
     } catch (const std::bad_alloc&) {
         SetLastErrorF("%sForward: out of memory", api);
     }
-}
-
-const char* ContextInfo(const void* context, const char* api) {
-    ClearLastError();
-    if (context == nullptr) {
-        SetLastErrorF("%sInfo: context is NULL", api);
-        return nullptr;
-    }
-    return static_cast<const Convolution32f*>(context)->Info();
 }
 
 }  // namespace simd

@@ -1,7 +1,7 @@
 // What the convolution-family frameworks (contexts derived from simd::Convolution32f) share:
-// the common Init checks and the bodies of the post-Init entry points (ExternalBufferSize,
-// InternalBufferSize, SetParams, Forward, Info). `api` is the public name prefix used in error
-// messages.
+// the common Init checks and the SetParams and Forward entry-point bodies (ExternalBufferSize,
+// InternalBufferSize and Info are core/LayerContext.h's, shared with the merged convolution).
+// `api` is the public name prefix used in error messages.
 #pragma once
 
 #include <cstddef>
@@ -17,11 +17,8 @@ namespace simd {
 // function) and returns false.
 bool ValidConvolutionFields(const SimdConvolutionParameters& p, const char* f);
 
-size_t ContextExternalBufferSize(const void* context, const char* api);
-size_t ContextInternalBufferSize(const void* context, const char* api);
 void ContextSetParams(void* context, const float* weight, SimdBool* internal, const float* bias,
                       const float* params, const char* api);
 void ContextForward(void* context, const float* src, float* buf, float* dst, const char* api);
-const char* ContextInfo(const void* context, const char* api);
 
 }  // namespace simd

@@ -640,11 +640,11 @@ SIMD_API void* SimdSynetConvolution32fInit(size_t batch, const SimdConvolutionPa
 }
 
 SIMD_API size_t SimdSynetConvolution32fExternalBufferSize(const void* context) {
-    return simd::ContextExternalBufferSize(context, "SimdSynetConvolution32f");
+    return simd::LayerExternalBufferSize(context, "SimdSynetConvolution32f");
 }
 
 SIMD_API size_t SimdSynetConvolution32fInternalBufferSize(const void* context) {
-    return simd::ContextInternalBufferSize(context, "SimdSynetConvolution32f");
+    return simd::LayerInternalBufferSize(context, "SimdSynetConvolution32f");
 }
 
 SIMD_API void SimdSynetConvolution32fSetParams(void* context, const float* weight,
@@ -659,7 +659,7 @@ SIMD_API void SimdSynetConvolution32fForward(void* context, const float* src, fl
 }
 
 SIMD_API const char* SimdSynetConvolution32fInfo(const void* context) {
-    return simd::ContextInfo(context, "SimdSynetConvolution32f");
+    return simd::LayerInfo(context, "SimdSynetConvolution32f");
 }
 
 }  // extern "C"

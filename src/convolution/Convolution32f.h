@@ -4,38 +4,26 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 #include <vector>
 
 #include "SimdSynet.h"
-#include "core/Context.h"
+#include "core/LayerContext.h"
 
 namespace simd {
 
-class Convolution32f : public Context {
+class Convolution32f : public LayerContext {
 public:
     Convolution32f(size_t batch, const SimdConvolutionParameters& conv, SimdGemm32fNNPtr gemm)
         : batch_(batch), p_(conv), gemm_(gemm) {}
 
-    // Floats of scratch Forward needs when the caller gives `buf` (at least 1).
-    virtual size_t ExternalBufferSize() const = 0;
-    // Floats owned by the context: weights, bias, activation parameters, own scratch.
-    size_t InternalBufferSize() const {
+    size_t InternalBufferSize() const override {
         return weights_.size() + bias_.size() + slope_.size() + scratch_.size();
     }
-    const char* Info() const { return info_.c_str(); }
-    bool Ready() const { return ready_; }
 
     // Copies bias and activation parameters, then lets the algorithm re-order the weights.
     void SetParams(const float* weight, const float* bias, const float* params);
     // buf: caller scratch of ExternalBufferSize() floats, or NULL (context scratch).
-    void Forward(const float* src, float* buf, float* dst) {
-        if (buf == nullptr) {
-            if (scratch_.size() < ExternalBufferSize()) scratch_.resize(ExternalBufferSize());
-            buf = scratch_.data();
-        }
-        Run(src, buf, dst);
-    }
+    void Forward(const float* src, float* buf, float* dst) { Run(src, Scratch(buf), dst); }
 
 protected:
     virtual void PackWeights(const float* weight) = 0;
@@ -45,13 +33,10 @@ public:
     const size_t batch_;
     const SimdConvolutionParameters p_;
     const SimdGemm32fNNPtr gemm_;
-    std::string info_;
     // Weights in the algorithm's order; bias (dstC, zeros when NULL); per-channel negative
     // slope (dstC) of LeakyRelu/Prelu; the two scalar parameters of the other activations.
     std::vector<float> weights_, bias_, slope_;
     float param0_ = 0.0f, param1_ = 0.0f;
-    std::vector<float> scratch_;
-    bool ready_ = false;
 };
 
 inline void Convolution32f::SetParams(const float* weight, const float* bias, const float* params) {

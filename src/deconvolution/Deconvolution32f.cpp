@@ -1111,11 +1111,11 @@ SIMD_API void* SimdSynetDeconvolution32fInit(size_t batch, const SimdConvolution
 }
 
 SIMD_API size_t SimdSynetDeconvolution32fExternalBufferSize(const void* context) {
-    return simd::ContextExternalBufferSize(context, "SimdSynetDeconvolution32f");
+    return simd::LayerExternalBufferSize(context, "SimdSynetDeconvolution32f");
 }
 
 SIMD_API size_t SimdSynetDeconvolution32fInternalBufferSize(const void* context) {
-    return simd::ContextInternalBufferSize(context, "SimdSynetDeconvolution32f");
+    return simd::LayerInternalBufferSize(context, "SimdSynetDeconvolution32f");
 }
 
 SIMD_API void SimdSynetDeconvolution32fSetParams(void* context, const float* weight,
@@ -1130,7 +1130,7 @@ SIMD_API void SimdSynetDeconvolution32fForward(void* context, const float* src, 
 }
 
 SIMD_API const char* SimdSynetDeconvolution32fInfo(const void* context) {
-    return simd::ContextInfo(context, "SimdSynetDeconvolution32f");
+    return simd::LayerInfo(context, "SimdSynetDeconvolution32f");
 }
 
 // The BF16 framework: the same contexts (bf16 true) behind byte-based entry points. The
@@ -1152,12 +1152,12 @@ SIMD_API void* SimdSynetDeconvolution16bInit(size_t batch, const SimdConvolution
 }
 
 SIMD_API size_t SimdSynetDeconvolution16bExternalBufferSize(const void* context) {
-    const size_t floats = simd::ContextExternalBufferSize(context, "SimdSynetDeconvolution16b");
+    const size_t floats = simd::LayerExternalBufferSize(context, "SimdSynetDeconvolution16b");
     return floats == 0 ? 0 : floats * sizeof(float) + simd::kDeconvBufSlack;
 }
 
 SIMD_API size_t SimdSynetDeconvolution16bInternalBufferSize(const void* context) {
-    return simd::ContextInternalBufferSize(context, "SimdSynetDeconvolution16b") * sizeof(float);
+    return simd::LayerInternalBufferSize(context, "SimdSynetDeconvolution16b") * sizeof(float);
 }
 
 SIMD_API void SimdSynetDeconvolution16bSetParams(void* context, const float* weight,
@@ -1179,7 +1179,7 @@ SIMD_API void SimdSynetDeconvolution16bForward(void* context, const uint8_t* src
 }
 
 SIMD_API const char* SimdSynetDeconvolution16bInfo(const void* context) {
-    return simd::ContextInfo(context, "SimdSynetDeconvolution16b");
+    return simd::LayerInfo(context, "SimdSynetDeconvolution16b");
 }
 
 }  // extern "C"

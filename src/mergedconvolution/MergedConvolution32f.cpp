@@ -678,15 +678,11 @@ SIMD_API void* SimdSynetMergedConvolution32fInit(size_t batch,
 }
 
 SIMD_API size_t SimdSynetMergedConvolution32fExternalBufferSize(const void* context) {
-    simd::ClearLastError();
-    const simd::MergedConvolution32f* c = simd::ContextOf(context, "ExternalBufferSize");
-    return c ? c->ExternalBufferSize() : 0;
+    return simd::LayerExternalBufferSize(context, "SimdSynetMergedConvolution32f");
 }
 
 SIMD_API size_t SimdSynetMergedConvolution32fInternalBufferSize(const void* context) {
-    simd::ClearLastError();
-    const simd::MergedConvolution32f* c = simd::ContextOf(context, "InternalBufferSize");
-    return c ? c->InternalBufferSize() : 0;
+    return simd::LayerInternalBufferSize(context, "SimdSynetMergedConvolution32f");
 }
 
 SIMD_API void SimdSynetMergedConvolution32fSetParams(void* context, const float* const* weight,
@@ -744,9 +740,7 @@ SIMD_API void SimdSynetMergedConvolution32fForward(void* context, const float* s
 }
 
 SIMD_API const char* SimdSynetMergedConvolution32fInfo(const void* context) {
-    simd::ClearLastError();
-    const simd::MergedConvolution32f* c = simd::ContextOf(context, "Info");
-    return c ? c->Info() : nullptr;
+    return simd::LayerInfo(context, "SimdSynetMergedConvolution32f");
 }
 
 }  // extern "C"

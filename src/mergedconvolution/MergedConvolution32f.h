@@ -4,15 +4,14 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 #include <vector>
 
 #include "SimdSynet.h"
-#include "core/Context.h"
+#include "core/LayerContext.h"
 
 namespace simd {
 
-class MergedConvolution32f : public Context {
+class MergedConvolution32f : public LayerContext {
 public:
     static constexpr size_t kMaxStages = 3;
 
@@ -22,17 +21,12 @@ public:
         for (size_t i = 0; i < count; ++i) p_[i] = convs[i];
     }
 
-    // Floats of scratch Forward needs when the caller gives `buf` (at least 1).
-    virtual size_t ExternalBufferSize() const = 0;
-    // Floats owned by the context: packed weights, bias, activation values, own scratch.
-    size_t InternalBufferSize() const {
+    size_t InternalBufferSize() const override {
         size_t n = scratch_.size();
         for (size_t i = 0; i < count_; ++i)
             n += weights_[i].size() + bias_[i].size() + slope_[i].size() + zeros_[i].size();
         return n;
     }
-    const char* Info() const { return info_.c_str(); }
-    bool Ready() const { return ready_; }
 
     // Copies the bias (NULL: zeros) and the activation values of every stage, then lets the
     // algorithm pack the weights. `params[i]` is only read when stage i's activation needs it.
@@ -76,13 +70,7 @@ public:
 
     // buf: caller scratch of ExternalBufferSize() floats, or NULL (context scratch).
     // Returns false when the scratch of extra threads could not be allocated.
-    bool Forward(const float* src, float* buf, float* dst) {
-        if (buf == nullptr) {
-            if (scratch_.size() < ExternalBufferSize()) scratch_.resize(ExternalBufferSize());
-            buf = scratch_.data();
-        }
-        return Run(src, buf, dst);
-    }
+    bool Forward(const float* src, float* buf, float* dst) { return Run(src, Scratch(buf), dst); }
 
 protected:
     virtual void PackWeights(size_t stage, const float* weight) = 0;
@@ -92,15 +80,12 @@ public:
     const size_t batch_, count_;
     const bool add_;
     SimdConvolutionParameters p_[kMaxStages];
-    std::string info_;
     // Per stage: weights in the algorithm's order; bias (dstC, zeros when NULL); per-channel
     // negative slope (LeakyRelu, Prelu); dstC zeros (the bias of a second activation pass);
     // the scalar parameters of the other activations.
     std::vector<float> weights_[kMaxStages], bias_[kMaxStages], slope_[kMaxStages],
         zeros_[kMaxStages];
     float param0_[kMaxStages] = {}, param1_[kMaxStages] = {};
-    std::vector<float> scratch_;
-    bool ready_ = false;
 };
 
 }  // namespace simd
