@@ -18,11 +18,13 @@ using test::Guarded;
 enum Sequence { kPDQ, kPD, kDQ };
 
 // One chain: P expands C0 -> C1 (kernel kP, stride sP), D is depthwise on C1 (kernel kD,
-// stride sD), Q projects C1 -> C2. Pads are (kernel - 1) / 2 on every side. kDQ ignores C0/kP/sP.
+// stride sD), Q projects C1 -> C2. Pads are (kernel - 1) / 2 on every side, except Q's, which
+// is qPad (its outer ring of pixels sees no source pixel). kDQ ignores C0/kP/sP.
 struct Chain {
     Sequence sequence;
     size_t C0, C1, C2, H, W, kP, sP, kD, sD;
     bool add;
+    size_t qPad = 0;
 };
 
 SimdConvolutionParameters Stage(size_t srcC, size_t dstC, size_t H, size_t W, size_t k, size_t s,
@@ -59,7 +61,13 @@ std::vector<SimdConvolutionParameters> Convs(const Chain& c,
     convs.push_back(Stage(c.C1, c.C1, H, W, c.kD, c.sD, c.C1, acts[convs.size()]));
     H = convs.back().dstH;
     W = convs.back().dstW;
-    if (c.sequence != kPD) convs.push_back(Stage(c.C1, c.C2, H, W, 1, 1, 1, acts[convs.size()]));
+    if (c.sequence != kPD) {
+        convs.push_back(Stage(c.C1, c.C2, H, W, 1, 1, 1, acts[convs.size()]));
+        SimdConvolutionParameters& q = convs.back();
+        q.padY = q.padX = q.padH = q.padW = c.qPad;
+        q.dstH += 2 * c.qPad;
+        q.dstW += 2 * c.qPad;
+    }
     return convs;
 }
 
@@ -145,21 +153,36 @@ ChainData MakeChainData(const std::vector<SimdConvolutionParameters>& convs, siz
 
 // Channel tails (1, 3, 7, 8, 17, 33, 24 -> 144), widths 1, 5, 13, 56, D kernels 3/5/7,
 // strides 1-3 on P and D, P kernels 1 and 3, heights that leave partial bands (the 512-channel
-// rows take two per band on a 1 MiB L2).
+// rows take two per band on a 1 MiB L2), padded projections (the 4x4 one adds the input: D's
+// stride 2 and Q's pad 1 give back the input's size).
 std::vector<Chain> Chains() {
     return {
         // seq  C0   C1  C2  H   W  kP sP kD sD add
-        {kPDQ, 24, 144, 24, 9, 13, 1, 1, 3, 1, true}, {kPDQ, 8, 48, 8, 7, 5, 1, 1, 3, 2, false},
-        {kPDQ, 3, 17, 7, 5, 13, 3, 1, 5, 1, false},   {kPDQ, 7, 33, 7, 11, 1, 1, 1, 7, 1, true},
-        {kPDQ, 17, 8, 17, 6, 56, 1, 1, 3, 1, true},   {kPDQ, 1, 3, 1, 13, 5, 3, 2, 3, 3, false},
-        {kPDQ, 33, 24, 33, 5, 5, 1, 1, 3, 1, true},   {kPDQ, 8, 16, 8, 9, 13, 1, 3, 3, 1, false},
-        {kPDQ, 8, 512, 8, 11, 56, 1, 1, 3, 1, true},  {kPDQ, 24, 144, 24, 30, 56, 1, 1, 3, 1, true},
-        {kPDQ, 7, 17, 3, 13, 13, 3, 2, 7, 2, false},  {kPDQ, 3, 8, 3, 13, 13, 1, 1, 5, 1, true},
-        {kPD, 24, 144, 0, 9, 13, 1, 1, 3, 1, false},  {kPD, 3, 7, 0, 5, 5, 3, 2, 5, 2, false},
-        {kPD, 17, 33, 0, 6, 56, 1, 1, 7, 3, false},   {kPD, 8, 8, 0, 13, 1, 3, 1, 3, 2, false},
-        {kDQ, 0, 32, 24, 9, 13, 0, 0, 3, 1, false},   {kDQ, 0, 7, 3, 13, 5, 0, 0, 5, 2, false},
-        {kDQ, 0, 144, 17, 5, 56, 0, 0, 3, 1, false},  {kDQ, 0, 3, 8, 13, 13, 0, 0, 7, 3, false},
+        {kPDQ, 24, 144, 24, 9, 13, 1, 1, 3, 1, true},
+        {kPDQ, 8, 48, 8, 7, 5, 1, 1, 3, 2, false},
+        {kPDQ, 3, 17, 7, 5, 13, 3, 1, 5, 1, false},
+        {kPDQ, 7, 33, 7, 11, 1, 1, 1, 7, 1, true},
+        {kPDQ, 17, 8, 17, 6, 56, 1, 1, 3, 1, true},
+        {kPDQ, 1, 3, 1, 13, 5, 3, 2, 3, 3, false},
+        {kPDQ, 33, 24, 33, 5, 5, 1, 1, 3, 1, true},
+        {kPDQ, 8, 16, 8, 9, 13, 1, 3, 3, 1, false},
+        {kPDQ, 8, 512, 8, 11, 56, 1, 1, 3, 1, true},
+        {kPDQ, 24, 144, 24, 30, 56, 1, 1, 3, 1, true},
+        {kPDQ, 7, 17, 3, 13, 13, 3, 2, 7, 2, false},
+        {kPDQ, 3, 8, 3, 13, 13, 1, 1, 5, 1, true},
+        {kPD, 24, 144, 0, 9, 13, 1, 1, 3, 1, false},
+        {kPD, 3, 7, 0, 5, 5, 3, 2, 5, 2, false},
+        {kPD, 17, 33, 0, 6, 56, 1, 1, 7, 3, false},
+        {kPD, 8, 8, 0, 13, 1, 3, 1, 3, 2, false},
+        {kDQ, 0, 32, 24, 9, 13, 0, 0, 3, 1, false},
+        {kDQ, 0, 7, 3, 13, 5, 0, 0, 5, 2, false},
+        {kDQ, 0, 144, 17, 5, 56, 0, 0, 3, 1, false},
+        {kDQ, 0, 3, 8, 13, 13, 0, 0, 7, 3, false},
         {kDQ, 0, 33, 33, 7, 1, 0, 0, 3, 2, false},
+        // seq  C0   C1  C2  H   W  kP sP kD sD add  qPad
+        {kPDQ, 8, 16, 8, 4, 4, 1, 1, 3, 2, true, 1},
+        {kPDQ, 3, 17, 33, 6, 5, 1, 1, 5, 1, false, 2},
+        {kDQ, 0, 17, 7, 5, 13, 0, 0, 3, 1, false, 1},
     };
 }
 

@@ -252,6 +252,9 @@ public:
     }
 
     size_t ExternalBufferSize() const override { return partFloats_; }
+    size_t InternalBufferSize() const override {
+        return MergedConvolution32f::InternalBufferSize() + qBorder_.size();
+    }
 
 protected:
     void PackWeights(size_t stage, const float* w) override {
@@ -291,6 +294,13 @@ protected:
             else
                 GemmPackB<D, T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
         }
+        // SetParams has already taken this stage's bias and activation values.
+        if (qPadded_ && stage == dI_ + 1) {
+            qBorder_.assign(N, 0.0f);
+            const Act act{p.activation, param0_[stage], param1_[stage]};
+            BiasActivateChannels(qBorder_.data(), N, bias_[stage].data(),
+                                 slope_[stage].empty() ? nullptr : slope_[stage].data(), act);
+        }
     }
 
     GemmStage Stage(size_t i) const {
@@ -329,17 +339,13 @@ protected:
     void FillQBorders(const float* src, float* dst) const {
         const SimdConvolutionParameters& q = p_[dI_ + 1];
         const size_t N = q.dstC;
-        std::vector<float> border(N, 0.0f);
-        const Act act{q.activation, param0_[dI_ + 1], param1_[dI_ + 1]};
-        BiasActivateChannels(border.data(), N, bias_[dI_ + 1].data(),
-                             slope_[dI_ + 1].empty() ? nullptr : slope_[dI_ + 1].data(), act);
         for (size_t b = 0; b < batch_; ++b)
             for (size_t y = 0; y < q.dstH; ++y)
                 for (size_t x = 0; x < q.dstW; ++x) {
                     if (y >= q.padY && y < q.padY + q.srcH && x >= q.padX && x < q.padX + q.srcW)
                         continue;
                     const size_t at = ((b * q.dstH + y) * q.dstW + x) * N;
-                    conv32f::CopyRun(border.data(), N, dst + at);
+                    conv32f::CopyRun(qBorder_.data(), N, dst + at);
                     if (add_) AddResidual(src + at, N, dst + at);
                 }
     }
@@ -520,6 +526,9 @@ protected:
     size_t dxLo_ = 0, dxHi_ = 0, bandH_ = 1, kP_ = 0;
     size_t pOffset_ = 0, im2rowOffset_ = 0, dOffset_ = 0, tailOffset_ = 0, partFloats_ = 1;
     std::vector<Panel> panels_[kMaxStages];
+    // Activate(bias of Q) per output channel: what a padded Q writes where no source pixel
+    // reaches (set by SetParams).
+    std::vector<float> qBorder_;
 };
 
 }  // namespace merged32f
