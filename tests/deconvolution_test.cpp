@@ -80,6 +80,13 @@ std::vector<Shape> Shapes() {
         {33, 33, 13, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
         // 3x2 s2, several bands: rows of one tap row interleaved, rows of two summed.
         {8, 64, 20, 56, 3, 2, 2, 2, 1, 1, 1, 0, 1, 0, 1},
+        // Several bands through the phase buffer: stride 3; stride 2 with > 32 taps per phase
+        // (odd output width); 2 wide with > 32 tap rows per output row.
+        {3, 16, 40, 13, 5, 5, 3, 3, 1, 1, 2, 2, 2, 2, 1},
+        {3, 4, 40, 13, 9, 15, 1, 2, 1, 1, 4, 7, 4, 7, 1},
+        {3, 4, 40, 8, 33, 2, 1, 2, 1, 1, 0, 0, 0, 0, 1},
+        // Dilation 260: the gather's border columns too far out for masked vectors.
+        {3, 4, 5, 5, 1, 3, 1, 2, 1, 260, 0, 1, 0, 1, 1},
         // Grouped and depthwise (Nchw only).
         {8, 8, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
         {34, 16, 5, 5, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 2},

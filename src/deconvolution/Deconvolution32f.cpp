@@ -525,12 +525,13 @@ protected:
 
     // Output row dy of channel dl when interleaveOnly_ holds and the row has a single tap row,
     // inside the band [a, e), and no partial sum: row[2t + px] = the column row of phase px at
-    // t; with `finish` (the row's sums are complete) bias and activation are applied on the way.
+    // t, bias and activation applied on the way. (Such a row is always complete after its
+    // band: the rows above it take no source row below its tap.)
     // The general GatherRow2 spends most of its time setting up its tap lists on rows this
     // short (a 56-wide row is three vector steps). Returns false, having written nothing,
     // otherwise.
     bool InterleaveRow(const float* col, size_t N, size_t dl, size_t dy, size_t a, size_t e,
-                       bool finish, float bias, float slope, const Act& act, float* row) const {
+                       float bias, float slope, const Act& act, float* row) const {
         if (yFirst_[dy + 1] - yFirst_[dy] != 1) return false;
         const AxisTap& tap = yTaps_[yFirst_[dy]];
         if (tap.s < a || tap.s >= e) return false;
@@ -539,30 +540,21 @@ protected:
         const float* c1 = col + first + taps_[phases_[1].first].kx * N;
         const size_t pairs = q_.srcW;
         size_t t = 0;
-        auto vectors = [&](auto dv, auto finishing) HWY_ATTR {
+        auto vectors = [&](auto dv) HWY_ATTR {
             const size_t L = hn::Lanes(dv);
             const auto b = hn::Set(dv, bias), sl = hn::Set(dv, slope);
             for (; t + L <= pairs; t += L) {
-                auto v0 = hn::LoadU(dv, c0 + t), v1 = hn::LoadU(dv, c1 + t);
-                if (decltype(finishing)::value) {
-                    v0 = Activate(dv, hn::Add(v0, b), sl, act);
-                    v1 = Activate(dv, hn::Add(v1, b), sl, act);
-                }
+                const auto v0 = Activate(dv, hn::Add(hn::LoadU(dv, c0 + t), b), sl, act);
+                const auto v1 = Activate(dv, hn::Add(hn::LoadU(dv, c1 + t), b), sl, act);
                 hn::StoreInterleaved2(v0, v1, dv, row + 2 * t);
             }
         };
-        auto run = [&](auto finishing) HWY_ATTR {
-            vectors(D(), finishing);
+        vectors(D());
 #if HWY_TARGET != HWY_SCALAR
-            if (hn::Lanes(D()) > 8) vectors(hn::CappedTag<float, 8>(), finishing);
-            if (hn::Lanes(D()) > 4) vectors(hn::CappedTag<float, 4>(), finishing);
-            vectors(hn::CappedTag<float, 1>(), finishing);
+        if (hn::Lanes(D()) > 8) vectors(hn::CappedTag<float, 8>());
+        if (hn::Lanes(D()) > 4) vectors(hn::CappedTag<float, 4>());
+        vectors(hn::CappedTag<float, 1>());
 #endif
-        };
-        if (finish)
-            run(std::true_type());
-        else
-            run(std::false_type());
         return true;
     }
 
@@ -712,8 +704,8 @@ protected:
                 const bool partial = dy < partialBelow;
                 if (interleaveOnly_) {
                     // Bias and activation row by row, fused where the row is interleaved.
-                    if (!partial && InterleaveRow(col, N, dl, dy, a, e, dy < finishBelow, bias,
-                                                  slope, act, row))
+                    if (!partial && dy < finishBelow &&
+                        InterleaveRow(col, N, dl, dy, a, e, bias, slope, act, row))
                         continue;
                     if (!GatherRow2(col, N, dl, dy, a, e, partial, row))
                         GatherShuffled(col, N, dl, dy, a, e, partial, row, temp);
