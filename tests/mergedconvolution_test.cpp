@@ -405,8 +405,42 @@ TEST(MergedConvolutionErrors, InitRejects) {
              p.padY = p.padX = p.padH = p.padW = 1;
          },
          "convs[2].group"},
-        // Add shape rule.
+        {0, [](SimdConvolutionParameters& p) { p.srcC = 0; }, "convs[0].srcC, srcH or srcW is 0"},
+        {1, [](SimdConvolutionParameters& p) { p.srcW = size_t(1) << 31; },
+         "convs[1] sizes too large"},
+        {0,
+         [](SimdConvolutionParameters& p) {
+             p.srcC = p.srcH = p.srcW = size_t(1) << 30;
+             p.dstH = p.dstW = size_t(1) << 30;
+         },
+         "convs[0] tensor sizes overflow"},
+        // Chain consistency of the spatial sizes (each stage valid alone).
+        {1,
+         [](SimdConvolutionParameters& p) {
+             p.srcH += 1;
+             p.dstH += 1;
+         },
+         "convs[1].srcH differs from convs[0].dstH"},
+        {1,
+         [](SimdConvolutionParameters& p) {
+             p.srcW += 1;
+             p.dstW += 1;
+         },
+         "convs[1].srcW differs from convs[0].dstW"},
+        // Add shape rule (a padded projection changes the spatial size).
         {2, [](SimdConvolutionParameters& p) { p.dstC = 9; }, "convs[2].dstC"},
+        {2,
+         [](SimdConvolutionParameters& p) {
+             p.padY = p.padH = 1;
+             p.dstH += 2;
+         },
+         "add requires convs[0].srcH == convs[2].dstH"},
+        {2,
+         [](SimdConvolutionParameters& p) {
+             p.padX = p.padW = 1;
+             p.dstW += 2;
+         },
+         "add requires convs[0].srcW == convs[2].dstW"},
     };
     for (const Case& k : cases) {
         std::vector<SimdConvolutionParameters> convs = good;
@@ -426,6 +460,12 @@ TEST(MergedConvolutionErrors, InitRejects) {
     EXPECT_NE(SimdSynetGetLastError(), nullptr);
     EXPECT_EQ(SimdSynetMergedConvolution32fInit(0, good.data(), 3, SimdFalse), nullptr);
     EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(SimdSynetMergedConvolution32fInit(size_t(1) << 62, good.data(), 3, SimdFalse),
+              nullptr);
+    ASSERT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_NE(std::string(SimdSynetGetLastError()).find("batch tensor sizes overflow"),
+              std::string::npos)
+        << SimdSynetGetLastError();
     // Add with a shape change is refused only when add is requested.
     std::vector<SimdConvolutionParameters> wide = good;
     wide[2].dstC = 9;

@@ -358,8 +358,12 @@ TEST_P(Normalization, Bf16V2) {
                 Check16b(spatial == 7 ? 2 : 1, channels, spatial, kind, EpsV23(kind), seed++);
                 if (HasFatalFailure()) return;
             }
+    // 768: the two-row path with widened deviations; 3072 (over 2048): the two-row path that
+    // reads the rows twice, with an odd row count left for the single-row path; 100000: wider
+    // than the split parameters.
     for (Data kind : kV23Data) {
         Check16b(1, 768, 196, kind, EpsV23(kind), seed++);
+        Check16b(1, 3072, 5, kind, EpsV23(kind), seed++);
         Check16b(1, 100000, 2, kind, EpsV23(kind), seed++);
         if (HasFatalFailure()) return;
     }
