@@ -394,10 +394,6 @@ struct InputShape {
     size_t tileH, tileW;
     float* dst;
     size_t dstStride;
-    // SetInputNchw only: distance in dst between consecutive tiles and between channels (0:
-    // the trans = 0 layout, tiles contiguous and channels T apart). The convolution contexts
-    // use tileStride = C, channelStride = 1: the trans = 1 layout straight from NCHW data.
-    size_t tileStride = 1, channelStride = 0;
 };
 
 // trans = 1: src is [H][W][C]; dst[k*dstStride + t*C + c]. Vectors hold channels.
@@ -446,23 +442,20 @@ void SetInputNhwc(const float* src, const InputShape& s) {
     }
 }
 
-// trans = 0: src is [C][H][W]; dst[k*dstStride + c*T + t] (or, with s.tileStride != 1,
-// dst[k*dstStride + t*tileStride + c*channelStride], stored by scatters). Vectors hold
-// consecutive tiles of one tile row. Lane l of stream q of row r is pixel (y0 + r, x0 + l*bX + q):
-// one deinterleaving load at x0 gives q < bX, one at x0 + bX gives bX <= q < tX (tX - bX = kX - 1
-// <= bX).
+// trans = 0: src is [C][H][W]; dst[k*dstStride + c*T + t]. Vectors hold consecutive tiles of one
+// tile row. Lane l of stream q of row r is pixel (y0 + r, x0 + l*bX + q): one deinterleaving load
+// at x0 gives q < bX, one at x0 + bX gives bX <= q < tX (tX - bX = kX - 1 <= bX).
 template <class AY, class AX>
 void SetInputNchw(const float* src, const InputShape& s) {
     using S = Sizes<AY, AX>;
     static_assert(S::kTX - S::kBX <= S::kBX, "two deinterleaving loads cover a tile row");
     const ptrdiff_t H = ptrdiff_t(s.height), W = ptrdiff_t(s.width);
     const size_t T = s.tileH * s.tileW;
-    const size_t channelStride = s.channelStride ? s.channelStride : T;
     // Group of tiles starting at (ty, tx) of channel c.
     auto group = [&](auto d, size_t c, size_t ty, size_t tx) {
         using V = hn::Vec<decltype(d)>;
         const float* plane = src + c * s.height * s.width;
-        float* out = s.dst + c * channelStride;
+        float* out = s.dst + c * T;
         const ptrdiff_t y0 = ptrdiff_t(ty) * AY::kBlock - s.padY;
         const bool rowsInside = y0 >= 0 && y0 + S::kTY <= H;
         const size_t n = hn::Lanes(d);
@@ -497,28 +490,12 @@ void SetInputNchw(const float* src, const InputShape& s) {
                 in[r * S::kTX + q] = q < S::kBX ? lo[q] : hi[q - S::kBX];
         }
         Transform<typename AY::Bt, typename AX::Bt>(d, in, v);
-        float* o = out + (ty * s.tileW + tx) * s.tileStride;
-        if (s.tileStride == 1) {
-            for (int k = 0; k < S::kCount; ++k) hn::StoreU(v[k], d, o + k * s.dstStride);
-        } else {
-            const hn::RebindToSigned<decltype(d)> di;
-            const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(s.tileStride)));
-            for (int k = 0; k < S::kCount; ++k)
-                hn::ScatterIndex(v[k], d, o + k * s.dstStride, index);
-        }
+        float* o = out + ty * s.tileW + tx;
+        for (int k = 0; k < S::kCount; ++k) hn::StoreU(v[k], d, o + k * s.dstStride);
     };
-    if (s.tileStride == 1) {
-        for (size_t c = 0; c < s.channels; ++c)
-            for (size_t ty = 0; ty < s.tileH; ++ty)
-                ForGroups(DF(), s.tileW, [&](auto d, size_t tx) { group(d, c, ty, tx); });
-    } else {
-        // Scattered stores: the channels innermost, so consecutive scatters fill the same
-        // cache lines of dst.
+    for (size_t c = 0; c < s.channels; ++c)
         for (size_t ty = 0; ty < s.tileH; ++ty)
-            ForGroups(DF(), s.tileW, [&](auto d, size_t tx) {
-                for (size_t c = 0; c < s.channels; ++c) group(d, c, ty, tx);
-            });
-    }
+            ForGroups(DF(), s.tileW, [&](auto d, size_t tx) { group(d, c, ty, tx); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -528,14 +505,10 @@ struct OutputShape {
     const float* src;
     size_t srcStride;
     size_t channels, height, width, tileH, tileW;
-    // Distance in src between consecutive tiles (0: the plain layouts of §12.1: channels for
-    // trans = 1, 1 for trans = 0), between channels for trans = 0 (0: T), and between the
-    // pixels of dst for trans = 1 (0: channels). The convolution contexts transform a channel
-    // range of a wider tensor, from the trans = 1 layout also into NCHW (gathers).
-    size_t srcTileStride = 0, srcChannelStride = 0, dstPixelStride = 0;
-    // Distance between the channel planes of dst for trans = 0 (0: height*width); the
-    // convolution contexts write blocks of rows of a taller image.
-    size_t dstChannelStride = 0;
+    // SetOutputNhwc only: distance in src between consecutive tiles and between the pixels of
+    // dst (0: channels, the plain layouts of §12.1). The convolution context transforms a
+    // channel range of a wider tensor.
+    size_t srcTileStride = 0, dstPixelStride = 0;
 };
 
 // The identity epilogue: values of channel(s) c leave SetOutput unchanged. The convolution
@@ -595,27 +568,18 @@ template <class AY, class AX, class Post = NoEpilogue>
 void SetOutputNchw(const OutputShape& s, float* dst, const Post& post = Post()) {
     using S = Sizes<AY, AX>;
     const size_t T = s.tileH * s.tileW, W = s.width;
-    const size_t tileStride = s.srcTileStride ? s.srcTileStride : 1;
-    const size_t channelStride = s.srcChannelStride ? s.srcChannelStride : T;
     // Group of tiles starting at (ty, tx) of channel c.
     auto group = [&](auto d, size_t c, size_t ty, size_t tx) {
         using V = hn::Vec<decltype(d)>;
-        const float* in = s.src + c * channelStride;
-        float* plane = dst + c * (s.dstChannelStride ? s.dstChannelStride : s.height * W);
+        const float* in = s.src + c * T;
+        float* plane = dst + c * s.height * W;
         const size_t y0 = ty * S::kBY;
         const size_t rows = s.height - y0 < size_t(S::kBY) ? s.height - y0 : size_t(S::kBY);
         const size_t n = hn::Lanes(d);
         const size_t x0 = tx * S::kBX;
-        const float* m0 = in + (ty * s.tileW + tx) * tileStride;
+        const float* m0 = in + ty * s.tileW + tx;
         V m[S::kCount], y[S::kOut];
-        if (tileStride == 1) {
-            for (int k = 0; k < S::kCount; ++k) m[k] = hn::LoadU(d, m0 + k * s.srcStride);
-        } else {
-            const hn::RebindToSigned<decltype(d)> di;
-            const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, int32_t(tileStride)));
-            for (int k = 0; k < S::kCount; ++k)
-                m[k] = hn::GatherIndex(d, m0 + k * s.srcStride, index);
-        }
+        for (int k = 0; k < S::kCount; ++k) m[k] = hn::LoadU(d, m0 + k * s.srcStride);
         Transform<typename AY::At, typename AX::At>(d, m, y);
         for (int k = 0; k < S::kOut; ++k) y[k] = post(d, y[k], c);
         float* out = plane + y0 * W + x0;
@@ -630,18 +594,9 @@ void SetOutputNchw(const OutputShape& s, float* dst, const Post& post = Post()) 
             }
         }
     };
-    if (tileStride == 1) {
-        for (size_t c = 0; c < s.channels; ++c)
-            for (size_t ty = 0; ty < s.tileH; ++ty)
-                ForGroups(DF(), s.tileW, [&](auto d, size_t tx) { group(d, c, ty, tx); });
-    } else {
-        // Gathered loads: the channels innermost, so consecutive gathers read the same cache
-        // lines of src.
+    for (size_t c = 0; c < s.channels; ++c)
         for (size_t ty = 0; ty < s.tileH; ++ty)
-            ForGroups(DF(), s.tileW, [&](auto d, size_t tx) {
-                for (size_t c = 0; c < s.channels; ++c) group(d, c, ty, tx);
-            });
-    }
+            ForGroups(DF(), s.tileW, [&](auto d, size_t tx) { group(d, c, ty, tx); });
 }
 
 }  // namespace winograd
