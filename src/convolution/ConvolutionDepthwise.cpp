@@ -186,15 +186,10 @@ HWY_INLINE void DepthwiseNchwColumns(DV dv, const Geometry& q, const float* plan
 }
 
 // Even and odd phases of the zero-padded source row P (P[x] = row[x - pad] for x - pad inside
-// [0, srcW), else 0): even[i] = P[2i], odd[i] = P[2i + 1] for i < n; row NULL: all zero. The
-// interior deinterleaves two loads per vector pair, the edges go lane by lane.
+// [0, srcW), else 0): even[i] = P[2i], odd[i] = P[2i + 1] for i < n. The interior
+// deinterleaves two loads per vector pair, the edges go lane by lane.
 inline void FillPhases2(const float* row, size_t pad, size_t srcW, size_t n, float* even,
                         float* odd) {
-    if (row == nullptr) {
-        ZeroRun(n, even);
-        ZeroRun(n, odd);
-        return;
-    }
     const hn::CappedTag<float, 1> d1;
     auto at = [&](size_t x) HWY_ATTR {
         return x >= pad && x - pad < srcW ? hn::LoadU(d1, row + x - pad) : hn::Zero(d1);
