@@ -395,6 +395,14 @@ TEST(ActivationErrors, RejectsBadArguments) {
               std::string::npos);
     SimdSynetPreluLayerForward(src, &slope, SIZE_MAX / 2, 4, dst, SimdTensorFormatNchw);
     EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    // Byte counts that overflow size_t.
+    const float shift = 3.0f, scale = 1.0f / 6.0f;
+    SimdSynetRelu32f(src, SIZE_MAX / 2, &slope, dst);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    SimdSynetRestrictRange32f(src, SIZE_MAX / 2, &hi, &lo, dst);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    SimdSynetHswish32f(src, SIZE_MAX / 2, &shift, &scale, dst);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
     for (float v : dst) EXPECT_EQ(v, 7.0f);
     SimdSynetRelu32f(nullptr, 0, nullptr, nullptr);  // zero size: valid no-op
     EXPECT_EQ(SimdSynetGetLastError(), nullptr);
