@@ -80,28 +80,39 @@ inline void FillShifted(const float* row, ptrdiff_t sx0, size_t sX, size_t srcW,
 }
 
 // The values [k0, k1) of the im2row row of output pixel (dy, dx) of group g: index
-// k = (ky*kX + kx)*Cg + ci, zero where the tap falls in the padding.
+// k = (ky*kX + kx)*Cg + ci, zero where the tap falls in the padding. Only k0 is split into
+// (ky, kx, ci) by division: every run ends at the end of a tap (or at k1), so the position of
+// the next run follows without dividing. (The divisions took about a fifth of the packing
+// time of a 3-channel first layer, whose border tiles are all packed.)
 inline void Im2rowSegment(const ConvGeometry& q, const float* image, size_t g, size_t dy, size_t dx,
                           size_t k0, size_t k1, float* out) {
-    size_t k = k0;
-    while (k < k1) {
-        const size_t tap = k / q.Cg, ci = k % q.Cg;
-        const size_t ky = tap / q.kX, kx = tap % q.kX;
-        size_t len = std::min(q.Cg - ci, k1 - k);
+    if (k0 >= k1) return;
+    const size_t tap0 = k0 / q.Cg;
+    size_t ci = k0 % q.Cg, ky = tap0 / q.kX, kx = tap0 % q.kX;
+    // Following taps of the same kernel row are the next pixels: one run.
+    const bool rowRuns = q.G == 1 && q.dX == 1;
+    for (size_t k = k0; k < k1;) {
+        size_t len = std::min(q.Cg - ci, k1 - k), lastKx = kx;
         const ptrdiff_t sy = q.SrcY(dy, ky);
         const ptrdiff_t sx = q.SrcX0(dx, kx);
         if (sy < 0 || sx < 0 || sx >= ptrdiff_t(q.srcW)) {
             ZeroRun(len, out);
         } else {
-            if (q.G == 1 && q.dX == 1) {
-                // Following taps of the same kernel row are the next pixels: one run.
-                const size_t lastKx = std::min(q.kX - 1, kx + (q.srcW - 1 - size_t(sx)));
+            if (rowRuns) {
+                lastKx = std::min(q.kX - 1, kx + (q.srcW - 1 - size_t(sx)));
                 len = std::min((lastKx - kx + 1) * q.Cg - ci, k1 - k);
             }
             CopyRun(image + (size_t(sy) * q.srcW + size_t(sx)) * q.srcC + g * q.Cg + ci, len, out);
         }
         out += len;
         k += len;
+        ci = 0;
+        if (++lastKx == q.kX) {
+            kx = 0;
+            ++ky;
+        } else {
+            kx = lastKx;
+        }
     }
 }
 
