@@ -24,7 +24,9 @@ constexpr size_t kMaxThreads = 256;
 // 505 us for the same work in NHWC, one region.
 constexpr auto kSpin = std::chrono::microseconds(100);
 
-// Polls `ready` for up to kSpin; true when it held.
+// Polls `ready` for up to kSpin; true when it held. Between short bursts of polls it yields
+// the core: with more threads than cores (2 threads pinned to one core) a pure spin kept the
+// thread it waited for from running, and the layer above took 1.5x its serial time.
 template <class Ready>
 bool SpinUntil(const Ready& ready) {
     const auto end = std::chrono::steady_clock::now() + kSpin;
@@ -36,6 +38,7 @@ bool SpinUntil(const Ready& ready) {
 #endif
         }
         if (std::chrono::steady_clock::now() >= end) return false;
+        std::this_thread::yield();
     }
 }
 
