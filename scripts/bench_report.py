@@ -38,7 +38,10 @@ def time_ns(b):
 
 
 def main(folder):
-    files = sorted(glob.glob(os.path.join(folder, "*_bench.json")))
+    # The per-target runs (isa-<target>-<program>_bench.json) belong to the table at the end
+    # only: matched here, they replaced the default target's figures with the last target's.
+    files = sorted(f for f in glob.glob(os.path.join(folder, "*_bench.json"))
+                   if not os.path.basename(f).startswith("isa-"))
     everything, context = {}, {}
     for path in files:
         context, rows = load(path)
