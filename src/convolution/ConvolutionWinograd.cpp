@@ -21,9 +21,9 @@
 //     64->64 56x56: 1485 -> 1065 us on AVX-512, 1664 -> 1146 us on AVX2; 256->256 14x14:
 //     1176 -> 1055 and 1879 -> 1326 us).
 // Bias and activation are applied by the output transform before the pixels are stored.
-// Threads: blocks are split over the parts; when there are fewer blocks than threads, the
-// output-channel panels of each block are split too (each such part transforms the input of
-// its block itself). Every output value is computed by the same operations in the same order
+// Threads: the tile rows are split evenly over the parts, each part running its rows as
+// blocks; when there are fewer blocks than threads, the output-channel panels of each block
+// are split too (each such part transforms the input of its block itself). Every output value is computed by the same operations in the same order
 // whatever the split, so results are bit-identical for any thread count.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "convolution/ConvolutionWinograd.cpp"
@@ -150,31 +150,41 @@ protected:
         const bool ok = ParallelPartsWithScratch(
             parts, scratch, BlockScratchSize(), [&](size_t part, size_t count, float* own) {
                 if (count <= blocks) {
-                    const auto range = PartRange(blocks, part, count);
-                    for (size_t b = range.first; b < range.second; ++b)
-                        RunBlock(src, dst, b, 0, q_.dstC, own);
+                    // Each part takes an equal share of the tile rows (not of the blocks: 14
+                    // rows in 4 blocks of 4, 4, 3, 3 gave two threads 8 and 6 rows), as
+                    // blocks of at most blockRows_ rows of one image.
+                    const auto range = PartRange(images * tileH_, part, count);
+                    for (size_t r = range.first; r < range.second;) {
+                        const size_t ty = r % tileH_;
+                        const size_t n = std::min(range.second - r, tileH_ - ty);
+                        const size_t pieces = (n + blockRows_ - 1) / blockRows_;
+                        for (size_t i = 0; i < pieces; ++i) {
+                            const auto rows = PartRange(n, i, pieces);
+                            RunBlock(src, dst, r / tileH_, ty + rows.first,
+                                     rows.second - rows.first, 0, q_.dstC, own);
+                        }
+                        r += n;
+                    }
                     return;
                 }
+                // Fewer blocks than parts: each block's output-channel panels are split too.
                 const size_t split = std::min(panels, count / blocks);
                 if (part >= blocks * split) return;
                 const auto range = PartRange(panels, part % split, split);
-                RunBlock(src, dst, part / split, range.first * T::kCols,
-                         std::min(q_.dstC, range.second * T::kCols), own);
+                const size_t block = part / split;
+                const auto rows = PartRange(tileH_, block % blocksPerImage_, blocksPerImage_);
+                RunBlock(src, dst, block / blocksPerImage_, rows.first, rows.second - rows.first,
+                         range.first * T::kCols, std::min(q_.dstC, range.second * T::kCols), own);
             });
         if (!ok) throw std::bad_alloc();
     }
 
-    // Block `block` (image block / blocksPerImage_, tile rows from its index), output channels
+    // Tile rows [ty0, ty0 + rows) of image `image` (rows <= blockRows_), output channels
     // [dc0, dc1) (dc0 a multiple of kCols).
-    void RunBlock(const float* src, float* dst, size_t block, size_t dc0, size_t dc1,
-                  float* scratch) const {
+    void RunBlock(const float* src, float* dst, size_t image, size_t ty0, size_t rows, size_t dc0,
+                  size_t dc1, float* scratch) const {
         const D d;
         constexpr size_t R = T::kRows, NR = T::kCols;
-        const size_t image = block / blocksPerImage_;
-        // Tile rows spread evenly (14 rows in 4 blocks: 4, 4, 3, 3, not 4, 4, 4, 2), so that
-        // two threads taking two blocks each get equal work.
-        const auto tileRows = PartRange(tileH_, block % blocksPerImage_, blocksPerImage_);
-        const size_t ty0 = tileRows.first, rows = tileRows.second - tileRows.first;
         const size_t tiles = rows * tileW_, tilesR = RoundUp(tiles, R);
         const size_t srcC = q_.srcC, dstC = q_.dstC;
         const float* srcImage = src + image * q_.srcImage;
