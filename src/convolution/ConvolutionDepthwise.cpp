@@ -271,6 +271,11 @@ HWY_INLINE void DepthwiseNchw3x3Rows(const float* pad, size_t width, const float
     if (dstW >= L) {
         size_t dx = 0;
         for (; dx + L <= dstW; dx += L) run(d, dx);
+#if HWY_TARGET != HWY_SCALAR
+        // A half vector when the rest is exactly one (56 columns on AVX-512: 3 x 16 + 8), not
+        // an overlapping whole vector that recomputes 8 columns.
+        if (L > 8 && dx + 8 == dstW) return run(hn::CappedTag<float, 8>(), dx);
+#endif
         if (dx < dstW) run(d, dstW - L);
         return;
     }
