@@ -23,8 +23,9 @@
 // Bias and activation are applied by the output transform before the pixels are stored.
 // Threads: the tile rows are split evenly over the parts, each part running its rows as
 // blocks; when there are fewer blocks than threads, the output-channel panels of each block
-// are split too (each such part transforms the input of its block itself). Every output value is computed by the same operations in the same order
-// whatever the split, so results are bit-identical for any thread count.
+// are split too (each such part transforms the input of its block itself). Every output value
+// is computed by the same operations in the same order whatever the split, so results are
+// bit-identical for any thread count.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "convolution/ConvolutionWinograd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

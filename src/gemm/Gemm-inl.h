@@ -84,8 +84,8 @@ HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, floa
 // vectors wide: the target's kCols, or fewer for narrow products). kc >= 1: every caller runs
 // K blocks of a non-empty K. The do-while matters: with a loop that may not run, GCC 12 kept a
 // copy of the tile on the stack (zeroed before the loop, spilled after it) for the path that
-// skips it, 48 extra stores per tile (1x1 64->256 56x56 NHWC 1035 -> 985 us, 3x3 s2 3->32 224
-// 305 -> 275 us on Zen4).
+// skips it, 48 extra stores per tile. (With the once-per-tile activation of the epilogues
+// below, Zen4: 1x1 64->256 56x56 NHWC 1054 -> 997 us, 3x3 s2 3->32 224 311 -> 271 us.)
 template <class D, class V, size_t R, size_t NV>
 HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                const float* HWY_RESTRICT b, V (&acc)[R][NV]) {
