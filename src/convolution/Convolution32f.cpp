@@ -223,8 +223,7 @@ protected:
                     for (size_t t = 0, dy = i / q_.dstW, dx = i % q_.dstW; t < tiles; ++t) {
                         const size_t rows = std::min(MR, mc - t * MR);
                         if (rows < MR || !DirectTile(dy, dx, &base))
-                            PackTile(image, g, dy, dx, rows, k, kc, segments, segmentCount,
-                                     buf + t * MR * kc);
+                            PackTile(image, g, dy, dx, rows, k, kc, buf + t * MR * kc);
                         for (dx += MR; dx >= q_.dstW && dy < q_.dstH;) dx -= q_.dstW, ++dy;
                     }
                     const bool last = k + kc == K_;  // bias and activation at the final store
@@ -279,32 +278,15 @@ protected:
         }
     }
     // The A micro-panel (mr_ x kc, rows beyond `rows` zero) of the pixels starting at output
-    // (dy, dx): columns [k, k + kc) of their im2row rows, whose runs in the image are
-    // `segments`. A tile is packed when one of its pixels touches the padding or the tile
-    // crosses an output row; its other pixels are copied run by run, without the padding
-    // checks (3x3 s2 3->32 224 NHWC, Zen4: 11% of the tiles are packed; the packing took 21%
-    // of the time, now 12%: 271 -> 259 us).
+    // (dy, dx): columns [k, k + kc) of their im2row rows.
     void PackTile(const float* image, size_t g, size_t dy, size_t dx, size_t rows, size_t k,
-                  size_t kc, const GemmASegment* segments, size_t segmentCount,
-                  float* packed) const {
+                  size_t kc, float* packed) const {
         if (q_.Pointwise()) {
             const float* pixel = image + (dy * q_.dstW + dx) * q_.srcC + g * q_.Cg + k;
             for (size_t r = 0; r < rows; ++r) CopyRun(pixel + r * q_.srcC, kc, packed + r * kc);
         } else {
             for (size_t r = 0; r < rows; ++r) {
-                float* out = packed + r * kc;
-                if (dy >= dyLo_ && dy < dyHi_ && dx >= dxLo_ && dx < dxHi_) {
-                    const float* first =
-                        image +
-                        ((dy * q_.sY - q_.padY) * q_.srcW + dx * q_.sX - q_.padX) * q_.srcC +
-                        g * q_.Cg;
-                    for (size_t s = 0; s < segmentCount; ++s) {
-                        CopyRun(first + segments[s].offset, segments[s].len, out);
-                        out += segments[s].len;
-                    }
-                } else {
-                    Im2rowSegment(q_, image, g, dy, dx, k, k + kc, out);
-                }
+                Im2rowSegment(q_, image, g, dy, dx, k, k + kc, packed + r * kc);
                 if (++dx == q_.dstW) dx = 0, ++dy;
             }
         }
