@@ -151,59 +151,36 @@ inline bool ActivationIsCheap(SimdConvolutionActivationType type) {
            type == SimdConvolutionActivationHswish || type == SimdConvolutionActivationHardSigmoid;
 }
 
-// The branch-free epilogue of one cheap activation (ConvEpilogue::Visit): bias, then the
-// activation with its type a compile-time constant, so Activate folds to that case's operations.
-template <SimdConvolutionActivationType kType>
-struct ConvEpilogueOf {
+// GEMM epilogue (gemm/Gemm-inl.h) of a convolution tile whose columns are output channels
+// [c, c + cols): bias and a cheap activation (ActivationIsCheap) applied in registers before
+// the final store. Only the cheap cases are written out here, so the micro-kernel that inlines
+// this stays small; the others are applied by a pass over each finished block.
+struct ConvEpilogue {
     const float* bias;   // bias of the tile's first channel
     const float* slope;  // its negative slope (LeakyRelu, Prelu), or NULL
-    float p0, p1;
+    Act act;
     template <class V>
     HWY_INLINE V Vector(V x, size_t v) const {
         const hn::DFromV<V> d;
         const size_t at = v * hn::Lanes(d);
         x = hn::Add(x, hn::LoadU(d, bias + at));
-        const V s =
-            kType == SimdConvolutionActivationLeakyRelu ? hn::LoadU(d, slope + at) : hn::Zero(d);
-        return Activate(d, x, s, Act{kType, p0, p1});
-    }
-};
-
-// GEMM epilogue (gemm/Gemm-inl.h) of a convolution tile whose columns are output channels
-// [c, c + cols): bias and a cheap activation (ActivationIsCheap) applied in registers before
-// the final store; Visit picks the activation once per tile. Only the cheap cases are written
-// out here, so the micro-kernels that inline them stay small; the others are applied by a pass
-// over each finished block.
-struct ConvEpilogue {
-    const float* bias;   // bias of the tile's first channel
-    const float* slope;  // its negative slope (LeakyRelu, Prelu), or NULL
-    Act act;
-    template <class F>
-    HWY_INLINE void Visit(const F& f) const {
+        const V zero = hn::Zero(d);
         switch (act.type) {
             case SimdConvolutionActivationRelu:
-                return f(Of<SimdConvolutionActivationRelu>());
+                return hn::Max(x, zero);
             case SimdConvolutionActivationLeakyRelu:
-            case SimdConvolutionActivationPrelu:  // the same formula with per-channel slopes
-                return f(Of<SimdConvolutionActivationLeakyRelu>());
+            case SimdConvolutionActivationPrelu:
+                return hn::MulAdd(hn::LoadU(d, slope + at), hn::Min(x, zero), hn::Max(x, zero));
             case SimdConvolutionActivationRestrictRange:
-                return f(Of<SimdConvolutionActivationRestrictRange>());
             case SimdConvolutionActivationHswish:
-                return f(Of<SimdConvolutionActivationHswish>());
             case SimdConvolutionActivationHardSigmoid:
-                return f(Of<SimdConvolutionActivationHardSigmoid>());
+                return Activate(d, x, zero, act);
             default:
-                return f(Of<SimdConvolutionActivationIdentity>());
+                return x;
         }
     }
     void Rows(float* c, size_t ldc, size_t rows, size_t cols) const {
         for (size_t r = 0; r < rows; ++r) BiasActivateChannels(c + r * ldc, cols, bias, slope, act);
-    }
-
-private:
-    template <SimdConvolutionActivationType kType>
-    HWY_INLINE ConvEpilogueOf<kType> Of() const {
-        return {bias, slope, act.p0, act.p1};
     }
 };
 

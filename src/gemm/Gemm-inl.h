@@ -81,17 +81,12 @@ HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, floa
 
 // acc[r][v] += sum over k < kc of a[r*aStride + k] * b[k*NR + v*lanes ...]: the register tile
 // of the micro-kernels (R rows of A, `aStride` apart; kc rows of a B micro-panel NR = NV
-// vectors wide: the target's kCols, or fewer for narrow products). kc >= 1: every caller runs
-// K blocks of a non-empty K. The do-while matters: with a loop that may not run, GCC 12 kept a
-// copy of the tile on the stack (zeroed before the loop, spilled after it) for the path that
-// skips it, 48 extra stores per tile. (With the once-per-tile activation of the epilogues
-// below, Zen4: 1x1 64->256 56x56 NHWC 1054 -> 997 us, 3x3 s2 3->32 224 311 -> 271 us.)
+// vectors wide: the target's kCols, or fewer for narrow products).
 template <class D, class V, size_t R, size_t NV>
 HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                const float* HWY_RESTRICT b, V (&acc)[R][NV]) {
     constexpr size_t L = GemmTraits<D>::kLanes, NR = NV * L;
-    size_t k = 0;
-    do {
+    for (size_t k = 0; k < kc; ++k, b += NR) {
         V bv[NV];
 #pragma GCC unroll 4
         for (size_t v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, b + v * L);
@@ -101,43 +96,20 @@ HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size
 #pragma GCC unroll 4
             for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
         }
-        b += NR;
-    } while (++k < kc);
+    }
 }
 
 // What happens to finished values on their way to C. A plain product stores them as they are;
-// a convolution passes an epilogue that adds the bias and applies the activation in registers.
-// `Visit(f)` calls f once with a branch-free form of the epilogue, whose `Vector(x, v)` maps
-// vector v of a whole tile row: a convolution epilogue chooses its activation there, once per
-// tile. (A switch on the activation inside Vector ran once per vector and, since a vector store
-// may alias anything, re-read the epilogue's fields after every store.) `Rows` re-reads the
-// stored part of a partial tile instead.
+// a convolution passes an epilogue that adds the bias and applies the activation in registers
+// (`Vector(x, v)` for vector v of a whole tile row; `Rows` re-reads the stored part of a partial
+// tile instead).
 struct GemmNoEpilogue {
     template <class V>
     HWY_INLINE V Vector(V x, size_t) const {
         return x;
     }
-    template <class F>
-    HWY_INLINE void Visit(const F& f) const {
-        f(*this);
-    }
     void Rows(float*, size_t, size_t, size_t) const {}
 };
-
-// The whole R x NV register tile into C with `mode`, through the branch-free epilogue `e`.
-template <class D, class V, size_t R, size_t NV, class E>
-HWY_INLINE void GemmStoreWholeTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c, size_t ldc,
-                                   float alpha, float beta, GemmStore mode, const E& e) {
-    constexpr size_t L = GemmTraits<D>::kLanes;
-    const V va = hn::Set(d, alpha), vb = hn::Set(d, beta);
-#pragma GCC unroll 16
-    for (size_t r = 0; r < R; ++r)
-#pragma GCC unroll 4
-        for (size_t v = 0; v < NV; ++v) {
-            float* p = c + r * ldc + v * L;
-            hn::StoreU(e.Vector(GemmCombine(d, acc[r][v], p, va, vb, mode), v), d, p);
-        }
-}
 
 // Stores the register tile into C (rows x cols of it, at most kRows x kCols) with `mode`.
 template <class D, class V, size_t R, size_t NV, class Epi = GemmNoEpilogue>
@@ -146,10 +118,14 @@ HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c,
                               const Epi& epi = Epi()) {
     constexpr size_t L = GemmTraits<D>::kLanes, NR = NV * L;
     if (rows == R && cols == NR) {
-        // Inlined into each of Visit's branches, so the tile stays in registers.
-        epi.Visit([&](const auto& e) HWY_ATTR __attribute__((always_inline)) {
-            GemmStoreWholeTile(d, acc, c, ldc, alpha, beta, mode, e);
-        });
+        const V va = hn::Set(d, alpha), vb = hn::Set(d, beta);
+#pragma GCC unroll 16
+        for (size_t r = 0; r < R; ++r)
+#pragma GCC unroll 4
+            for (size_t v = 0; v < NV; ++v) {
+                float* p = c + r * ldc + v * L;
+                hn::StoreU(epi.Vector(GemmCombine(d, acc[r][v], p, va, vb, mode), v), d, p);
+            }
         return;
     }
     HWY_ALIGN float tile[R * NR];
@@ -213,12 +189,10 @@ HWY_INLINE void GemmMicroKernelSegments(D d, const float* HWY_RESTRICT a, size_t
     for (size_t r = 0; r < R; ++r)
 #pragma GCC unroll 4
         for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
-    // count >= 1 and every segment non-empty; do-while as in GemmAccumulate.
-    size_t s = 0;
-    do {
+    for (size_t s = 0; s < count; ++s) {
         GemmAccumulate(d, segments[s].len, a + segments[s].offset, aStride, b, acc);
         b += segments[s].len * NV * GemmTraits<D>::kLanes;
-    } while (++s < count);
+    }
     GemmStoreTile(d, acc, c, ldc, R, cols, 1.0f, 0.0f, mode, epi);
 }
 
