@@ -347,12 +347,9 @@ protected:
     }
     void Run(const float* src, float* buf, float* dst) const override {
         float* srcT = buf + NhwcGemm::ExternalBufferSize();
-        float* dstT = srcT + q_.srcImage;
-        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
-            NchwToNhwcImage(src, q_.srcC, q_.srcH * q_.srcW, srcT);
-            RunImages(srcT, buf, dstT, 1);
-            NhwcToNchwImage(dstT, q_.dstC, q_.pixels, dst);
-        }
+        RunNchwViaNhwc(src, q_.srcC, q_.srcH * q_.srcW, dst, q_.dstC, q_.pixels, batch_, srcT,
+                       srcT + q_.srcImage,
+                       [&](const float* s, float* d) { RunImages(s, buf, d, 1); });
     }
 };
 

@@ -55,8 +55,7 @@ namespace convwinograd {
 
 using conv32f::Act;
 using conv32f::Activate;
-using conv32f::NchwToNhwcImage;
-using conv32f::NhwcToNchwImage;
+using conv32f::RunNchwViaNhwc;
 
 // NHWC epilogue: lanes are output channels c0 + c ...
 struct BiasActivateChannelsPost {
@@ -132,13 +131,9 @@ protected:
             RunBlocks(src, buf, dst, batch_);
             return;
         }
-        float* srcT = buf;
-        float* dstT = srcT + q_.srcImage;
-        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
-            NchwToNhwcImage(src, q_.srcC, q_.srcH * q_.srcW, srcT);
-            RunBlocks(srcT, buf + ImagesSize(), dstT, 1);
-            NhwcToNchwImage(dstT, q_.dstC, q_.pixels, dst);
-        }
+        RunNchwViaNhwc(src, q_.srcC, q_.srcH * q_.srcW, dst, q_.dstC, q_.pixels, batch_, buf,
+                       buf + q_.srcImage,
+                       [&](const float* s, float* d) { RunBlocks(s, buf + ImagesSize(), d, 1); });
     }
 
     // Every block of `images` images (tensors in the compute layout), split over the threads.

@@ -1,5 +1,5 @@
-// NCHW <-> NHWC transposes of one image for the FP32 convolution algorithms that compute NCHW
-// layers in NHWC (nchw-via-nhwc direct, Winograd), split over the threads.
+// NCHW <-> NHWC transposes of one image for the FP32 algorithms that compute NCHW layers in
+// NHWC (convolution nchw-via-nhwc direct and Winograd, deconvolution), split over the threads.
 //
 // Per-target include guard: this header is re-included once per Highway target.
 #if defined(SIMD_SYNET_CONVOLUTION_IMAGE_TRANSPOSE_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -46,6 +46,19 @@ HWY_INLINE void NhwcToNchwImage(const float* src, size_t C, size_t pixels, float
         const auto r = PartRange(pixels, part, count);
         TransposeStrided(src + r.first * C, C, dst + r.first, pixels, r.second - r.first, C);
     });
+}
+
+// Each of `batch` NCHW images (srcC x srcPixels in, dstC x dstPixels out) computed by
+// run(nhwcSrc, nhwcDst) between transposes through srcT and dstT (one image each).
+template <class Run>
+HWY_INLINE void RunNchwViaNhwc(const float* src, size_t srcC, size_t srcPixels, float* dst,
+                               size_t dstC, size_t dstPixels, size_t batch, float* srcT,
+                               float* dstT, const Run& run) {
+    for (size_t b = 0; b < batch; ++b, src += srcC * srcPixels, dst += dstC * dstPixels) {
+        NchwToNhwcImage(src, srcC, srcPixels, srcT);
+        run(srcT, dstT);
+        NhwcToNchwImage(dstT, dstC, dstPixels, dst);
+    }
 }
 
 }  // namespace conv32f

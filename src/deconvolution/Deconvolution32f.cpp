@@ -1021,23 +1021,20 @@ public:
     }
 
 protected:
-    // [srcC][dstC][kY][kX] -> [srcC][kY][kX][dstC] (SUPPLEMENT.md §9.1 layouts).
+    // [srcC][dstC][kY][kX] -> [srcC][kY][kX][dstC] (SUPPLEMENT.md §9.1 layouts): each input
+    // channel's dstC x taps block is an NCHW "image" of dstC planes of taps pixels.
     void PackWeights(const float* weight) override {
         std::vector<float> nhwc(q_.srcC * q_.K * q_.dstC);
         for (size_t sc = 0; sc < q_.srcC; ++sc)
-            for (size_t dc = 0; dc < q_.dstC; ++dc)
-                for (size_t t = 0; t < q_.K; ++t)
-                    nhwc[(sc * q_.K + t) * q_.dstC + dc] = weight[(sc * q_.dstC + dc) * q_.K + t];
+            conv32f::NchwToNhwcImage(weight + sc * q_.dstC * q_.K, q_.dstC, q_.K,
+                                     nhwc.data() + sc * q_.K * q_.dstC);
         NhwcGemm::PackWeights(nhwc.data());
     }
     void Run(const float* src, float* buf, float* dst) const override {
         float* srcT = buf + NhwcGemm::ExternalBufferSize();
-        float* dstT = srcT + q_.srcImage;
-        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
-            conv32f::NchwToNhwcImage(src, q_.srcC, q_.srcPlane, srcT);
-            RunImages(srcT, buf, dstT, 1);
-            conv32f::NhwcToNchwImage(dstT, q_.dstC, q_.dstPlane, dst);
-        }
+        conv32f::RunNchwViaNhwc(src, q_.srcC, q_.srcPlane, dst, q_.dstC, q_.dstPlane, batch_, srcT,
+                                srcT + q_.srcImage,
+                                [&](const float* s, float* d) { RunImages(s, buf, d, 1); });
     }
 };
 
