@@ -81,12 +81,16 @@ HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, floa
 
 // acc[r][v] += sum over k < kc of a[r*aStride + k] * b[k*NR + v*lanes ...]: the register tile
 // of the micro-kernels (R rows of A, `aStride` apart; kc rows of a B micro-panel NR = NV
-// vectors wide: the target's kCols, or fewer for narrow products).
+// vectors wide: the target's kCols, or fewer for narrow products). kc >= 1: every caller runs
+// K blocks of a non-empty K. The do-while matters: with a loop that might not run, GCC 12 kept
+// a copy of the tile on the stack for the path that skips it (zeroed before the loop, spilled
+// after it), 2 x R x NV extra stores per tile.
 template <class D, class V, size_t R, size_t NV>
 HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                const float* HWY_RESTRICT b, V (&acc)[R][NV]) {
     constexpr size_t L = GemmTraits<D>::kLanes, NR = NV * L;
-    for (size_t k = 0; k < kc; ++k, b += NR) {
+    size_t k = 0;
+    do {
         V bv[NV];
 #pragma GCC unroll 4
         for (size_t v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, b + v * L);
@@ -96,7 +100,8 @@ HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size
 #pragma GCC unroll 4
             for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
         }
-    }
+        b += NR;
+    } while (++k < kc);
 }
 
 // What happens to finished values on their way to C. A plain product stores them as they are;
@@ -118,13 +123,16 @@ HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c,
                               const Epi& epi = Epi()) {
     constexpr size_t L = GemmTraits<D>::kLanes, NR = NV * L;
     if (rows == R && cols == NR) {
+        // A local copy: a vector store may alias anything, so the fields of `epi` would be
+        // re-read after each one; the copy's address never escapes, so they stay in registers.
+        const Epi e = epi;
         const V va = hn::Set(d, alpha), vb = hn::Set(d, beta);
 #pragma GCC unroll 16
         for (size_t r = 0; r < R; ++r)
 #pragma GCC unroll 4
             for (size_t v = 0; v < NV; ++v) {
                 float* p = c + r * ldc + v * L;
-                hn::StoreU(epi.Vector(GemmCombine(d, acc[r][v], p, va, vb, mode), v), d, p);
+                hn::StoreU(e.Vector(GemmCombine(d, acc[r][v], p, va, vb, mode), v), d, p);
             }
         return;
     }
@@ -189,10 +197,12 @@ HWY_INLINE void GemmMicroKernelSegments(D d, const float* HWY_RESTRICT a, size_t
     for (size_t r = 0; r < R; ++r)
 #pragma GCC unroll 4
         for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
-    for (size_t s = 0; s < count; ++s) {
+    // count >= 1 and every segment non-empty; do-while as in GemmAccumulate.
+    size_t s = 0;
+    do {
         GemmAccumulate(d, segments[s].len, a + segments[s].offset, aStride, b, acc);
         b += segments[s].len * NV * GemmTraits<D>::kLanes;
-    }
+    } while (++s < count);
     GemmStoreTile(d, acc, c, ldc, R, cols, 1.0f, 0.0f, mode, epi);
 }
 
