@@ -9,6 +9,7 @@
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
 #include "core/PerChannel-inl.h"
+#include "core/Format.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace bench {
@@ -32,14 +33,31 @@ struct ScaleBiasOp {
     }
 };
 
+struct ScaleOnlyOp {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 1;
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V x, V, V scale, V, V) const {
+        return hn::Mul(x, scale);
+    }
+};
+
 void ReluDirect(const float* src, size_t size, float slope, float* dst) {
     simd::HWY_NAMESPACE::UnaryLoop(src, size, dst, LeakyReluOp{slope});
 }
 
+// The same runtime choices as the library's kernel (layout from the format, a bias or none),
+// so that the API call and this one differ by the entry point's checks alone: with the layout
+// fixed at compile time this call was 1.5-2.5 ns faster than the library's kernel itself.
 void ScaleDirect(const float* src, const float* scale, const float* bias, size_t channels,
-                 size_t spatial, float* dst) {
+                 size_t spatial, float* dst, SimdTensorFormatType format) {
     simd::HWY_NAMESPACE::ChannelArgs<float, float> args{src, nullptr, {scale, bias, nullptr}, dst};
-    simd::HWY_NAMESPACE::PerChannel(ScaleBiasOp{}, channels, spatial, 1, false, args);
+    const size_t block = simd::ImageBlock(format);
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    if (bias)
+        simd::HWY_NAMESPACE::PerChannel(ScaleBiasOp{}, channels, spatial, block, nhwc, args);
+    else
+        simd::HWY_NAMESPACE::PerChannel(ScaleOnlyOp{}, channels, spatial, block, nhwc, args);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -166,7 +184,8 @@ void RegisterAll() {
         },
         [](const float* src, const float* s, const float* b, size_t channels, float* dst) {
             const size_t spatial = channels == 1 ? 16 : 64;
-            HWY_DYNAMIC_DISPATCH(ScaleDirect)(src, s, b, channels, spatial, dst);
+            HWY_DYNAMIC_DISPATCH(ScaleDirect)
+            (src, s, b, channels, spatial, dst, SimdTensorFormatNchw);
         });
 }
 
