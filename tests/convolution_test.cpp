@@ -1,7 +1,10 @@
 // Tests of the FP32 convolution framework (SimdSynetConvolution32f*) on every compiled and
 // supported Highway target, against the double reference of reference/Convolution.h.
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -670,4 +673,57 @@ TEST_P(ConvolutionTest, DepthwiseShapes) {
                 seed += 5;
                 ++index;
             }
+}
+
+// ---- Depthwise NHWC: the block width follows where dst lies against src in the cache (narrow
+// blocks when the wide ones' lines would overflow an L1 set: 256 channels, rows a multiple of
+// 4 KiB long, dst at nearly src's page offset; ConvolutionDepthwise.cpp). Each placement gives
+// the reference's values and the same bits as every other.
+TEST_P(ConvolutionTest, DepthwiseNhwcSrcDstPlacement) {
+    const Shape shapes[] = {
+        // srcC dstC  H   W  kY kX sY sX dY dX pY pX pH pW group
+        {256, 256, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 256},   // rows of 8 KiB
+        {128, 128, 9, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 128},  // stride 2, rows of 8 KiB
+        {512, 512, 4, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 512},  // 2 KiB pixels
+        {144, 144, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 144},   // rows spread over the sets
+    };
+    constexpr size_t kPage = 4096 / sizeof(float);
+    uint32_t seed = 900;
+    for (const Shape& s : shapes) {
+        const SimdConvolutionParameters p =
+            Make(s, SimdTensorFormatNhwc, SimdConvolutionActivationRelu);
+        const Data data = MakeData(p, 1, seed++);
+        void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+        ASSERT_NE(context, nullptr) << Describe(p, 1);
+        SimdSynetConvolution32fSetParams(context, data.weight.data(), nullptr, data.bias.data(),
+                                         nullptr);
+        std::vector<double> ref, mag;
+        ref::Convolution32f(p, 1, data.src.data(), data.weight.data(), data.bias.data(),
+                            data.params.data(), ref, mag);
+        const size_t srcSize = data.src.size(), dstSize = ref.size();
+        const size_t srcSpan = (srcSize + kPage - 1) / kPage * kPage;
+        std::vector<float> storage(srcSpan + dstSize + 3 * kPage);
+        float* base =
+            storage.data() +
+            (kPage - reinterpret_cast<uintptr_t>(storage.data()) / sizeof(float) % kPage) % kPage;
+        float* src = base;  // at a page start
+        std::copy(data.src.begin(), data.src.end(), src);
+        std::vector<float> first;
+        // dst at src's page offset, one and five cache lines after it, half a page after it
+        // (256 channels: narrow, narrow, wide, narrow blocks on AVX-512).
+        for (size_t offset : {size_t(0), size_t(16), size_t(80), kPage / 2}) {
+            float* dst = base + srcSpan + kPage + offset;
+            std::fill(dst, dst + dstSize, std::numeric_limits<float>::quiet_NaN());
+            SimdSynetConvolution32fForward(context, src, nullptr, dst);
+            EXPECT_TRUE(test::AllOf(
+                dstSize, [&](size_t i) { return test::Near(dst[i], ref[i], mag[i], 1e-5, 1e-6); }))
+                << Describe(p, 1) << " dst offset " << offset;
+            if (first.empty())
+                first.assign(dst, dst + dstSize);
+            else
+                EXPECT_EQ(std::memcmp(first.data(), dst, dstSize * sizeof(float)), 0)
+                    << Describe(p, 1) << " dst offset " << offset;
+        }
+        SimdRelease(context);
+    }
 }

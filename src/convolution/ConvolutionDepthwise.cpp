@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,14 @@ constexpr size_t kNhwcCols2 = 6, kNhwcCols1 = 8;
 #else
 constexpr size_t kNhwcCols2 = 2, kNhwcCols1 = 4;
 #endif
+// The narrow two-row block, for images whose lines crowd a few L1 sets (see BlockSetPressure).
+constexpr size_t kNhwcColsNarrow = 2;
+// Channel vectors per group of a band walk (Band3x3).
+constexpr size_t kNhwcGroupVectors = 4;
+// L1 data cache geometry assumed by BlockSetPressure: 64 sets of 64-byte lines (4 KiB apart
+// addresses share a set) and 8 ways, as on Zen 1-4 and Intel cores up to Ice Lake (later ones
+// have 12 ways, where the model errs towards the narrow block).
+constexpr size_t kL1Sets = 64, kL1LineBytes = 64, kL1Ways = 8;
 
 class DepthwiseNhwc : public Convolution32f {
 public:
@@ -54,6 +63,7 @@ public:
         dxHi_ = last < 0 ? 0 : std::min(q_.dstW, size_t(last) / q_.sX + 1);
         dxHi_ = std::max(dxHi_, std::min(dxLo_, q_.dstW));
         dxLo_ = std::min(dxLo_, dxHi_);
+        dyFirstInside_ = (q_.padY + q_.sY - 1) / q_.sY;
     }
     size_t ExternalBufferSize() const override { return 1; }
 
@@ -76,16 +86,22 @@ protected:
     // Output rows [r0, r1) of the batch (row r: image r / dstH, row r % dstH). 3x3 rows whose
     // taps are all inside the image go in bands of two rows of one image.
     void RunRows(const float* images, float* outputs, size_t r0, size_t r1) const {
+        size_t image = SIZE_MAX;
+        bool narrow = false;
         for (size_t row = r0; row < r1;) {
             const size_t dy = row % q_.dstH;
             const float* src = images + row / q_.dstH * q_.srcImage;
             float* dst = outputs + row / q_.dstH * q_.dstImage;
             if (fast3x3_ && RowInside(dy)) {
+                if (row / q_.dstH != image) {
+                    image = row / q_.dstH;
+                    narrow = NarrowBlocks(src, dst);
+                }
                 const size_t rows = row + 1 < r1 && dy + 1 < q_.dstH && RowInside(dy + 1) ? 2 : 1;
                 if (q_.sX == 1)
-                    Band3x3<1>(src, dst, dy, rows);
+                    Band3x3<1>(src, dst, dy, rows, narrow);
                 else
-                    Band3x3<2>(src, dst, dy, rows);
+                    Band3x3<2>(src, dst, dy, rows, narrow);
                 row += rows;
             } else {
                 for (size_t dx = 0; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy, dx);
@@ -103,19 +119,73 @@ protected:
     // Output rows [dy, dy + rows) (rows 1 or 2, every tap row inside the image) of a 3x3
     // kernel: the border columns by the general kernel, the interior by register blocks, one
     // channel vector at a time (its weights stay in registers along the rows).
+    // The most cache lines that one two-row block of kCols pixels puts in a single L1 set: its
+    // source window and its outputs, for one group of channel vectors of the band walk, at
+    // this image's addresses. Rows of the image a multiple of 4 KiB long put every row of the
+    // window in the same sets, and a pixel stride of 1 or 2 KiB (256 or 512 channels) repeats
+    // the sets every 4 or 2 pixels; the outputs add their lines to the same sets when dst sits
+    // at nearly the same offset in a 4 KiB page as src (as two large allocations usually do).
+    size_t BlockSetPressure(const float* src, const float* dst, size_t kCols) const {
+        const size_t L = hn::Lanes(hn::ScalableTag<float>()), C = q_.srcC;
+        const size_t groupBytes = std::min(C, kNhwcGroupVectors * L) * sizeof(float);
+        const size_t dy = dyFirstInside_, dx = dxLo_;
+        const size_t srcRows = q_.sY + 3, srcCols = (kCols - 1) * q_.sX + 3;
+        // Addresses as integers: only their placement in the cache matters here.
+        const uintptr_t in =
+            reinterpret_cast<uintptr_t>(src) +
+            ((dy * q_.sY - q_.padY) * q_.srcW + dx * q_.sX - q_.padX) * C * sizeof(float);
+        const uintptr_t out =
+            reinterpret_cast<uintptr_t>(dst) + (dy * q_.dstW + dx) * C * sizeof(float);
+        size_t lines[kL1Sets] = {};
+        // The group's bytes of `pixels` pixels from `row` on; neighbouring pixels may share a
+        // line, counted once (rows are too far apart to share any).
+        const auto addRow = [&](uintptr_t row, size_t pixels) {
+            uintptr_t counted = 0;  // the last line counted, 0 before the first
+            for (size_t x = 0; x < pixels; ++x) {
+                const uintptr_t address = row + x * C * sizeof(float);
+                const uintptr_t first = address / kL1LineBytes + 1;  // +1: 0 means none
+                const uintptr_t last = (address + groupBytes - 1) / kL1LineBytes + 1;
+                for (uintptr_t line = std::max(first, counted + 1); line <= last; ++line)
+                    ++lines[(line - 1) % kL1Sets];
+                counted = std::max(counted, last);
+            }
+        };
+        for (size_t r = 0; r < srcRows; ++r) addRow(in + r * q_.srcW * C * sizeof(float), srcCols);
+        for (size_t r = 0; r < 2; ++r) addRow(out + r * q_.dstW * C * sizeof(float), kCols);
+        return *std::max_element(lines, lines + kL1Sets);
+    }
+    // True when the two-row bands of this image take kNhwcColsNarrow pixels per block: the
+    // wide block's lines overflow an L1 set and the narrow one's crowd it less. Wide blocks
+    // load fewer source vectors per FMA, but a set that overflows evicts source lines between
+    // their uses. Zen4, 3x3, min of 3 at six dst offsets, wide vs narrow: s1 256ch 56x56
+    // 214-342 vs 254-295 us (narrow only where dst is within 3 lines of src's page offset),
+    // s1 512ch 28x28 190-289 vs 151-231, s2 128ch 112x112 215-255 vs 198-215; s1 64ch 112x112
+    // (183-195 vs 218-255) and 144ch 56x56 (116-129 vs 150-163) keep wide blocks.
+    bool NarrowBlocks(const float* src, const float* dst) const {
+        if (kNhwcCols2 <= kNhwcColsNarrow || dxHi_ < dxLo_ + kNhwcCols2 ||
+            dyFirstInside_ + 1 >= q_.dstH || !RowInside(dyFirstInside_) ||
+            !RowInside(dyFirstInside_ + 1))
+            return false;
+        const size_t wide = BlockSetPressure(src, dst, kNhwcCols2);
+        return wide > kL1Ways && BlockSetPressure(src, dst, kNhwcColsNarrow) < wide;
+    }
     template <size_t kStride>
-    void Band3x3(const float* src, float* dst, size_t dy, size_t rows) const {
+    void Band3x3(const float* src, float* dst, size_t dy, size_t rows, bool narrow) const {
         for (size_t r = 0; r < rows; ++r) {
             for (size_t dx = 0; dx < dxLo_; ++dx) GeneralPixel(src, dst, dy + r, dx);
             for (size_t dx = dxHi_; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy + r, dx);
         }
         // Groups of four channel vectors walk along the band: the source columns that
         // neighbouring blocks share are still in L1 when the next block reads them.
-        const size_t group = 4 * hn::Lanes(hn::ScalableTag<float>());
+        const size_t group = kNhwcGroupVectors * hn::Lanes(hn::ScalableTag<float>());
         for (size_t c0 = 0; c0 < q_.srcC; c0 += group) {
             const size_t c1 = std::min(q_.srcC, c0 + group);
             size_t dx = dxLo_;
-            if (rows == 2) {
+            if (rows == 2 && narrow) {
+                for (; dx + kNhwcColsNarrow <= dxHi_; dx += kNhwcColsNarrow)
+                    BandBlock<2, kNhwcColsNarrow, kStride>(src, dst, dy, dx, c0, c1);
+                for (; dx < dxHi_; ++dx) BandBlock<2, 1, kStride>(src, dst, dy, dx, c0, c1);
+            } else if (rows == 2) {
                 for (; dx + kNhwcCols2 <= dxHi_; dx += kNhwcCols2)
                     BandBlock<2, kNhwcCols2, kStride>(src, dst, dy, dx, c0, c1);
                 for (; dx < dxHi_; ++dx) BandBlock<2, 1, kStride>(src, dst, dy, dx, c0, c1);
@@ -155,6 +225,7 @@ protected:
     Geometry q_;
     bool fast3x3_;
     size_t dxLo_, dxHi_;
+    size_t dyFirstInside_;  // the first output row whose taps are inside the image (if any)
 };
 
 // ---------------------------------------------------------------------------------------------
