@@ -116,9 +116,6 @@ protected:
                               slope_.empty() ? nullptr : slope_.data(), act, dy, dx,
                               dst + (dy * q_.dstW + dx) * q_.srcC);
     }
-    // Output rows [dy, dy + rows) (rows 1 or 2, every tap row inside the image) of a 3x3
-    // kernel: the border columns by the general kernel, the interior by register blocks, one
-    // channel vector at a time (its weights stay in registers along the rows).
     // The most cache lines that one two-row block of kCols pixels puts in a single L1 set: its
     // source window and its outputs, for one group of channel vectors of the band walk, at
     // this image's addresses. Rows of the image a multiple of 4 KiB long put every row of the
@@ -169,6 +166,10 @@ protected:
         const size_t wide = BlockSetPressure(src, dst, kNhwcCols2);
         return wide > kL1Ways && BlockSetPressure(src, dst, kNhwcColsNarrow) < wide;
     }
+    // Output rows [dy, dy + rows) (rows 1 or 2, every tap row inside the image) of a 3x3
+    // kernel: the border columns by the general kernel, the interior by register blocks, one
+    // channel vector at a time (its weights stay in registers along the rows);
+    // `narrow`: two-row blocks of kNhwcColsNarrow pixels (NarrowBlocks).
     template <size_t kStride>
     void Band3x3(const float* src, float* dst, size_t dy, size_t rows, bool narrow) const {
         for (size_t r = 0; r < rows; ++r) {
