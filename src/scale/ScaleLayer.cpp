@@ -7,38 +7,11 @@
 #include "core/Loops-inl.h"
 #include "core/PerChannel-inl.h"
 #include "core/Format.h"
+#include "scale/ScaleLayer-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
-
-struct AddBiasOp {
-    static constexpr int kInputs = 1;
-    static constexpr int kParams = 1;
-    template <class D, class V>
-    HWY_INLINE V operator()(D, V x, V, V bias, V, V) const {
-        return hn::Add(x, bias);
-    }
-};
-
-struct ScaleBiasOp {
-    static constexpr int kInputs = 1;
-    static constexpr int kParams = 2;
-    template <class D, class V>
-    HWY_INLINE V operator()(D, V x, V, V scale, V bias, V) const {
-        return hn::MulAdd(x, scale, bias);
-    }
-};
-
-// Without a bias the result is the product itself: adding +0 would turn -0 into +0.
-struct ScaleOnlyOp {
-    static constexpr int kInputs = 1;
-    static constexpr int kParams = 1;
-    template <class D, class V>
-    HWY_INLINE V operator()(D, V x, V, V scale, V, V) const {
-        return hn::Mul(x, scale);
-    }
-};
 
 void AddBias(const float* bias, size_t channels, size_t spatial, size_t block, bool nhwc,
              float* dst) {
@@ -50,13 +23,7 @@ void AddBias(const float* bias, size_t channels, size_t spatial, size_t block, b
 // keeps its own frame empty: that frame was most of the validation cost of a small call.
 void ScaleLayer(const float* src, const float* scale, const float* bias, size_t channels,
                 size_t spatial, float* dst, SimdTensorFormatType format) {
-    ChannelArgs<float, float> args{src, nullptr, {scale, bias, nullptr}, dst};
-    const size_t block = ImageBlock(format);
-    const bool nhwc = format == SimdTensorFormatNhwc;
-    if (bias)
-        PerChannel(ScaleBiasOp{}, channels, spatial, block, nhwc, args);
-    else
-        PerChannel(ScaleOnlyOp{}, channels, spatial, block, nhwc, args);
+    ScaleLayerKernel(src, scale, bias, channels, spatial, dst, format);
 }
 
 }  // namespace HWY_NAMESPACE
