@@ -103,14 +103,20 @@ using convtest::Describe;
 using convtest::kActivations;
 using convtest::MakeData;
 
+// dst against the reference values and their magnitudes (sum |src*w|), the direct/GEMM bound.
+::testing::AssertionResult MatchesReference(const float* dst, const std::vector<double>& ref,
+                                            const std::vector<double>& mag) {
+    return test::AllOf(ref.size(),
+                       [&](size_t i) { return test::Near(dst[i], ref[i], mag[i], 1e-5, 1e-6); });
+}
+
 ::testing::AssertionResult Compare(const SimdConvolutionParameters& p, size_t batch,
                                    const Data& data, bool withBias, const Guarded<float>& dst) {
     std::vector<double> ref, mag;
     ref::Convolution32f(p, batch, data.src.data(), data.weight.data(),
                         withBias ? data.bias.data() : nullptr, data.params.data(), ref, mag);
     if (!dst.GuardsIntact()) return ::testing::AssertionFailure() << "guard zone overwritten";
-    return test::AllOf(ref.size(),
-                       [&](size_t i) { return test::Near(dst[i], ref[i], mag[i], 1e-5, 1e-6); });
+    return MatchesReference(dst.data(), ref, mag);
 }
 
 // Init, SetParams, Forward (own buffer or NULL) and comparison with the reference.
@@ -715,8 +721,7 @@ TEST_P(ConvolutionTest, DepthwiseNhwcSrcDstPlacement) {
             float* dst = base + srcSpan + kPage + offset;
             std::fill(dst, dst + dstSize, std::numeric_limits<float>::quiet_NaN());
             SimdSynetConvolution32fForward(context, src, nullptr, dst);
-            EXPECT_TRUE(test::AllOf(
-                dstSize, [&](size_t i) { return test::Near(dst[i], ref[i], mag[i], 1e-5, 1e-6); }))
+            EXPECT_TRUE(MatchesReference(dst, ref, mag))
                 << Describe(p, 1) << " dst offset " << offset;
             if (first.empty())
                 first.assign(dst, dst + dstSize);
