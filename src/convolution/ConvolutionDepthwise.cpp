@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/Cache.h"
 #include "core/IsaName.h"
 #include "core/ThreadPool.h"
 
@@ -43,10 +44,10 @@ constexpr size_t kNhwcCols2 = 2, kNhwcCols1 = 4;
 constexpr size_t kNhwcColsNarrow = 2;
 // Channel vectors per group of a band walk (Band3x3).
 constexpr size_t kNhwcGroupVectors = 4;
-// L1 data cache geometry assumed by BlockSetPressure: 64 sets of 64-byte lines (4 KiB apart
-// addresses share a set) and 8 ways, as on Zen 1-4 and Intel cores up to Ice Lake (later ones
-// have 12 ways, where the model errs towards the narrow block).
-constexpr size_t kL1Sets = 64, kL1LineBytes = 64, kL1Ways = 8;
+// L1 data cache geometry of BlockSetPressure: 64 sets of 64-byte lines (4 KiB apart addresses
+// share a set), as on Zen and Intel cores alike; the ways (8 on Zen, 12 on recent Intel) come
+// from sysfs (L1DataWays).
+constexpr size_t kL1Sets = 64, kL1LineBytes = 64;
 
 class DepthwiseNhwc : public Convolution32f {
 public:
@@ -157,14 +158,15 @@ protected:
     // their uses. Zen4, 3x3, min of 3 at six dst offsets, wide vs narrow: s1 256ch 56x56
     // 214-342 vs 254-295 us (narrow only where dst is within 3 lines of src's page offset),
     // s1 512ch 28x28 190-289 vs 151-231, s2 128ch 112x112 215-255 vs 198-215; s1 64ch 112x112
-    // (183-195 vs 218-255) and 144ch 56x56 (116-129 vs 150-163) keep wide blocks.
+    // (183-195 vs 218-255) and 144ch 56x56 (116-129 vs 150-163) keep wide blocks. On a 12-way
+    // Intel L1, deciding with 12 ways instead of 8 took s1 256ch 56x56 from 386-403 to 359-374 us.
     bool NarrowBlocks(const float* src, const float* dst) const {
         if (kNhwcCols2 <= kNhwcColsNarrow || dxHi_ < dxLo_ + kNhwcCols2 ||
             dyFirstInside_ + 1 >= q_.dstH || !RowInside(dyFirstInside_) ||
             !RowInside(dyFirstInside_ + 1))
             return false;
         const size_t wide = BlockSetPressure(src, dst, kNhwcCols2);
-        return wide > kL1Ways && BlockSetPressure(src, dst, kNhwcColsNarrow) < wide;
+        return wide > L1DataWays() && BlockSetPressure(src, dst, kNhwcColsNarrow) < wide;
     }
     // Output rows [dy, dy + rows) (rows 1 or 2, every tap row inside the image) of a 3x3
     // kernel: the border columns by the general kernel, the interior by register blocks, one

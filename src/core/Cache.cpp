@@ -58,11 +58,38 @@ size_t QueryLastLevelCache() {
     return bytes > 0 ? size_t(bytes) : size_t(32) << 20;
 }
 
+size_t QueryL1DataWays() {
+    for (int index = 0; index < 8; ++index) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+        unsigned level = 0, ways = 0;
+        char typeName[32] = {0};
+        FILE* f = std::fopen((dir + "/level").c_str(), "r");
+        if (f == nullptr) break;
+        const bool haveLevel = std::fscanf(f, "%u", &level) == 1;
+        std::fclose(f);
+        f = std::fopen((dir + "/type").c_str(), "r");
+        const bool haveType = f != nullptr && std::fscanf(f, "%31s", typeName) == 1;
+        if (f != nullptr) std::fclose(f);
+        if (!haveLevel || !haveType || level != 1 || std::string(typeName) != "Data") continue;
+        f = std::fopen((dir + "/ways_of_associativity").c_str(), "r");
+        const bool haveWays = f != nullptr && std::fscanf(f, "%u", &ways) == 1;
+        if (f != nullptr) std::fclose(f);
+        if (haveWays && ways >= 4 && ways <= 32) return ways;
+        break;
+    }
+    return 8;
+}
+
 }  // namespace
 
 size_t StreamingThresholdBytes() {
     static const size_t threshold = QueryLastLevelCache();
     return threshold;
+}
+
+size_t L1DataWays() {
+    static const size_t ways = QueryL1DataWays();
+    return ways;
 }
 
 }  // namespace simd

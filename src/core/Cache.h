@@ -12,4 +12,9 @@ namespace simd {
 // cache (sysfs, then sysconf), else 32 MiB.
 size_t StreamingThresholdBytes();
 
+// Associativity of the L1 data cache of CPU 0 (sysfs ways_of_associativity), read once; 8 when
+// sysfs does not say or says something outside [4, 32]. Zen cores have 8 ways, Intel cores
+// since Sunny Cove 12.
+size_t L1DataWays();
+
 }  // namespace simd
