@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "TestUtil.h"
+#include "core/Cache.h"
 #include "core/ThreadPool.h"
 
 namespace {
@@ -90,6 +91,28 @@ TEST(CoreHelpers, AllocateAndFree) {
     SimdFree(nullptr);
     SimdRelease(nullptr);
     EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+}
+
+// The sysfs cache description the GEMM blocking and the depthwise block choice read: data and
+// unified caches only (one level-1 entry, not the instruction cache too), plausible sizes.
+TEST(CoreHelpers, CachesFromSysfs) {
+    const std::vector<simd::SysfsCache> caches = simd::DataCachesFromSysfs();
+    const size_t ways = simd::L1DataWays();
+    EXPECT_GE(ways, 4u);
+    EXPECT_LE(ways, 32u);
+    if (caches.empty()) GTEST_SKIP() << "sysfs does not describe the caches here";
+    size_t level1 = 0;
+    for (const simd::SysfsCache& c : caches) {
+        EXPECT_GE(c.level, 1u);
+        EXPECT_LE(c.level, 4u);
+        EXPECT_GE(c.bytes, size_t(4) << 10) << "level " << c.level;
+        if (c.level != 1) continue;
+        ++level1;
+        if (c.ways >= 4 && c.ways <= 32) {
+            EXPECT_EQ(ways, c.ways);
+        }
+    }
+    EXPECT_EQ(level1, 1u);
 }
 
 TEST(CoreHelpers, Version) {

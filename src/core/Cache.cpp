@@ -5,37 +5,53 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace simd {
 
 namespace {
 
-// Size in bytes of the highest-level data or unified cache of CPU 0 as the kernel describes
-// it in sysfs ("32768K"), 0 when unavailable.
-size_t LastLevelFromSysfs() {
-    size_t best = 0, bestLevel = 0;
+// The first word of a sysfs cache file ("3", "Data", "32768K"); empty when it is absent.
+std::string ReadSysfsWord(const std::string& path) {
+    FILE* f = std::fopen(path.c_str(), "r");
+    if (f == nullptr) return std::string();
+    char word[32] = {0};
+    const bool got = std::fscanf(f, "%31s", word) == 1;
+    std::fclose(f);
+    return got ? std::string(word) : std::string();
+}
+
+}  // namespace
+
+std::vector<SysfsCache> DataCachesFromSysfs() {
+    std::vector<SysfsCache> caches;
     for (int index = 0; index < 8; ++index) {
         const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-        FILE* level = std::fopen((dir + "/level").c_str(), "r");
-        if (level == nullptr) break;
-        unsigned levelValue = 0;
-        const bool haveLevel = std::fscanf(level, "%u", &levelValue) == 1;
-        std::fclose(level);
-        FILE* type = std::fopen((dir + "/type").c_str(), "r");
-        char typeName[32] = {0};
-        const bool haveType = type != nullptr && std::fscanf(type, "%31s", typeName) == 1;
-        if (type != nullptr) std::fclose(type);
-        FILE* size = std::fopen((dir + "/size").c_str(), "r");
-        unsigned long long sizeValue = 0;
-        char unit = 0;
-        const int got = size != nullptr ? std::fscanf(size, "%llu%c", &sizeValue, &unit) : 0;
-        if (size != nullptr) std::fclose(size);
-        if (!haveLevel || !haveType || got < 1 || std::string(typeName) == "Instruction") continue;
-        if (unit == 'K') sizeValue <<= 10;
-        if (unit == 'M') sizeValue <<= 20;
-        if (levelValue >= bestLevel) {
-            bestLevel = levelValue;
-            best = size_t(sizeValue);
+        const std::string level = ReadSysfsWord(dir + "/level");
+        if (level.empty()) break;
+        const std::string type = ReadSysfsWord(dir + "/type"), size = ReadSysfsWord(dir + "/size");
+        if (type.empty() || type == "Instruction" || size.empty()) continue;
+        char* unit = nullptr;
+        size_t bytes = size_t(std::strtoull(size.c_str(), &unit, 10));
+        if (*unit == 'K') bytes <<= 10;
+        if (*unit == 'M') bytes <<= 20;
+        const std::string ways = ReadSysfsWord(dir + "/ways_of_associativity");
+        caches.push_back(SysfsCache{unsigned(std::strtoul(level.c_str(), nullptr, 10)), bytes,
+                                    unsigned(std::strtoul(ways.c_str(), nullptr, 10))});
+    }
+    return caches;
+}
+
+namespace {
+
+// Size in bytes of the highest-level data or unified cache, 0 when sysfs does not say.
+size_t LastLevelFromSysfs() {
+    size_t best = 0;
+    unsigned bestLevel = 0;
+    for (const SysfsCache& c : DataCachesFromSysfs()) {
+        if (c.level >= bestLevel) {
+            bestLevel = c.level;
+            best = c.bytes;
         }
     }
     return best;
@@ -59,24 +75,8 @@ size_t QueryLastLevelCache() {
 }
 
 size_t QueryL1DataWays() {
-    for (int index = 0; index < 8; ++index) {
-        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-        unsigned level = 0, ways = 0;
-        char typeName[32] = {0};
-        FILE* f = std::fopen((dir + "/level").c_str(), "r");
-        if (f == nullptr) break;
-        const bool haveLevel = std::fscanf(f, "%u", &level) == 1;
-        std::fclose(f);
-        f = std::fopen((dir + "/type").c_str(), "r");
-        const bool haveType = f != nullptr && std::fscanf(f, "%31s", typeName) == 1;
-        if (f != nullptr) std::fclose(f);
-        if (!haveLevel || !haveType || level != 1 || std::string(typeName) != "Data") continue;
-        f = std::fopen((dir + "/ways_of_associativity").c_str(), "r");
-        const bool haveWays = f != nullptr && std::fscanf(f, "%u", &ways) == 1;
-        if (f != nullptr) std::fclose(f);
-        if (haveWays && ways >= 4 && ways <= 32) return ways;
-        break;
-    }
+    for (const SysfsCache& c : DataCachesFromSysfs())
+        if (c.level == 1) return c.ways >= 4 && c.ways <= 32 ? c.ways : 8;
     return 8;
 }
 

@@ -1,8 +1,8 @@
 #include "gemm/GemmBlocking.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <string>
+
+#include "core/Cache.h"
 
 namespace simd {
 
@@ -10,30 +10,9 @@ namespace {
 
 // Size in bytes of the data (or unified) cache of the given level of CPU 0, 0 when sysfs does
 // not say.
-size_t CacheFromSysfs(unsigned wantedLevel) {
-    for (int index = 0; index < 8; ++index) {
-        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-        unsigned level = 0;
-        char type[32] = {0};
-        unsigned long long size = 0;
-        char unit = 0;
-        FILE* f = std::fopen((dir + "/level").c_str(), "r");
-        if (f == nullptr) break;
-        const bool haveLevel = std::fscanf(f, "%u", &level) == 1;
-        std::fclose(f);
-        f = std::fopen((dir + "/type").c_str(), "r");
-        const bool haveType = f != nullptr && std::fscanf(f, "%31s", type) == 1;
-        if (f != nullptr) std::fclose(f);
-        f = std::fopen((dir + "/size").c_str(), "r");
-        const int got = f != nullptr ? std::fscanf(f, "%llu%c", &size, &unit) : 0;
-        if (f != nullptr) std::fclose(f);
-        if (!haveLevel || !haveType || got < 1 || level != wantedLevel ||
-            std::string(type) == "Instruction")
-            continue;
-        if (unit == 'K') size <<= 10;
-        if (unit == 'M') size <<= 20;
-        return size_t(size);
-    }
+size_t CacheFromSysfs(unsigned level) {
+    for (const SysfsCache& c : DataCachesFromSysfs())
+        if (c.level == level) return c.bytes;
     return 0;
 }
 
