@@ -11,8 +11,9 @@ namespace {
 
 using test::Guarded;
 
-// 200 pixels give NCHW planes several groups of the main loop even with AVX-512.
-const size_t kSpatial[] = {1, 5, 16, 49, 200};
+// 200 pixels give NCHW planes several groups of the main loop even with AVX-512; 16, 32 and 64
+// are planes of exactly 2 or 4 vectors on some target (NchwShortPlanes).
+const size_t kSpatial[] = {1, 5, 16, 32, 49, 64, 200};
 
 std::string Case(SimdTensorFormatType format, size_t channels, size_t spatial) {
     return "format=" + std::to_string(int(format)) + " channels=" + std::to_string(channels) +

@@ -286,9 +286,44 @@ HWY_INLINE void BroadcastRow(const Op& op, size_t n, const TS* s0, const TS* s1,
                        dst + i);
 }
 
+// NCHW planes of exactly kV vectors (kV <= 4: 8x8 or 4x4 planes of late layers, which one
+// group of the plane loop would cover with all its per-plane setup): straight-line code per
+// plane, the next plane's inputs loaded before this plane's results are stored.
+template <size_t kV, class Op, class TS, class TD>
+HWY_INLINE void NchwShortPlanes(const Op& op, size_t C, const ChannelArgs<TS, TD>& a) {
+    const DF d;
+    using V = hn::Vec<DF>;
+    const size_t L = hn::Lanes(d), S = kV * L;
+    const auto param = [&](int k, size_t c) {
+        return Op::kParams > k ? hn::Set(d, a.params[k][c]) : hn::Zero(d);
+    };
+    V x0[kV], x1[kV];
+    for (size_t v = 0; v < kV; ++v) {
+        x0[v] = LoadInput<Op>(d, a.src0, v * L, 0);
+        x1[v] = LoadInput<Op>(d, a.src1, v * L, 1);
+    }
+    for (size_t c = 0; c < C; ++c) {
+        const V p0 = param(0, c), p1 = param(1, c), p2 = param(2, c);
+        V r[kV];
+        for (size_t v = 0; v < kV; ++v) r[v] = op(d, x0[v], x1[v], p0, p1, p2);
+        if (c + 1 < C) {
+            for (size_t v = 0; v < kV; ++v) {
+                x0[v] = LoadInput<Op>(d, a.src0, (c + 1) * S + v * L, 0);
+                x1[v] = LoadInput<Op>(d, a.src1, (c + 1) * S + v * L, 1);
+            }
+        }
+        for (size_t v = 0; v < kV; ++v) StoreFromFloat(d, r[v], a.dst + c * S + v * L);
+    }
+}
+
 // NCHW: channel c is a contiguous plane of S elements.
 template <class Op, class TS, class TD>
 HWY_INLINE void NchwPlanes(const Op& op, size_t C, size_t S, const ChannelArgs<TS, TD>& a) {
+#if HWY_TARGET != HWY_SCALAR
+    const size_t L = hn::Lanes(DF());
+    if (S == 4 * L) return NchwShortPlanes<4>(op, C, a);
+    if (S == 2 * L) return NchwShortPlanes<2>(op, C, a);
+#endif
     for (size_t c = 0; c < C; ++c) {
         const float v0 = Op::kParams > 0 ? a.params[0][c] : 0.0f;
         const float v1 = Op::kParams > 1 ? a.params[1][c] : 0.0f;
