@@ -24,7 +24,8 @@ void CopyMixKernel(const uint8_t* const* inputs, size_t count, size_t readBytesE
             for (size_t u = 0; u < 4; ++u) {
                 const size_t at = i + u * ratio * L;
                 auto v = hn::LoadU(d, inputs[0] + at);
-                for (size_t r = 1; r < ratio; ++r) v = hn::Or(v, hn::LoadU(d, inputs[0] + at + r * L));
+                for (size_t r = 1; r < ratio; ++r)
+                    v = hn::Or(v, hn::LoadU(d, inputs[0] + at + r * L));
                 for (size_t k = 1; k < count; ++k)
                     for (size_t r = 0; r < ratio; ++r)
                         v = hn::Or(v, hn::LoadU(d, inputs[k] + at + r * L));

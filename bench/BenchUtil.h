@@ -64,5 +64,4 @@ void RegisterWithBaseline(const std::string& name, const std::string& caseName, 
 // Records the bytes counter and bytes/s for a loop that ran state.iterations() calls.
 void SetTraffic(benchmark::State& state, size_t bytesPerCall);
 
-
 }  // namespace bench

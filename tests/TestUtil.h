@@ -83,12 +83,41 @@ inline void FillRandom(uint8_t* dst, size_t n, uint32_t seed) {
 inline std::vector<float> SpecialFloats() {
     const float inf = std::numeric_limits<float>::infinity();
     const float denorm = std::numeric_limits<float>::denorm_min();
-    return {0.0f,    -0.0f,   inf,     -inf,   std::numeric_limits<float>::quiet_NaN(),
-            denorm,  -denorm, 1e-39f,  -1e-39f, std::numeric_limits<float>::min(),
-            -std::numeric_limits<float>::min(), 1e-30f, -1e-30f, 1e-7f, -1e-7f, 0.5f, -0.5f,
-            1.0f,    -1.0f,   10.0f,   -10.0f, 50.0f,  -50.0f,  87.0f,   -87.0f, 88.5f,
-            -88.5f,  89.0f,   -89.0f,  100.0f, -100.0f, 1e10f,  -1e10f,
-            std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()};
+    return {0.0f,
+            -0.0f,
+            inf,
+            -inf,
+            std::numeric_limits<float>::quiet_NaN(),
+            denorm,
+            -denorm,
+            1e-39f,
+            -1e-39f,
+            std::numeric_limits<float>::min(),
+            -std::numeric_limits<float>::min(),
+            1e-30f,
+            -1e-30f,
+            1e-7f,
+            -1e-7f,
+            0.5f,
+            -0.5f,
+            1.0f,
+            -1.0f,
+            10.0f,
+            -10.0f,
+            50.0f,
+            -50.0f,
+            87.0f,
+            -87.0f,
+            88.5f,
+            -88.5f,
+            89.0f,
+            -89.0f,
+            100.0f,
+            -100.0f,
+            1e10f,
+            -1e10f,
+            std::numeric_limits<float>::max(),
+            -std::numeric_limits<float>::max()};
 }
 
 // Bit equality that treats every NaN as equal to every NaN (EXACT class).
@@ -112,9 +141,8 @@ inline ::testing::AssertionResult Near(double actual, double ref, double scale, 
     const double err = std::fabs(actual - ref);
     const double bound = rel * std::fabs(scale) + abs;
     if (err <= bound) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure()
-           << "got " << actual << ", expected " << ref << " (error " << err << " > bound "
-           << bound << ")";
+    return ::testing::AssertionFailure() << "got " << actual << ", expected " << ref << " (error "
+                                         << err << " > bound " << bound << ")";
 }
 
 // Runs `check(i)` for i < n and stops at the first failure, naming the index.
@@ -134,7 +162,9 @@ inline std::vector<SimdTensorFormatType> ImageFormats() {
 }
 
 // Channel counts that hit every SIMD tail.
-inline std::vector<size_t> TailChannels() { return {1, 3, 7, 8, 15, 16, 17, 33}; }
+inline std::vector<size_t> TailChannels() {
+    return {1, 3, 7, 8, 15, 16, 17, 33};
+}
 
 // Restores the default thread budget (SimdSetThreadNumber(1)) when it goes out of scope, so a
 // test that changes the budget leaves it as it found it, even after a failed assertion.

@@ -10,10 +10,14 @@ namespace simd {
 extern __thread const char* g_lastError __attribute__((tls_model("initial-exec")));
 
 // Every public entry point starts with this: a call that succeeds leaves no message behind.
-inline void ClearLastError() { g_lastError = nullptr; }
+inline void ClearLastError() {
+    g_lastError = nullptr;
+}
 
 // Records a static message (no formatting, no allocation).
-inline void SetLastError(const char* message) { g_lastError = message; }
+inline void SetLastError(const char* message) {
+    g_lastError = message;
+}
 
 // Records a printf-formatted message in a per-thread buffer (slow path only: a rejected call).
 // Always returns false so that validators can `return SetLastErrorF(...)`.

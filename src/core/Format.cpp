@@ -9,10 +9,14 @@ SIMD_API SimdTensorFormatType SimdSynetSpecifyTensorFormat(SimdTensorFormatType 
     const bool image = format == SimdTensorFormatNchwXc;
     if (!image && format != SimdTensorFormatOyxiXo) return SimdTensorFormatUnknown;
     switch (alignment) {
-        case 16: return image ? SimdTensorFormatNchw4c : SimdTensorFormatOyxi4o;
-        case 32: return image ? SimdTensorFormatNchw8c : SimdTensorFormatOyxi8o;
-        case 64: return image ? SimdTensorFormatNchw16c : SimdTensorFormatOyxi16o;
-        default: return SimdTensorFormatUnknown;
+        case 16:
+            return image ? SimdTensorFormatNchw4c : SimdTensorFormatOyxi4o;
+        case 32:
+            return image ? SimdTensorFormatNchw8c : SimdTensorFormatOyxi8o;
+        case 64:
+            return image ? SimdTensorFormatNchw16c : SimdTensorFormatOyxi16o;
+        default:
+            return SimdTensorFormatUnknown;
     }
 }
 

@@ -13,25 +13,37 @@ namespace simd {
 inline size_t ImageBlock(SimdTensorFormatType format) {
     switch (format) {
         case SimdTensorFormatNchw:
-        case SimdTensorFormatNhwc: return 1;
-        case SimdTensorFormatNchw4c: return 4;
-        case SimdTensorFormatNchw8c: return 8;
-        case SimdTensorFormatNchw16c: return 16;
-        default: return 0;
+        case SimdTensorFormatNhwc:
+            return 1;
+        case SimdTensorFormatNchw4c:
+            return 4;
+        case SimdTensorFormatNchw8c:
+            return 8;
+        case SimdTensorFormatNchw16c:
+            return 16;
+        default:
+            return 0;
     }
 }
 
-inline bool IsBlockedImage(SimdTensorFormatType format) { return ImageBlock(format) > 1; }
+inline bool IsBlockedImage(SimdTensorFormatType format) {
+    return ImageBlock(format) > 1;
+}
 
 // Output-channel block of a filter layout: 1 for Oiyx/Yxio, 4/8/16 for OyxiNo, 0 otherwise.
 inline size_t FilterBlock(SimdTensorFormatType format) {
     switch (format) {
         case SimdTensorFormatOiyx:
-        case SimdTensorFormatYxio: return 1;
-        case SimdTensorFormatOyxi4o: return 4;
-        case SimdTensorFormatOyxi8o: return 8;
-        case SimdTensorFormatOyxi16o: return 16;
-        default: return 0;
+        case SimdTensorFormatYxio:
+            return 1;
+        case SimdTensorFormatOyxi4o:
+            return 4;
+        case SimdTensorFormatOyxi8o:
+            return 8;
+        case SimdTensorFormatOyxi16o:
+            return 16;
+        default:
+            return 0;
     }
 }
 

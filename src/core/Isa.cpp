@@ -9,7 +9,9 @@ HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
-const char* IsaName() { return IsaNameOf(HWY_TARGET); }
+const char* IsaName() {
+    return IsaNameOf(HWY_TARGET);
+}
 
 // The scalar fallback reports 16 like SSE4 so that NchwXc stays resolvable when the ISA is
 // capped to scalar (the blocked layouts are memory layouts, valid on every target).

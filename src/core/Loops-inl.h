@@ -149,8 +149,8 @@ HWY_INLINE void RepeatChannels(const float* params, size_t C, size_t count, floa
 
 // Applies op to n consecutive elements that all use the same per-channel values p0..p2.
 template <class Op, class TS, class TD, bool kStream = false>
-HWY_INLINE void RowBroadcast(const Op& op, size_t n, const TS* s0, const TS* s1, TD* dst,
-                             float v0, float v1, float v2) {
+HWY_INLINE void RowBroadcast(const Op& op, size_t n, const TS* s0, const TS* s1, TD* dst, float v0,
+                             float v1, float v2) {
     const DF d;
     const DF1 d1;
     const size_t L = hn::Lanes(d);
@@ -201,9 +201,10 @@ HWY_INLINE void RowPattern(const Op& op, size_t n, const TS* s0, const TS* s1, T
     const DF1 d1;
     const size_t L = hn::Lanes(d);
     size_t i = 0;
-#define SIMD_SYNET_ROW_PATTERN_STEP(D_, I_)                                                  \
-    op(D_, LoadInput<Op>(D_, s0, I_, 0), LoadInput<Op>(D_, s1, I_, 1),                      \
-       LoadParam<Op>(D_, pat, I_, 0), LoadParam<Op>(D_, pat, I_, 1), LoadParam<Op>(D_, pat, I_, 2))
+#define SIMD_SYNET_ROW_PATTERN_STEP(D_, I_)                            \
+    op(D_, LoadInput<Op>(D_, s0, I_, 0), LoadInput<Op>(D_, s1, I_, 1), \
+       LoadParam<Op>(D_, pat, I_, 0), LoadParam<Op>(D_, pat, I_, 1),   \
+       LoadParam<Op>(D_, pat, I_, 2))
     for (const size_t head = HeadForAlignment<kStream>(dst, n); i < head; ++i)
         StoreFromFloat(d1, SIMD_SYNET_ROW_PATTERN_STEP(d1, i), dst + i);
     if (n - i >= 4 * L) {
@@ -230,8 +231,9 @@ HWY_INLINE void PerChannelNchw(const Op& op, size_t C, size_t S, const ChannelAr
         const float v0 = Op::kParams > 0 ? a.params[0][c] : 0.0f;
         const float v1 = Op::kParams > 1 ? a.params[1][c] : 0.0f;
         const float v2 = Op::kParams > 2 ? a.params[2][c] : 0.0f;
-        RowBroadcast<Op, TS, TD, kStream>(op, S, a.src0 + c * S, Op::kInputs > 1 ? a.src1 + c * S : nullptr,
-                     a.dst + c * S, v0, v1, v2);
+        RowBroadcast<Op, TS, TD, kStream>(op, S, a.src0 + c * S,
+                                          Op::kInputs > 1 ? a.src1 + c * S : nullptr, a.dst + c * S,
+                                          v0, v1, v2);
     }
 }
 
@@ -265,14 +267,15 @@ HWY_INLINE void PerChannelInterleaved(const Op& op, size_t C, size_t S, size_t s
         const size_t n = S * C;
         for (size_t i = 0; i < n; i += period) {
             const size_t m = n - i < period ? n - i : period;
-            RowPattern<Op, TS, TD, kStream>(op, m, a.src0 + i, Op::kInputs > 1 ? a.src1 + i : nullptr, a.dst + i, pat);
+            RowPattern<Op, TS, TD, kStream>(op, m, a.src0 + i,
+                                            Op::kInputs > 1 ? a.src1 + i : nullptr, a.dst + i, pat);
         }
         return;
     }
     for (size_t s = 0; s < S; ++s)
         RowPattern<Op, TS, TD, kStream>(op, C, a.src0 + s * srcStride,
-                   Op::kInputs > 1 ? a.src1 + s * srcStride : nullptr, a.dst + s * dstStride,
-                   a.params);
+                                        Op::kInputs > 1 ? a.src1 + s * srcStride : nullptr,
+                                        a.dst + s * dstStride, a.params);
 }
 
 // Calls run(args) once per channel block of a blocked layout (C channels in blocks of

@@ -6,7 +6,9 @@
 #include "core/Error.h"
 
 namespace {
-bool IsPowerOfTwo(size_t value) { return value != 0 && (value & (value - 1)) == 0; }
+bool IsPowerOfTwo(size_t value) {
+    return value != 0 && (value & (value - 1)) == 0;
+}
 }  // namespace
 
 SIMD_API const char* SimdVersion(void) {
@@ -17,15 +19,13 @@ SIMD_API const char* SimdVersion(void) {
 SIMD_API size_t SimdAlign(size_t size, size_t align) {
     simd::ClearLastError();
     SIMD_FAIL_IF_RETURN(!IsPowerOfTwo(align), "SimdAlign: align is not a power of two", 0);
-    SIMD_FAIL_IF_RETURN(size > SIZE_MAX - (align - 1), "SimdAlign: the result overflows size_t",
-                        0);
+    SIMD_FAIL_IF_RETURN(size > SIZE_MAX - (align - 1), "SimdAlign: the result overflows size_t", 0);
     return (size + align - 1) & ~(align - 1);
 }
 
 SIMD_API void* SimdAllocate(size_t size, size_t align) {
     simd::ClearLastError();
-    SIMD_FAIL_IF_RETURN(!IsPowerOfTwo(align), "SimdAllocate: align is not a power of two",
-                        nullptr);
+    SIMD_FAIL_IF_RETURN(!IsPowerOfTwo(align), "SimdAllocate: align is not a power of two", nullptr);
     if (align < sizeof(void*)) align = sizeof(void*);
     void* ptr = nullptr;
     // posix_memalign may return NULL for size 0; a unique pointer is friendlier to callers.

@@ -368,7 +368,7 @@ HWY_INLINE void InterleavedRun(const Op& op, size_t C, size_t S, size_t R, bool 
 // Cache-resident traversal (block 1: NCHW or NHWC; block > 1: blocked layout).
 template <class Op, class TS, class TD>
 HWY_INLINE void PerChannelCached(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
-                                const ChannelArgs<TS, TD>& a) {
+                                 const ChannelArgs<TS, TD>& a) {
     if (block == 1) {
         if (nhwc)
             InterleavedRun(op, C, S, PatternVectors(C), PatternIsDirect(C), a);

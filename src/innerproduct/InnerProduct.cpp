@@ -53,8 +53,8 @@ HWY_INLINE void DotRows(const float* src, const float* weight, size_t size, floa
             V s[A];
             SIMD_SYNET_EACH(a, A) s[a] = hn::LoadU(d, src + j + a * L);
             SIMD_SYNET_EACH(r, R)
-            SIMD_SYNET_EACH(a, A) acc[r][a] =
-                hn::MulAdd(hn::LoadU(d, w[r] + j + a * L), s[a], acc[r][a]);
+            SIMD_SYNET_EACH(a, A)
+            acc[r][a] = hn::MulAdd(hn::LoadU(d, w[r] + j + a * L), s[a], acc[r][a]);
         }
         SIMD_SYNET_EACH(r, R) {
             for (size_t width = A; width > 1; width /= 2)

@@ -154,8 +154,8 @@ inline std::vector<Lin> Fused9(const float* src0, const float* src1, const float
     copy->assign(CA * S, 0.0f);
     for (size_t c = 0; c < CA; ++c)
         for (size_t s = 0; s < S; ++s) {
-            const float v =
-                c < C0 ? src0[ImageOffset(format, C0, S, c, s)] : src1[ImageOffset(format, C1, S, c - C0, s)];
+            const float v = c < C0 ? src0[ImageOffset(format, C0, S, c, s)]
+                                   : src1[ImageOffset(format, C1, S, c - C0, s)];
             const size_t o = ImageOffset(format, CT, S, c, s);
             dst[o] = Max0(In(v) * In(scale[c]) + In(bias[c]));
             (*copy)[o] = v;
