@@ -42,7 +42,7 @@ void RegisterWithBaseline(const std::string& name, const std::string& caseName, 
         Buffer<uint8_t> out(writeBytes);
         // The multiply-add loop gets float inputs of ordinary magnitude: bytes read as floats
         // are mostly subnormal, which Intel cores handle in microcode assists (the baseline
-        // then ran 7x slower there, while Zen cores did not care).
+        // then ran about 20x slower there, while Zen cores did not care).
         std::vector<std::unique_ptr<Buffer<float>>> floatIn;
         std::vector<const float*> floats;
         for (size_t k = 0; l1 && k < inputs; ++k) {
