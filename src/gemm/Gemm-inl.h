@@ -242,11 +242,15 @@ HWY_INLINE void GemmZero(D d, size_t n, float* HWY_RESTRICT dst) {
     for (; i < n; ++i) hn::StoreU(hn::Zero(d1), d1, dst + i);
 }
 
-// Number of floats GemmPackA / GemmPackB write for an mc x kc / kc x nc block.
+// Number of floats GemmPackA / GemmPackB write for an mc x kc / kc x nc block. The A size is
+// rounded up to whole 64-byte lines: a packed B block placed after it in one allocation then
+// starts on a line, so no vector load of B splits a line (with 6 rows and an odd kc it did).
 template <class D>
 constexpr size_t GemmPackedASize(size_t mc, size_t kc) {
     using T = GemmTraits<D>;
-    return (mc + T::kRows - 1) / T::kRows * T::kRows * kc;
+    constexpr size_t kLineFloats = 64 / sizeof(float);
+    const size_t floats = (mc + T::kRows - 1) / T::kRows * T::kRows * kc;
+    return (floats + kLineFloats - 1) / kLineFloats * kLineFloats;
 }
 template <class D>
 constexpr size_t GemmPackedBSize(size_t kc, size_t nc) {
