@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "SimdSynet.h"
+#include "core/AlignedVector.h"
 #include "core/LayerContext.h"
 
 namespace simd {
@@ -35,7 +36,8 @@ public:
     const SimdGemm32fNNPtr gemm_;
     // Weights in the algorithm's order; bias (dstC, zeros when NULL); per-channel negative
     // slope (dstC) of LeakyRelu/Prelu; the two scalar parameters of the other activations.
-    std::vector<float> weights_, bias_, slope_;
+    AlignedFloats weights_;
+    std::vector<float> bias_, slope_;
     float param0_ = 0.0f, param1_ = 0.0f;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/AlignedVector.h"
 #include "core/Context.h"
 
 namespace simd {
@@ -31,7 +32,7 @@ protected:
 
 public:
     std::string info_;
-    std::vector<float> scratch_;
+    AlignedFloats scratch_;
     bool ready_ = false;
 };
 

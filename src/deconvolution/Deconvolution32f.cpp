@@ -349,7 +349,7 @@ protected:
         std::vector<float> rounded;
         const float* w = FrameworkWeights(*this, weight, q_.srcC * M_, rounded);
         // W^T of group g: row dl*K + k, column ci = w[((g*Cg + ci)*Dg + dl)*K + k].
-        std::vector<float> transposed(q_.G * M_ * q_.Cg);
+        AlignedFloats transposed(q_.G * M_ * q_.Cg);
         for (size_t g = 0; g < q_.G; ++g)
             for (size_t ci = 0; ci < q_.Cg; ++ci)
                 for (size_t m = 0; m < M_; ++m)

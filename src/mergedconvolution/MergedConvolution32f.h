@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "SimdSynet.h"
+#include "core/AlignedVector.h"
 #include "core/LayerContext.h"
 
 namespace simd {
@@ -83,8 +84,8 @@ public:
     // Per stage: weights in the algorithm's order; bias (dstC, zeros when NULL); per-channel
     // negative slope (LeakyRelu, Prelu); dstC zeros (the bias of a second activation pass);
     // the scalar parameters of the other activations.
-    std::vector<float> weights_[kMaxStages], bias_[kMaxStages], slope_[kMaxStages],
-        zeros_[kMaxStages];
+    AlignedFloats weights_[kMaxStages];
+    std::vector<float> bias_[kMaxStages], slope_[kMaxStages], zeros_[kMaxStages];
     float param0_[kMaxStages] = {}, param1_[kMaxStages] = {};
 };
 
