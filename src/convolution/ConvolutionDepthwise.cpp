@@ -42,8 +42,11 @@ constexpr size_t kNhwcCols2 = 2, kNhwcCols1 = 4;
 #endif
 // The narrow two-row block, for images whose lines crowd a few L1 sets (see BlockSetPressure).
 constexpr size_t kNhwcColsNarrow = 2;
-// Channel vectors per group of a band walk (Band3x3).
-constexpr size_t kNhwcGroupVectors = 4;
+// Channel vectors per group of a band walk (Band3x3). 16 (a whole 256-channel pixel on
+// AVX-512): on a 48 KiB Intel L1, s1 256ch 56x56 took 260-265 us against 363-370 with 4 and
+// 360-375 with 8, s2 128ch 112x112 290-299 against 309-321 with 4; on Zen4, 2, 8 and 16 had
+// measured the same as 4.
+constexpr size_t kNhwcGroupVectors = 16;
 // L1 data cache geometry of BlockSetPressure: 64 sets of 64-byte lines (4 KiB apart addresses
 // share a set), as on Zen and Intel cores alike; the ways (8 on Zen, 12 on recent Intel) come
 // from sysfs (L1DataWays).
@@ -178,8 +181,8 @@ protected:
             for (size_t dx = 0; dx < dxLo_; ++dx) GeneralPixel(src, dst, dy + r, dx);
             for (size_t dx = dxHi_; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy + r, dx);
         }
-        // Groups of four channel vectors walk along the band: the source columns that
-        // neighbouring blocks share are still in L1 when the next block reads them.
+        // Groups of kNhwcGroupVectors channel vectors walk along the band: the source columns
+        // that neighbouring blocks share are still in L1 when the next block reads them.
         const size_t group = kNhwcGroupVectors * hn::Lanes(hn::ScalableTag<float>());
         for (size_t c0 = 0; c0 < q_.srcC; c0 += group) {
             const size_t c1 = std::min(q_.srcC, c0 + group);
