@@ -323,16 +323,6 @@ void Convert32fTo8u(const float* src, size_t batch, size_t channels, size_t spat
 
 namespace {
 
-// float(src)*scale + shift; the LIN class allows the fused form.
-struct Convert8uTo32fOp {
-    static constexpr int kInputs = 1;
-    static constexpr int kParams = 2;
-    template <class D, class V>
-    HWY_INLINE V operator()(D, V x, V, V scale, V shift, V) const {
-        return hn::MulAdd(x, scale, shift);
-    }
-};
-
 // Runs `op` over `batch` images of channels x spatial. NHWC images of a batch form one long
 // pixel-interleaved stream (the channel pattern continues across images); NCHW images are
 // processed one after the other.
@@ -357,7 +347,8 @@ HWY_INLINE void BatchPerChannel(const Op& op, const TS* src, size_t batch, size_
 
 void Convert8uTo32f(const uint8_t* src, size_t batch, size_t channels, size_t spatial, bool nhwc,
                     const float* scale, const float* shift, float* dst) {
-    BatchPerChannel(Convert8uTo32fOp{}, src, batch, channels, spatial, nhwc, scale, shift, dst);
+    // float(src)*scale + shift; the LIN class allows the fused form.
+    BatchPerChannel(AffineOp{}, src, batch, channels, spatial, nhwc, scale, shift, dst);
 }
 
 }  // namespace HWY_NAMESPACE

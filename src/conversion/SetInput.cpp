@@ -18,17 +18,6 @@ namespace HWY_NAMESPACE {
 // Helpers have internal linkage: other families may name theirs alike.
 namespace {
 
-// float(v)*k + lower as a per-channel operation (core/PerChannel-inl.h) for the rows that are
-// plain interleaved channels.
-struct NormaliseOp {
-    static constexpr int kInputs = 1;
-    static constexpr int kParams = 2;
-    template <class D, class V>
-    HWY_INLINE V operator()(D, V x, V, V k, V lower, V) const {
-        return hn::MulAdd(x, k, lower);
-    }
-};
-
 // Where one image row goes: `plane[c] + x` (NCHW, or the single channel) or `pixels + 3*x`
 // (NHWC), with the per-channel factors k[c] = (upper[c] - lower[c])/255 and offsets lower[c].
 struct RowOutput {
@@ -258,13 +247,13 @@ void SetInputImage(const uint8_t* src, size_t width, size_t height, size_t strid
         const size_t rowFloats = width * kChannels;
         if (stride == rowFloats) {
             const ChannelArgs<uint8_t, float> args{src, nullptr, {k, lower, nullptr}, dst};
-            PerChannel(NormaliseOp{}, kChannels, width * height, 1, true, args);
+            PerChannel(AffineOp{}, kChannels, width * height, 1, true, args);
             return;
         }
         for (size_t y = 0; y < height; ++y) {
             const ChannelArgs<uint8_t, float> args{
                 src + y * stride, nullptr, {k, lower, nullptr}, dst + y * rowFloats};
-            PerChannel(NormaliseOp{}, kChannels, width, 1, true, args);
+            PerChannel(AffineOp{}, kChannels, width, 1, true, args);
         }
         return;
     }

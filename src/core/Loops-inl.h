@@ -128,6 +128,17 @@ HWY_INLINE void UnaryLoop(const float* src, size_t n, float* dst, const Op& op) 
 //     template <class D> hn::Vec<D> operator()(D, Vec x0, Vec x1, Vec p0, Vec p1, Vec p2) const;
 // Unused inputs and parameters are passed as zero vectors and never loaded.
 
+// x * p0 + p1 in one fused multiply-add: the per-channel affine map (scale and bias, 8u -> 32f
+// dequantization, V4 normalization, image input normalization).
+struct AffineOp {
+    static constexpr int kInputs = 1;
+    static constexpr int kParams = 2;
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V x, V, V factor, V offset, V) const {
+        return hn::MulAdd(x, factor, offset);
+    }
+};
+
 template <class TS, class TD, size_t kMaxParams = 3>
 struct ChannelArgs {
     const TS* src0;

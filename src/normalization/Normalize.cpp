@@ -31,16 +31,6 @@ struct NormalizeScaleByOp {
     }
 };
 
-// x * a[c] + shift[c] (V4).
-struct NormalizeAffineOp {
-    static constexpr int kInputs = 1;
-    static constexpr int kParams = 2;
-    template <class D, class V>
-    HWY_INLINE V operator()(D, V x, V, V a, V shift, V) const {
-        return hn::MulAdd(x, a, shift);
-    }
-};
-
 void NormalizeLayerV1(const float* src, size_t batch, size_t C, size_t S, const float* scale,
                       float eps, bool across, bool nhwc, float* dst) {
     const size_t item = C * S;
@@ -375,7 +365,7 @@ void NormalizeLayerV4(const float* src, size_t batch, size_t C, size_t S, const 
         for (size_t c = 0; c < C; ++c)
             a[c] = float(1.0 + double(scale[c]) * std::sqrt(double(a[c])) * r);
         ChannelArgs<float, float> args{s, nullptr, {a, shift, nullptr}, o};
-        PerChannel(NormalizeAffineOp{}, C, S, 1, nhwc, args);
+        PerChannel(AffineOp{}, C, S, 1, nhwc, args);
     }
 }
 

@@ -30,15 +30,6 @@ struct AddBiasOp {
     }
 };
 
-struct ScaleBiasOp {
-    static constexpr int kInputs = 1;
-    static constexpr int kParams = 2;
-    template <class D, class V>
-    HWY_INLINE V operator()(D, V x, V, V scale, V bias, V) const {
-        return hn::MulAdd(x, scale, bias);
-    }
-};
-
 // Without a bias the result is the product itself: adding +0 would turn -0 into +0.
 struct ScaleOnlyOp {
     static constexpr int kInputs = 1;
@@ -57,7 +48,7 @@ HWY_INLINE void ScaleLayerKernel(const float* src, const float* scale, const flo
     const size_t block = ImageBlock(format);
     const bool nhwc = format == SimdTensorFormatNhwc;
     if (bias)
-        PerChannel(ScaleBiasOp{}, channels, spatial, block, nhwc, args);
+        PerChannel(AffineOp{}, channels, spatial, block, nhwc, args);
     else
         PerChannel(ScaleOnlyOp{}, channels, spatial, block, nhwc, args);
 }
