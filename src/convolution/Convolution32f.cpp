@@ -14,7 +14,8 @@
 //               transposed back (weights re-ordered to YXIO once).
 //   nchw-gemm   NCHW pointwise or few-output layers with many pixels: dst[Dg x pixels] =
 //               W * im2col(src), the weights the packed A panels, im2col packed straight from
-//               the image into B panels (pointwise: the channel planes themselves).
+//               the image into B panels (pointwise: whole panels read the channel planes in
+//               place, only a last partial panel is packed).
 //   *-usergemm  through the caller's SimdGemm32fNNPtr with explicit im2col/im2row matrices
 //               (none for unpadded 1x1 stride 1).
 //   depthwise   group == srcC == dstC: ConvolutionDepthwise.cpp.
@@ -385,7 +386,9 @@ public:
     }
     size_t ExternalBufferSize() const override {
         if (gemm_) return q_.Pointwise() ? 1 : K_ * q_.pixels;
-        return std::max<size_t>(GemmPackedBSize<D>(blocks_.kc, blocks_.nc), 1);
+        // Pointwise packs at most one partial panel (see RunBlock).
+        const size_t packedCols = q_.Pointwise() ? T::kCols : blocks_.nc;
+        return std::max<size_t>(GemmPackedBSize<D>(blocks_.kc, packedCols), 1);
     }
 
 protected:
@@ -460,17 +463,26 @@ protected:
                 const float* weights = weights_.data() + g * K_ * mPad_;
                 for (size_t j = j0; j < j1; j += blocks_.nc) {
                     const size_t nc = std::min(blocks_.nc, j1 - j);
+                    // Pointwise: the whole panels read the image rows in place; only a
+                    // last partial panel is packed (with its zero columns).
+                    const size_t inPlace = q_.Pointwise() ? nc / T::kCols * T::kCols : 0;
                     for (size_t k = 0; k < K_; k += blocks_.kc) {
                         const size_t kc = std::min(blocks_.kc, K_ - k);
-                        PackB(srcG, j, nc, k, kc, buf);
                         const GemmStore mode =
                             k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                        if (inPlace < nc) PackB(srcG, j + inPlace, nc - inPlace, k, kc, buf);
                         for (size_t i = c0 / blocks_.mc * blocks_.mc; i < c1; i += blocks_.mc) {
                             const size_t mc = std::min(blocks_.mc, q_.Dg - i);
                             const size_t i0 = std::max(i, c0), i1 = std::min(i + mc, c1);
-                            GemmMacroKernel(d, i1 - i0, nc, kc,
-                                            weights + k * mPad_ + i * kc + (i0 - i) * kc, buf,
-                                            dstG + i0 * q_.pixels + j, q_.pixels, 1.0f, 0.0f, mode);
+                            const float* a = weights + k * mPad_ + i * kc + (i0 - i) * kc;
+                            float* c = dstG + i0 * q_.pixels + j;
+                            if (inPlace > 0)
+                                GemmMacroKernelInPlaceB(d, i1 - i0, inPlace, kc, a,
+                                                        srcG + k * q_.pixels + j, q_.pixels, c,
+                                                        q_.pixels, mode);
+                            if (inPlace < nc)
+                                GemmMacroKernel(d, i1 - i0, nc - inPlace, kc, a, buf, c + inPlace,
+                                                q_.pixels, 1.0f, 0.0f, mode);
                         }
                     }
                     BiasActivate(dstG, g, c0, c1, j, nc);
