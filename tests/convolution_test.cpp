@@ -64,6 +64,7 @@ std::vector<Shape> Shapes() {
         {8, 17, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},      // single pixel
         {17, 33, 16, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   // 1x1, many pixels (NCHW: W*im2col)
         {600, 17, 15, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // NCHW: partial panel, K in 2 chunks
+        {3, 33, 96, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // NCHW via NHWC in output bands
         {3, 8, 20, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // few outputs, many pixels
         {2, 9, 21, 30, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 1},     // two input planes (NCHW interleave)
         {7, 8, 1, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      // height 1
@@ -295,6 +296,7 @@ TEST_P(ConvolutionTest, ThreadCountsGiveIdenticalBits) {
         {64, 96, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},       // few pixels for NCHW
         {2048, 600, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},      // one pixel: channel split
         {33, 40, 24, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},       // NCHW W*im2col
+        {3, 33, 96, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},        // NCHW via NHWC in bands
         {64, 64, 14, 14, 3, 3, 1, 1, 1, 1, 0, 1, 2, 0, 2},       // grouped, asymmetric pads
         {128, 128, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 128},   // depthwise
         {128, 128, 27, 29, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 128}};  // depthwise stride 2
