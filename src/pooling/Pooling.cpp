@@ -17,10 +17,10 @@
 //   code. Global pooling (a window covering each plane) folds N planes at a time and
 //   transposes the N accumulators into one vector with a ConcatEven/ConcatOdd tree. Without
 //   scratch (absurd pads/strides) each window is read directly (RowVectors / RowColumn).
-// - Faster special cases (measured, bench/pooling_bench.cpp): FP32 NCHW rows of 2- or 3-wide
-//   stride-2 windows fold in registers (Stride2Row: ConcatEven/ConcatOdd, lane shift for the
-//   left pad, 1-lane clipped windows on the right only); NHWC 3x3 stride-2 rows go in pairs
-//   sharing their middle input row (NhwcRows3x2); global pools fold in registers (GlobalNchw
+// - Faster special cases (measured, bench/pooling_bench.cpp): FP32 and BF16 (widened) NCHW rows
+//   of 2- or 3-wide stride-2 windows fold in registers (Stride2Row: ConcatEven/ConcatOdd, lane
+//   shift for the left pad, 1-lane clipped windows on the right only); NHWC 3x3 stride-2 rows go in
+//   pairs sharing their middle input row (NhwcRows3x2); global pools fold in registers (GlobalNchw
 //   tree as a recursion with vectors of at most 8 lanes, GlobalNhwc in groups of channel
 //   vectors across all pixels).
 // - 3D max pooling (Max32f) folds the spatial window of every input channel, then pools that
@@ -633,7 +633,8 @@ HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t c
         ContiguousWindow(op, Rows<T>{src + c * count, 1, 0, 1, count}, count, area, dst + c);
 }
 
-// NCHW rows of windows 2 or 3 columns wide with stride 2 (the common pools), FP32, vectorised
+// NCHW rows of windows 2 or 3 columns wide with stride 2 (the common pools), FP32 and BF16
+// (widened to FP32 as it is loaded: max 3x3 s2 p1 64x112x112 121 -> 87 us on Intel), vectorised
 // along the output row without the padded row buffer: the window rows of two vectors of input
 // columns starting at the even column 2*dx are folded in registers, ConcatEven / ConcatOdd split
 // them into the columns 2*dx + 2i and 2*dx + 2i + 1 of lane i, and the column 2*dx + 2i - 1 (left
@@ -669,14 +670,15 @@ HWY_INLINE hn::Vec<D> ShiftInLast(D d, hn::Vec<D> prev, hn::Vec<D> cur) {
 
 // The fold of kRows window rows at column x; starts from the initial value so that the max
 // accumulators never hold a NaN.
-template <int kRows, class D, class Op>
-HWY_INLINE hn::Vec<D> FoldRows(D d, const Op& op, const float* const* rows, size_t x) {
+template <int kRows, class D, class Op, class T>
+HWY_INLINE hn::Vec<D> FoldRows(D d, const Op& op, const T* const* rows, size_t x) {
+    const hn::Rebind<T, D> dt;
     hn::Vec<D> acc;
     if constexpr (Op::kAverage)
-        acc = hn::LoadU(d, rows[0] + x);
+        acc = op.Widen(d, hn::LoadU(dt, rows[0] + x));
     else
-        acc = op.Fold(op.Init(d), hn::LoadU(d, rows[0] + x));
-    for (int r = 1; r < kRows; ++r) acc = op.Fold(acc, hn::LoadU(d, rows[r] + x));
+        acc = op.Fold(op.Init(d), op.Widen(d, hn::LoadU(dt, rows[0] + x)));
+    for (int r = 1; r < kRows; ++r) acc = op.Fold(acc, op.Widen(d, hn::LoadU(dt, rows[r] + x)));
     return acc;
 }
 
@@ -689,9 +691,9 @@ struct Stride2Scale {
 
 // Outputs [dx, end) with vectors of D, then of its halves down to 4 lanes; `prev` holds the
 // folded column 2*dx - 1 in its last lane (kPad == 1). Returns the first output not written.
-template <int kKernel, int kPad, int kRows, class D, class Op>
-HWY_INLINE size_t Stride2Spans(D d, const Op& op, const float* const* rows, size_t dx, size_t end,
-                               hn::Vec<D> prev, const Stride2Scale& scale, float* dst) {
+template <int kKernel, int kPad, int kRows, class D, class Op, class T>
+HWY_INLINE size_t Stride2Spans(D d, const Op& op, const T* const* rows, size_t dx, size_t end,
+                               hn::Vec<D> prev, const Stride2Scale& scale, T* dst) {
     const size_t N = hn::Lanes(d);
     for (; dx + N <= end; dx += N) {
         const auto lo = FoldRows<kRows>(d, op, rows, 2 * dx);
@@ -712,7 +714,7 @@ HWY_INLINE size_t Stride2Spans(D d, const Op& op, const float* const* rows, size
                                               : hn::Set(d, scale.areaInverse);
             hn::StoreU(hn::Mul(acc, factor), d, dst + dx);
         } else {
-            hn::StoreU(acc, d, dst + dx);
+            op.Store(d, acc, 1.0f, dst + dx);
         }
     }
     if constexpr (D::kPrivateN > 4) {
@@ -723,10 +725,10 @@ HWY_INLINE size_t Stride2Spans(D d, const Op& op, const float* const* rows, size
     return dx;
 }
 
-template <int kKernel, int kPad, int kRows, class Op>
-HWY_INLINE void Stride2Row(const Op& op, const Rows<float>& in, const Axis& ax,
-                           const float* columns, float* dst) {
-    const float* rows[kRows];
+template <int kKernel, int kPad, int kRows, class Op, class T>
+HWY_INLINE void Stride2Row(const Op& op, const Rows<T>& in, const Axis& ax, const float* columns,
+                           T* dst) {
+    const T* rows[kRows];
     for (int r = 0; r < kRows; ++r) rows[r] = in.base + r * in.rowStep;
     const hn::ScalableTag<float> d;
     const size_t end = ax.dst < ax.src / 2 ? ax.dst : ax.src / 2;
@@ -735,9 +737,9 @@ HWY_INLINE void Stride2Row(const Op& op, const Rows<float>& in, const Axis& ax,
     for (; dx < ax.dst; ++dx) RowColumn(op, in, ax, dx, dst);
 }
 
-template <int kKernel, int kPad, class Op>
-HWY_INLINE void Stride2RowAny(const Op& op, const Rows<float>& in, const Axis& ax,
-                              const float* columns, float* dst) {
+template <int kKernel, int kPad, class Op, class T>
+HWY_INLINE void Stride2RowAny(const Op& op, const Rows<T>& in, const Axis& ax, const float* columns,
+                              T* dst) {
     switch (in.rows) {
         case 1:
             return Stride2Row<kKernel, kPad, 1>(op, in, ax, columns, dst);
@@ -748,16 +750,16 @@ HWY_INLINE void Stride2RowAny(const Op& op, const Rows<float>& in, const Axis& a
     }
 }
 
-// The 2D FP32 pools this path serves: kernel 2 pad 0/1 or kernel 3 pad 1 across, stride 2,
+// The 2D FP32/BF16 pools this path serves: kernel 2 pad 0/1 or kernel 3 pad 1 across, stride 2,
 // at most 3 window rows.
 inline bool Stride2Fits(const PoolShape& s) {
     return !s.channel3d && s.strideX == 2 && s.kernelY <= 3 &&
            ((s.kernelX == 2 && s.padX <= 1) || (s.kernelX == 3 && s.padX == 1));
 }
 
-template <class Op>
-HWY_INLINE void Stride2RowDispatch(const Op& op, const Rows<float>& in, const Axis& ax,
-                                   const float* columns, float* dst) {
+template <class Op, class T>
+HWY_INLINE void Stride2RowDispatch(const Op& op, const Rows<T>& in, const Axis& ax,
+                                   const float* columns, T* dst) {
     if (ax.kernel == 3) return Stride2RowAny<3, 1>(op, in, ax, columns, dst);
     if (ax.pad == 1) return Stride2RowAny<2, 1>(op, in, ax, columns, dst);
     return Stride2RowAny<2, 0>(op, in, ax, columns, dst);
@@ -788,7 +790,7 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
         }
     }
 #ifdef SIMD_POOL_STRIDE2_NCHW
-    if constexpr (std::is_same<T, float>::value && std::is_same<typename Op::C, float>::value) {
+    if constexpr (std::is_same<typename Op::C, float>::value) {
         if (scratch && Stride2Fits(s)) {
             for (size_t c = 0; c < s.dstC; ++c) {
                 for (size_t dy = 0; dy < s.dstH; ++dy) {
