@@ -82,10 +82,10 @@ HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, floa
 // acc[r][v] += sum over k < kc of a[r*aStride + k] * b[k*bStride + v*lanes ...]: the register
 // tile of the micro-kernels (R rows of A, `aStride` apart; kc rows of a B micro-panel NR = NV
 // vectors wide: the target's kCols, or fewer for narrow products; its rows NR floats apart when
-// packed, further when read in place). kc >= 1: every caller runs
-// K blocks of a non-empty K. The do-while matters: with a loop that might not run, GCC 12 kept
-// a copy of the tile on the stack for the path that skips it (zeroed before the loop, spilled
-// after it), 2 x R x NV extra stores per tile.
+// packed, further when read in place). kc >= 1: every caller runs K blocks of a non-empty K.
+// The do-while matters: with a loop that might not run, GCC 12 kept a copy of the tile on the
+// stack for the path that skips it (zeroed before the loop, spilled after it), 2 x R x NV extra
+// stores per tile.
 template <class D, class V, size_t R, size_t NV>
 HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                const float* HWY_RESTRICT b, V (&acc)[R][NV],
