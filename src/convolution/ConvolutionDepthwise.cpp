@@ -424,8 +424,9 @@ protected:
     // it, so the image streams in while the previous band computes (filling the whole plane
     // first left the two serialised: best of 8 runs 302 -> 284 us at 3x3 s1 256ch 56x56, 443 ->
     // 409 us at s2 128ch 112x112 on Intel). `pad` holds zeros wherever no source pixel lands
-    // (RunPlanes clears it once for all its planes): only the image rows are written here. Zeroing the borders of every row of every plane (short
-    // zero runs that GCC turned into memset calls) took about a fifth of a 56x56 layer's time.
+    // (RunPlanes clears it once for all its planes): only the image rows are written here.
+    // Zeroing the borders of every row of every plane (short zero runs that GCC turned into
+    // memset calls) took about a fifth of a 56x56 layer's time.
     template <size_t kStride>
     void Plane3x3(const float* in, float* out, size_t c, float* pad) const {
         const size_t width = padWidth_, rowFloats = kStride * width;
