@@ -148,14 +148,15 @@ HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c,
 
 // C tile (rows x cols, at most R x NR) op= alpha * A micro-panel * B micro-panel: R x NV
 // vectors, the target's kRows x kVecs unless given. a: R rows of kc floats, `aStride` apart;
-// b: kc rows of NR = NV vectors. Rows and columns
+// b: kc rows of NR = NV vectors, `bStride` apart (packed: NR). Rows and columns
 // beyond the tile are computed on the zero padding of the panels and not stored.
 template <class D, size_t R = GemmTraits<D>::kRows, size_t NV = GemmTraits<D>::kVecs,
           class Epi = GemmNoEpilogue>
 HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                 const float* HWY_RESTRICT b, float* HWY_RESTRICT c, size_t ldc,
                                 size_t rows, size_t cols, float alpha, float beta, GemmStore mode,
-                                const Epi& epi = Epi()) {
+                                const Epi& epi = Epi(),
+                                size_t bStride = NV * GemmTraits<D>::kLanes) {
     using V = hn::Vec<D>;
     if (rows == 1) {
         // A single row (a matrix-vector product such as a 1x1 convolution of one pixel): the
@@ -163,7 +164,7 @@ HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, siz
         V row[1][NV];
 #pragma GCC unroll 4
         for (size_t v = 0; v < NV; ++v) row[0][v] = hn::Zero(d);
-        GemmAccumulate(d, kc, a, aStride, b, row);
+        GemmAccumulate(d, kc, a, aStride, b, row, bStride);
         GemmStoreTile(d, row, c, ldc, 1, cols, alpha, beta, mode, epi);
         return;
     }
@@ -172,7 +173,7 @@ HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, siz
     for (size_t r = 0; r < R; ++r)
 #pragma GCC unroll 4
         for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
-    GemmAccumulate(d, kc, a, aStride, b, acc);
+    GemmAccumulate(d, kc, a, aStride, b, acc, bStride);
     GemmStoreTile(d, acc, c, ldc, rows, cols, alpha, beta, mode, epi);
 }
 
@@ -332,51 +333,46 @@ HWY_INLINE void GemmPrefetchTile(const float* c, size_t ldc, size_t cols) {
             __builtin_prefetch(c + r * ldc + x, 1);
 }
 
-// C block (mc x nc, row stride ldc) op= alpha * A block * B block from the packed forms.
+// C block (mc x nc, row stride ldc) op= alpha * A block * B block: packed A; the B panel of
+// columns [j, j + NR) starts at B + j * panelScale and its rows are bStride apart.
 template <class D>
-void GemmMacroKernel(D d, size_t mc, size_t nc, size_t kc, const float* packedA,
-                     const float* packedB, float* C, size_t ldc, float alpha, float beta,
-                     GemmStore mode) {
+HWY_INLINE void GemmMacroKernelB(D d, size_t mc, size_t nc, size_t kc, const float* packedA,
+                                 const float* B, size_t panelScale, size_t bStride, float* C,
+                                 size_t ldc, float alpha, float beta, GemmStore mode) {
     using T = GemmTraits<D>;
     constexpr size_t MR = T::kRows, NR = T::kCols;
     for (size_t j = 0; j < nc; j += NR) {
         const size_t cols = nc - j < NR ? nc - j : NR;
-        const float* b = packedB + j * kc;
+        const float* b = B + j * panelScale;
         for (size_t i = 0; i < mc; i += MR) {
             const size_t rows = mc - i < MR ? mc - i : MR;
             if (i + (kGemmPrefetchTiles + 1) * MR <= mc)
                 GemmPrefetchTile<MR>(C + (i + kGemmPrefetchTiles * MR) * ldc + j, ldc, cols);
             GemmMicroKernel(d, kc, packedA + i * kc, kc, b, C + i * ldc + j, ldc, rows, cols, alpha,
-                            beta, mode);
+                            beta, mode, GemmNoEpilogue(), bStride);
         }
     }
 }
 
+// C block (mc x nc, row stride ldc) op= alpha * A block * B block from the packed forms.
+template <class D>
+void GemmMacroKernel(D d, size_t mc, size_t nc, size_t kc, const float* packedA,
+                     const float* packedB, float* C, size_t ldc, float alpha, float beta,
+                     GemmStore mode) {
+    GemmMacroKernelB(d, mc, nc, kc, packedA, packedB, kc, GemmTraits<D>::kCols, C, ldc, alpha, beta,
+                     mode);
+}
+
 // As GemmMacroKernel (alpha 1, beta 0) for a B read in place: row-major with row stride ldb,
-// nc a multiple of kCols. For products whose B is large and serves few rows of A (an NCHW
-// pointwise convolution: 64 output channels against a 3 MB image), packing B was a fifth of
-// the time, the copy of data that feeds only mc FMAs per float. Reading the image rows in
-// place: 1x1 256->64 56x56 NCHW 873-889 -> 717-727 us on Intel AVX-512.
+// nc a multiple of kCols (the kernels read whole panels). For products whose B is large and
+// serves few rows of A (an NCHW pointwise convolution: 64 output channels against a 3 MB
+// image), packing B was a fifth of the time, the copy of data that feeds only mc FMAs per
+// float. Reading the image rows in place: 1x1 256->64 56x56 NCHW 873-889 -> 717-727 us on
+// Intel AVX-512.
 template <class D>
 void GemmMacroKernelInPlaceB(D d, size_t mc, size_t nc, size_t kc, const float* packedA,
                              const float* B, size_t ldb, float* C, size_t ldc, GemmStore mode) {
-    using T = GemmTraits<D>;
-    using V = hn::Vec<D>;
-    constexpr size_t MR = T::kRows, NR = T::kCols, NV = T::kVecs;
-    for (size_t j = 0; j < nc; j += NR) {
-        for (size_t i = 0; i < mc; i += MR) {
-            const size_t rows = mc - i < MR ? mc - i : MR;
-            if (i + (kGemmPrefetchTiles + 1) * MR <= mc)
-                GemmPrefetchTile<MR>(C + (i + kGemmPrefetchTiles * MR) * ldc + j, ldc, NR);
-            V acc[MR][NV];
-#pragma GCC unroll 16
-            for (size_t r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-                for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
-            GemmAccumulate(d, kc, packedA + i * kc, kc, B + j, acc, ldb);
-            GemmStoreTile(d, acc, C + i * ldc + j, ldc, rows, NR, 1.0f, 0.0f, mode);
-        }
-    }
+    GemmMacroKernelB(d, mc, nc, kc, packedA, B, 1, ldb, C, ldc, 1.0f, 0.0f, mode);
 }
 
 // C (M x N) = beta*C row by row (K == 0); beta == 0 writes zeros without reading C.
