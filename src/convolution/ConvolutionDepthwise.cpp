@@ -17,10 +17,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/Cache.h"
 #include "core/IsaName.h"
+#include "core/ShiftLanes-inl.h"
 #include "core/ThreadPool.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -263,27 +265,58 @@ HWY_INLINE void DepthwiseNchwColumns(DV dv, const Geometry& q, const float* plan
 }
 
 // Even and odd phases of the zero-padded source row P (P[x] = row[x - pad] for x - pad inside
-// [0, srcW), else 0): even[i] = P[2i], odd[i] = P[2i + 1] for i < n. The interior
-// deinterleaves two loads per vector pair, the edges go lane by lane.
+// [0, srcW), else 0): even[i] = P[2i], odd[i] = P[2i + 1] for i < n, except that phases lying
+// wholly right of the image are left as they are (the caller keeps them zero). The interior
+// deinterleaves two loads per vector pair, its last pair placed to end at the row's end
+// (overlapping the one before: it writes the same values again); the edges go lane by lane.
 inline void FillPhases2(const float* row, size_t pad, size_t srcW, size_t n, float* even,
                         float* odd) {
     const hn::CappedTag<float, 1> d1;
     auto at = [&](size_t x) HWY_ATTR {
         return x >= pad && x - pad < srcW ? hn::LoadU(d1, row + x - pad) : hn::Zero(d1);
     };
+    n = std::min(n, (srcW + pad + 1) / 2);  // P[2i] and P[2i + 1] both pad beyond this
     size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+    if (pad == 1) {
+        // The usual padding, from image vectors at vector boundaries (no load or store splits
+        // a cache line when rows are aligned): odd[i] = row[2i] are the even lanes of
+        // row[2i, 2i + 2L); even[i] = row[2i - 1] their odd lanes moved up one lane, the lowest
+        // one from the previous pair (zero, the pad, before the first).
+        const hn::ScalableTag<float> d;
+        constexpr size_t L = hn::MaxLanes(d);
+        auto previous = hn::Zero(d);
+        for (; i + L <= n && 2 * i + 2 * L <= srcW; i += L) {
+            const auto lo = hn::LoadU(d, row + 2 * i), hi = hn::LoadU(d, row + 2 * i + L);
+            const auto odds = hn::ConcatOdd(d, hi, lo);
+            hn::StoreU(hn::ConcatEven(d, hi, lo), d, odd + i);
+            hn::StoreU(ShiftInLanes<int(L) - 1>(d, previous, odds), d, even + i);
+            previous = odds;
+        }
+    }
+#endif
     for (; i < n && 2 * i < pad; ++i) {
         hn::StoreU(at(2 * i), d1, even + i);
         hn::StoreU(at(2 * i + 1), d1, odd + i);
     }
 #if HWY_TARGET != HWY_SCALAR
+    auto deinterleave = [&](auto d, size_t at) HWY_ATTR {
+        const size_t L = hn::Lanes(d);
+        const float* p = row + 2 * at - pad;
+        const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L);
+        hn::StoreU(hn::ConcatEven(d, hi, lo), d, even + at);
+        hn::StoreU(hn::ConcatOdd(d, hi, lo), d, odd + at);
+    };
     auto vectors = [&](auto d) HWY_ATTR {
         const size_t L = hn::Lanes(d);
-        for (; i + L <= n && 2 * i - pad + 2 * L <= srcW; i += L) {
-            const float* p = row + 2 * i - pad;
-            const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L);
-            hn::StoreU(hn::ConcatEven(d, hi, lo), d, even + i);
-            hn::StoreU(hn::ConcatOdd(d, hi, lo), d, odd + i);
+        for (; i + L <= n && 2 * i - pad + 2 * L <= srcW; i += L) deinterleave(d, i);
+        // The pair ending at the row's end, when it starts where the lane loop has been.
+        if (i < n && srcW + pad >= 2 * L) {
+            const size_t last = (srcW + pad - 2 * L) / 2;
+            if (2 * last >= pad && last <= i && last + L <= n) {
+                deinterleave(d, last);
+                i = last + L;
+            }
         }
     };
     vectors(hn::ScalableTag<float>());
@@ -299,8 +332,10 @@ inline void FillPhases2(const float* row, size_t pad, size_t srcW, size_t n, flo
 // kRows output rows x one vector of output columns of a 3x3 kernel of stride kStride over the
 // zero-padded phase rows of one plane (padded row y starts at pad + y * kStride * width; its
 // phase f at + f * width): each source vector is loaded once and serves every output row it
-// reaches. Each sum runs bias, then the taps row by row, left to right.
-template <size_t kRows, size_t kStride, class DV>
+// reaches. Each sum runs bias, then the taps row by row, left to right. kShifted: the taps at
+// +1 (stride 1) and +2 are shifted out of the vectors at pad and pad + lanes (ShiftInLanes)
+// instead of loaded unaligned; the rows must then extend a whole vector past the block.
+template <size_t kRows, size_t kStride, bool kShifted, class DV>
 HWY_INLINE void DepthwiseNchw3x3Block(DV dv, const float* HWY_RESTRICT pad, size_t width,
                                       const hn::Vec<DV>* w, hn::Vec<DV> bias, hn::Vec<DV> slope,
                                       const Act& act, float* HWY_RESTRICT out, size_t dstW) {
@@ -313,8 +348,15 @@ HWY_INLINE void DepthwiseNchw3x3Block(DV dv, const float* HWY_RESTRICT pad, size
     for (size_t sr = 0; sr < kSrcRows; ++sr) {
         const float* e = pad + sr * kStride * width;
         const V s0 = hn::LoadU(dv, e);
-        const V s1 = hn::LoadU(dv, kStride == 1 ? e + 1 : e + width);
-        const V s2 = hn::LoadU(dv, kStride == 1 ? e + 2 : e + 1);
+        V s1, s2;
+        if constexpr (kShifted) {
+            const V next = hn::LoadU(dv, e + hn::Lanes(dv));
+            s1 = kStride == 1 ? ShiftInLanes<1>(dv, s0, next) : hn::LoadU(dv, e + width);
+            s2 = kStride == 1 ? ShiftInLanes<2>(dv, s0, next) : ShiftInLanes<1>(dv, s0, next);
+        } else {
+            s1 = hn::LoadU(dv, kStride == 1 ? e + 1 : e + width);
+            s2 = hn::LoadU(dv, kStride == 1 ? e + 2 : e + 1);
+        }
 #pragma GCC unroll 8
         for (size_t r = 0; r < kRows; ++r) {
             const size_t ky = sr - r * kStride;  // wraps when sr < r * kStride
@@ -330,30 +372,36 @@ HWY_INLINE void DepthwiseNchw3x3Block(DV dv, const float* HWY_RESTRICT pad, size
 }
 
 // kRows output rows starting at the padded phase rows `pad` (see DepthwiseNchw3x3Block), every
-// column: full vectors, the last one overlapping the previous (it recomputes the same bits),
-// narrower vectors when the row is shorter than one.
+// column: whole vectors at multiples of the lanes (shifted taps: the phase rows are at least
+// RoundDown(dstW, lanes) + lanes wide), then the rest as a half vector when it is exactly one,
+// else as a whole vector overlapping the previous (it recomputes the same bits); narrower
+// vectors when the row is shorter than one.
 template <size_t kRows, size_t kStride>
 HWY_INLINE void DepthwiseNchw3x3Rows(const float* pad, size_t width, const float* weights,
                                      float bias, float slope, const Act& act, float* out,
                                      size_t dstW) {
-    auto run = [&](auto dv, size_t dx) HWY_ATTR {
+    auto run = [&](auto dv, size_t dx, auto shifted) HWY_ATTR {
         using V = hn::Vec<decltype(dv)>;
         V w[9];
         for (size_t i = 0; i < 9; ++i) w[i] = hn::Set(dv, weights[i]);
-        DepthwiseNchw3x3Block<kRows, kStride>(dv, pad + dx, width, w, hn::Set(dv, bias),
-                                              hn::Set(dv, slope), act, out + dx, dstW);
+        DepthwiseNchw3x3Block<kRows, kStride, decltype(shifted)::value>(
+            dv, pad + dx, width, w, hn::Set(dv, bias), hn::Set(dv, slope), act, out + dx, dstW);
     };
     const hn::ScalableTag<float> d;
     const size_t L = hn::Lanes(d);
+    const std::integral_constant<bool, kCanShiftInLanes<decltype(d)>> wholeShifted;
+    const std::false_type unshifted;
     if (dstW >= L) {
         size_t dx = 0;
-        for (; dx + L <= dstW; dx += L) run(d, dx);
+        for (; dx + L <= dstW; dx += L) run(d, dx, wholeShifted);
 #if HWY_TARGET != HWY_SCALAR
         // A half vector when the rest is exactly one (56 columns on AVX-512: 3 x 16 + 8), not
         // an overlapping whole vector that recomputes 8 columns.
-        if (L > 8 && dx + 8 == dstW) return run(hn::CappedTag<float, 8>(), dx);
+        const hn::CappedTag<float, 8> d8;
+        const std::integral_constant<bool, kCanShiftInLanes<decltype(d8)>> halfShifted;
+        if (L > 8 && dx + 8 == dstW) return run(d8, dx, halfShifted);
 #endif
-        if (dx < dstW) run(d, dstW - L);
+        if (dx < dstW) run(d, dstW - L, unshifted);
         return;
     }
     size_t dx = 0;
@@ -361,12 +409,12 @@ HWY_INLINE void DepthwiseNchw3x3Rows(const float* pad, size_t width, const float
     const hn::CappedTag<float, 8> d8;
     const hn::CappedTag<float, 4> d4;
     if (L > 8)
-        for (; dx + 8 <= dstW; dx += 8) run(d8, dx);
+        for (; dx + 8 <= dstW; dx += 8) run(d8, dx, unshifted);
     if (L > 4)
-        for (; dx + 4 <= dstW; dx += 4) run(d4, dx);
+        for (; dx + 4 <= dstW; dx += 4) run(d4, dx, unshifted);
 #endif
     const hn::CappedTag<float, 1> d1;
-    for (; dx < dstW; ++dx) run(d1, dx);
+    for (; dx < dstW; ++dx) run(d1, dx, unshifted);
 }
 
 class DepthwiseNchw : public Convolution32f {
@@ -375,10 +423,12 @@ public:
         : Convolution32f(batch, p, nullptr), q_(p) {
         fast3x3_ = q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1 && q_.sY == q_.sX &&
                    (q_.sX == 1 || q_.sX == 2);
-        // The 3x3 path convolves a zero-padded copy of each plane, split into its kStride
-        // column phases: padHeight_ rows of sX phase rows of padWidth_ floats.
-        padHeight_ = (q_.dstH - 1) * q_.sY + 3;
-        padWidth_ = q_.dstW + 3;
+        // The 3x3 path convolves zero-padded rows of each plane, split into their sX column
+        // phases (Plane3x3). Phase rows are whole vectors wide (their starts stay 64-byte
+        // aligned) and reach a vector past the last whole output vector (the shifted taps read
+        // that far).
+        const size_t L = hn::Lanes(hn::ScalableTag<float>());
+        padWidth_ = RoundUp(std::max(q_.dstW + 3, q_.dstW / L * L + L), L);
         info_ = std::string(IsaNameOf(HWY_TARGET)) + "::nchw-depthwise-" +
                 (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
         dxLo_ = (q_.padX + q_.sX - 1) / q_.sX;
@@ -389,7 +439,7 @@ public:
         dxLo_ = std::min(dxLo_, dxHi_);
     }
     size_t ExternalBufferSize() const override {
-        return fast3x3_ ? padHeight_ * q_.sX * padWidth_ : 1;
+        return fast3x3_ ? BandFloats() + kAlignFloats : 1;
     }
 
 protected:
@@ -420,56 +470,68 @@ protected:
         }
     }
     // One plane of a 3x3 kernel of stride kStride: bands of four output rows (and the last one
-    // or two rows) sharing their source rows, each band's padded phase rows filled just before
-    // it, so the image streams in while the previous band computes (filling the whole plane
-    // first left the two serialised: best of 8 runs 302 -> 284 us at 3x3 s1 256ch 56x56, 443 ->
-    // 409 us at s2 128ch 112x112 on Intel). `pad` holds zeros wherever no source pixel lands
-    // (RunPlanes clears it once for all its planes): only the image rows are written here.
-    // Zeroing the borders of every row of every plane (short zero runs that GCC turned into
-    // memset calls) took about a fifth of a 56x56 layer's time.
+    // or two rows), each computed from the padded phase rows it reads, kept in `band` (the
+    // first rows of the band, which the previous band read too, moved there from its end; the
+    // others filled from the image just before the band, so the image streams in while the
+    // previous band computes). The band buffer stays in L1: a padded copy of the whole plane
+    // (116 KiB at 112x112, stride 2) sent every fill store to L2 and made the fill half the
+    // layer's time on Zen 5. Columns where no source pixel lands hold zeros (RunPlanes clears
+    // the buffer once for all its planes) and only image columns are written here; rows
+    // outside the image are zeroed whole.
     template <size_t kStride>
-    void Plane3x3(const float* in, float* out, size_t c, float* pad) const {
+    void Plane3x3(const float* in, float* out, size_t c, float* band) const {
         const size_t width = padWidth_, rowFloats = kStride * width;
         const size_t lo = std::min(q_.padX, width), hi = std::min(q_.padX + q_.srcW, width);
-        size_t filled = 0;  // padded rows [0, filled) are ready
-        auto fillTo = [&](size_t end) {
-            for (end = std::min(end, padHeight_); filled < end; ++filled) {
-                const ptrdiff_t sy = ptrdiff_t(filled) - ptrdiff_t(q_.padY);
-                if (sy < 0 || sy >= ptrdiff_t(q_.srcH)) continue;
-                const float* row = in + size_t(sy) * q_.srcW;
-                float* to = pad + filled * rowFloats;
-                if (kStride == 1)
-                    CopyRun(row + (lo - q_.padX), hi - lo, to + lo);
-                else
-                    FillPhases2(row, q_.padX, q_.srcW, width, to, to + width);
-            }
+        // Padded row y into band row r.
+        auto fill = [&](size_t y, size_t r) {
+            float* to = band + r * rowFloats;
+            const ptrdiff_t sy = ptrdiff_t(y) - ptrdiff_t(q_.padY);
+            if (sy < 0 || sy >= ptrdiff_t(q_.srcH)) return ZeroRun(rowFloats, to);
+            const float* row = in + size_t(sy) * q_.srcW;
+            if (kStride == 1)
+                CopyRun(row + (lo - q_.padX), hi - lo, to + lo);
+            else
+                FillPhases2(row, q_.padX, q_.srcW, width, to, to + width);
         };
         const Act act{p_.activation, param0_, param1_};
         const float* w = weights_.data() + c * 9;
         const float bias = bias_[c], slope = slope_.empty() ? 0.0f : slope_[c];
-        size_t dy = 0;
-        for (; dy + 4 <= q_.dstH; dy += 4) {
-            fillTo((dy + 3) * kStride + 3);
-            if (kStride == 2) PrefetchSourceRows(in, filled, 4);
-            DepthwiseNchw3x3Rows<4, kStride>(pad + dy * kStride * rowFloats, width, w, bias, slope,
-                                             act, out + dy * q_.dstW, q_.dstW);
+        constexpr size_t kKeepRows = 3 - kStride;
+        size_t dy = 0, rows = 0;  // the band computed last: output rows [dy - rows, dy)
+        while (dy < q_.dstH) {
+            const size_t next = q_.dstH - dy >= kBandRows ? kBandRows : q_.dstH - dy >= 2 ? 2 : 1;
+            const size_t srcRows = (next - 1) * kStride + 3;
+            size_t r = 0;
+            if (rows > 0) {
+                // The last kKeepRows rows of the previous band are this band's first.
+                CopyRun(band + rows * kStride * rowFloats, kKeepRows * rowFloats, band);
+                r = kKeepRows;
+            }
+            for (; r < srcRows; ++r) fill(dy * kStride + r, r);
+            if (kStride == 2) PrefetchSourceRows(in, (dy + next) * kStride + kKeepRows, 4);
+            if (next == kBandRows)
+                DepthwiseNchw3x3Rows<kBandRows, kStride>(band, width, w, bias, slope, act,
+                                                         out + dy * q_.dstW, q_.dstW);
+            else if (next == 2)
+                DepthwiseNchw3x3Rows<2, kStride>(band, width, w, bias, slope, act,
+                                                 out + dy * q_.dstW, q_.dstW);
+            else
+                DepthwiseNchw3x3Rows<1, kStride>(band, width, w, bias, slope, act,
+                                                 out + dy * q_.dstW, q_.dstW);
+            dy += next;
+            rows = next;
         }
-        fillTo(padHeight_);
-        if (dy + 2 <= q_.dstH) {
-            DepthwiseNchw3x3Rows<2, kStride>(pad + dy * kStride * rowFloats, width, w, bias, slope,
-                                             act, out + dy * q_.dstW, q_.dstW);
-            dy += 2;
-        }
-        if (dy < q_.dstH)
-            DepthwiseNchw3x3Rows<1, kStride>(pad + dy * kStride * rowFloats, width, w, bias, slope,
-                                             act, out + dy * q_.dstW, q_.dstW);
     }
     // Planes [p0, p1) of the batch (plane p: image p / srcC, channel p % srcC); `scratch`:
     // ExternalBufferSize() floats.
     void RunPlanes(const float* src, float* dst, size_t p0, size_t p1, float* scratch) const {
         if (fast3x3_) {
             const size_t plane = q_.srcH * q_.srcW;
-            ZeroRun(padHeight_ * q_.sX * padWidth_, scratch);
+            // The phase rows start on 64-byte lines (caller scratch may be less aligned).
+            const size_t misalign = reinterpret_cast<uintptr_t>(scratch) % (kAlignFloats * 4);
+            if (misalign % sizeof(float) == 0 && misalign != 0)
+                scratch += kAlignFloats - misalign / sizeof(float);
+            ZeroRun(BandFloats(), scratch);
             for (size_t bc = p0; bc < p1; ++bc) {
                 const size_t c = bc % q_.srcC;
                 if (q_.sX == 1)
@@ -508,9 +570,16 @@ protected:
         }
     }
 
+    static constexpr size_t kAlignFloats = 64 / sizeof(float);
+    // Output rows per band of Plane3x3, and the padded rows a band shares with the next
+    // (3 - stride: the band's last rows are the next band's first).
+    static constexpr size_t kBandRows = 4;
+    // The band buffer of Plane3x3: the padded rows of one band, sX phase rows each.
+    size_t BandFloats() const { return ((kBandRows - 1) * q_.sY + 3) * q_.sX * padWidth_; }
+
     Geometry q_;
     bool fast3x3_;
-    size_t dxLo_, dxHi_, padHeight_, padWidth_;
+    size_t dxLo_, dxHi_, padWidth_;
 };
 
 }  // namespace conv32f
