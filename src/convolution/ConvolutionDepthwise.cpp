@@ -571,8 +571,7 @@ protected:
     }
 
     static constexpr size_t kAlignFloats = 64 / sizeof(float);
-    // Output rows per band of Plane3x3, and the padded rows a band shares with the next
-    // (3 - stride: the band's last rows are the next band's first).
+    // Output rows per band of Plane3x3.
     static constexpr size_t kBandRows = 4;
     // The band buffer of Plane3x3: the padded rows of one band, sX phase rows each.
     size_t BandFloats() const { return ((kBandRows - 1) * q_.sY + 3) * q_.sX * padWidth_; }
