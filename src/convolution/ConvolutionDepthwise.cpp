@@ -300,12 +300,12 @@ inline void FillPhases2(const float* row, size_t pad, size_t srcW, size_t n, flo
         hn::StoreU(at(2 * i + 1), d1, odd + i);
     }
 #if HWY_TARGET != HWY_SCALAR
-    auto deinterleave = [&](auto d, size_t at) HWY_ATTR {
+    auto deinterleave = [&](auto d, size_t first) HWY_ATTR {
         const size_t L = hn::Lanes(d);
-        const float* p = row + 2 * at - pad;
+        const float* p = row + 2 * first - pad;
         const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L);
-        hn::StoreU(hn::ConcatEven(d, hi, lo), d, even + at);
-        hn::StoreU(hn::ConcatOdd(d, hi, lo), d, odd + at);
+        hn::StoreU(hn::ConcatEven(d, hi, lo), d, even + first);
+        hn::StoreU(hn::ConcatOdd(d, hi, lo), d, odd + first);
     };
     auto vectors = [&](auto d) HWY_ATTR {
         const size_t L = hn::Lanes(d);
