@@ -179,7 +179,7 @@ TEST_P(ConvolutionTest, Shapes) {
 
 TEST_P(ConvolutionTest, EveryActivation) {
     // The last two fill whole register tiles on every target (70 channels: a 64-wide AVX-512
-    // panel and a tail; 32 channels and 29 pixels a row: AVX-512's 12 x 32 tile) outside
+    // panel and a tail; 32 channels and 29 pixels a row: AVX-512's 14 x 32 tile) outside
     // Winograd, so each activation also goes through the micro-kernel's whole-tile store.
     const Shape shapes[] = {{17, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
                             {33, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 33},

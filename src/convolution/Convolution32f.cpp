@@ -5,11 +5,13 @@
 // from simd::Convolution32f), so Forward makes no dispatch of its own:
 //   nhwc-direct NHWC, any group: dst[pixels x Dg] = im2row(src) * W on the GEMM core without
 //               an im2row copy: micro-tiles of output pixels whose kernel taps are inside the
-//               image read it in place (runs of taps, GemmMicroKernelSegments); border, row-end
-//               and partial tiles are packed from im2row first (then Info says nhwc-gemm when
-//               no tile is interior). Weights (YXIO is already K x dstC) become B panels at
-//               SetParams; bias and cheap activations are applied in registers at the final
-//               store. Few outputs per group use a 12 x 2-vector tile on AVX-512.
+//               image read it in place (runs of taps, GemmMicroKernelSegments). When K is one
+//               block, tiles are aligned to output rows and border tiles read a zero-padded
+//               copy of their pixels; otherwise border, row-end and partial tiles are packed
+//               from im2row first (then Info says nhwc-gemm when no tile is interior).
+//               Weights (YXIO is already K x dstC) become B panels at SetParams; bias and
+//               cheap activations are applied in registers at the final store. Few outputs
+//               per group use a 14 x 2-vector tile on AVX-512.
 //   nchw-via-nhwc-direct  NCHW: the image is transposed to NHWC, convolved as above and
 //               transposed back (weights re-ordered to YXIO once).
 //   nchw-gemm   NCHW pointwise or few-output layers with many pixels: dst[Dg x pixels] =
@@ -67,22 +69,31 @@ public:
         : Convolution32f(batch, p, gemm), q_(p) {
         K_ = q_.kY * q_.kX * q_.Cg;
         // Few output channels (a first layer) would leave most of a kVecs-wide tile on the
-        // zero padding of the weights: AVX-512 then uses a 12 x 2-vector tile.
+        // zero padding of the weights: AVX-512 then uses a 14 x 2-vector tile (28 of the 32
+        // registers accumulate; 14 divides the usual 112/56/28-pixel rows of first layers,
+        // whose row tiles a 12-pixel tile overlapped: 3x3 s2 3->32 224x224 118 -> 110 us).
         narrow_ = T::kVecs == 4 && q_.Dg <= 2 * T::kLanes;
         mr_ = narrow_ ? kNarrowRows : T::kRows;
         nr_ = narrow_ ? 2 * T::kLanes : T::kCols;
         blocks_ = GemmChooseBlocks(q_.pixels, q_.Dg, K_, mr_, nr_);
         dgPad_ = RoundUp(q_.Dg, nr_);
         FindInterior();
-        const bool direct = q_.Pointwise() || (dyLo_ < dyHi_ && dxLo_ + mr_ <= dxHi_);
+        rowTiles_ = !gemm && !q_.Pointwise() && K_ <= blocks_.kc && q_.dstW >= mr_;
+        regionW_ = (mr_ - 1) * q_.sX + (q_.kX - 1) * q_.dX + 1;
+        regionH_ = (q_.kY - 1) * q_.dY + 1;
+        const bool direct = q_.Pointwise() || rowTiles_ || (dyLo_ < dyHi_ && dxLo_ + mr_ <= dxHi_);
         info_ = std::string(TargetIsa()) +
                 (gemm ? "::nhwc-usergemm"
                       : std::string(direct ? "::nhwc-direct-" : "::nhwc-gemm-") +
                             std::to_string(mr_) + "x" + std::to_string(nr_));
-        if (!gemm) BuildSegments();
+        if (!gemm) {
+            BuildSegments(q_.srcW, &segments_, &segmentBegin_);
+            if (rowTiles_) BuildSegments(regionW_, &regionSegments_, &regionSegmentBegin_);
+        }
     }
     size_t ExternalBufferSize() const override {
         if (gemm_) return q_.Pointwise() ? 1 : q_.pixels * K_;
+        if (rowTiles_) return RegionFloats();
         return std::max<size_t>(RoundUp(blocks_.mc, mr_) * blocks_.kc, 1);
     }
 
@@ -132,16 +143,17 @@ protected:
         // ranges of output channels in whole panels when there are too few pixels to share.
         // Every output's sum runs over the same K blocks in the same order either way, so the
         // split never changes a result.
-        const size_t rows = images * q_.pixels;
+        // Row tiles split in whole output rows, so no part starts a tile inside a row.
+        const size_t rows = images * q_.pixels, unit = RowUnit();
         const size_t parts = ThreadPartsFor(2.0 * double(rows) * double(q_.dstC) * double(K_));
         const bool byRows = rows >= parts * 4 * mr_;
-        const size_t units = byRows ? (rows + mr_ - 1) / mr_ : (q_.Dg + nr_ - 1) / nr_;
+        const size_t units = byRows ? (rows + unit - 1) / unit : (q_.Dg + nr_ - 1) / nr_;
         if (!ParallelPartsWithScratch(std::min(parts, units), buf, ExternalBufferSize(),
                                       [&](size_t part, size_t count, float* scratch) {
                                           const auto r = PartRange(units, part, count);
                                           if (byRows)
-                                              RunBlock(src, dst, r.first * mr_,
-                                                       std::min(rows, r.second * mr_), 0, q_.Dg,
+                                              RunBlock(src, dst, r.first * unit,
+                                                       std::min(rows, r.second * unit), 0, q_.Dg,
                                                        scratch);
                                           else
                                               RunBlock(src, dst, 0, rows, r.first * nr_,
@@ -161,22 +173,49 @@ protected:
             ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) - ptrdiff_t((q_.kX - 1) * q_.dX);
         dxHi_ = lastX < 0 ? 0 : std::min(q_.dstW, size_t(lastX) / q_.sX + 1);
     }
-    // The K values of each K block as runs that are contiguous in the image, relative to the
-    // first tap of an output pixel: one run per kernel tap, or per kernel row when the taps of
-    // a row are neighbouring pixels (group 1, no dilation).
-    void BuildSegments() {
+    // Pixels per unit of work: whole output rows for row tiles, else whole tiles.
+    size_t RowUnit() const { return rowTiles_ ? q_.dstW : mr_; }
+    size_t RegionFloats() const { return regionH_ * regionW_ * q_.srcC; }
+    // The K values of each K block as runs that are contiguous in an NHWC image whose rows are
+    // rowPixels wide (the source, or a border region), relative to the first tap of an output
+    // pixel: one run per kernel tap, or per kernel row when the taps of a row are neighbouring
+    // pixels (group 1, no dilation). begins: the first run of each K block, then the end.
+    void BuildSegments(size_t rowPixels, std::vector<GemmASegment>* segments,
+                       std::vector<size_t>* begins) const {
         for (size_t k0 = 0; k0 < K_; k0 += blocks_.kc) {
-            segmentBegin_.push_back(segments_.size());
+            begins->push_back(segments->size());
             const size_t k1 = std::min(K_, k0 + blocks_.kc);
             for (size_t k = k0; k < k1;) {
                 const size_t tap = k / q_.Cg, ci = k % q_.Cg, ky = tap / q_.kX, kx = tap % q_.kX;
                 const size_t run = q_.G == 1 && q_.dX == 1 ? (q_.kX - kx) * q_.Cg : q_.Cg;
                 const size_t len = std::min(run - ci, k1 - k);
-                segments_.push_back({(ky * q_.dY * q_.srcW + kx * q_.dX) * q_.srcC + ci, len});
+                segments->push_back({(ky * q_.dY * rowPixels + kx * q_.dX) * q_.srcC + ci, len});
                 k += len;
             }
         }
-        segmentBegin_.push_back(segments_.size());
+        begins->push_back(segments->size());
+    }
+    // The pixels (all channels) that the tile of mr_ output pixels starting at (dy, dx) reads,
+    // regionH_ rows of regionW_, zero where they fall in the padding.
+    void FillRegion(const float* image, size_t dy, size_t dx, float* region) const {
+        const ptrdiff_t sy0 = ptrdiff_t(dy * q_.sY) - ptrdiff_t(q_.padY);
+        const ptrdiff_t sx0 = ptrdiff_t(dx * q_.sX) - ptrdiff_t(q_.padX);
+        const ptrdiff_t w = ptrdiff_t(regionW_);
+        // Columns [lo, hi) of the region are inside the image.
+        const ptrdiff_t lo = std::min(std::max<ptrdiff_t>(-sx0, 0), w);
+        const ptrdiff_t hi = std::max(std::min(ptrdiff_t(q_.srcW) - sx0, w), lo);
+        const size_t C = q_.srcC, rowFloats = regionW_ * C;
+        for (size_t i = 0; i < regionH_; ++i, region += rowFloats) {
+            const ptrdiff_t sy = sy0 + ptrdiff_t(i);
+            if (sy < 0 || sy >= ptrdiff_t(q_.srcH)) {
+                ZeroRun(rowFloats, region);
+                continue;
+            }
+            ZeroRun(size_t(lo) * C, region);
+            CopyRun(image + (size_t(sy) * q_.srcW + size_t(sx0 + lo)) * C, size_t(hi - lo) * C,
+                    region + size_t(lo) * C);
+            ZeroRun(size_t(w - hi) * C, region + size_t(hi) * C);
+        }
     }
     // True when the micro-tile of kRows output pixels starting at (dy, dx) reads its A rows in
     // place: `base` is then the offset of its first pixel's first tap in the image.
@@ -198,8 +237,86 @@ protected:
     void RunBlock(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
                   float* buf, size_t dstRow0 = 0) const {
         if constexpr (T::kVecs == 4)
-            if (narrow_) return RunTiles<kNarrowRows, 2>(src, dst, r0, r1, c0, c1, buf, dstRow0);
+            if (narrow_) {
+                if (rowTiles_)
+                    return RunRowTiles<kNarrowRows, 2>(src, dst, r0, r1, c0, c1, buf, dstRow0);
+                return RunTiles<kNarrowRows, 2>(src, dst, r0, r1, c0, c1, buf, dstRow0);
+            }
+        if (rowTiles_)
+            return RunRowTiles<T::kRows, T::kVecs>(src, dst, r0, r1, c0, c1, buf, dstRow0);
         RunTiles<T::kRows, T::kVecs>(src, dst, r0, r1, c0, c1, buf, dstRow0);
+    }
+    // RunBlock for layers whose K is one block (rowTiles_): the tiles of each output row start
+    // at its first pixel and the last one ends at its last pixel, overlapping its predecessor
+    // (the overlapped outputs are computed again in the same order, so they do not change), so
+    // no tile spans two rows. Every tile then reads its A rows in place: from the image inside
+    // it, else from a zero-padded copy of the few pixels it reads (FillRegion). Packing a
+    // border tile from im2row cost about four times its FMAs on a 3-channel first layer, and
+    // tiles that spanned two rows were all packed. [r0, r1) are whole output rows (RowUnit).
+    template <size_t MR, size_t NV>
+    void RunRowTiles(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
+                     float* buf, size_t dstRow0) const {
+        const D d;
+        constexpr size_t NR = NV * T::kLanes;
+        const Act act{p_.activation, param0_, param1_};
+        const size_t aStride = q_.sX * q_.srcC;
+        const bool fuse = ActivationIsCheap(act.type);
+        float* region = buf;
+        const size_t W = q_.dstW;
+        for (size_t r = r0; r < r1; r += W) {
+            const size_t b = r / q_.pixels, dy = r % q_.pixels / W;
+            const float* image = src + b * q_.srcImage;
+            float* out = dst + (r - dstRow0) * q_.dstC;
+            for (size_t t = 0; t < W; t += MR) {
+                const size_t dx = std::min(t, W - MR);
+                const float* a = image;
+                const GemmASegment* segments = segments_.data();
+                size_t count = segments_.size(), base;
+                if (DirectTile(dy, dx, &base)) {
+                    a += base;
+                } else {
+                    FillRegion(image, dy, dx, region);
+                    a = region;
+                    segments = regionSegments_.data();
+                    count = regionSegments_.size();
+                }
+                // No software prefetch of later tiles' outputs as in RunTiles: on Zen 5 it
+                // made a first layer slower (3x3 s2 3->32 224x224: 102 -> 110 us).
+                float* tileOut = out + dx * q_.dstC;
+                for (size_t g = 0; g < q_.G; ++g) {
+                    for (size_t j = c0 / blocks_.nc * blocks_.nc; j < c1; j += blocks_.nc) {
+                        const size_t nc = std::min(blocks_.nc, q_.Dg - j);
+                        const size_t j0 = std::max(j, c0), j1 = std::min(j + nc, c1);
+                        const float* panels = weights_.data() + BOffset(g, j, 0, nc);
+                        for (size_t jp = j0; jp < j1; jp += NR) {
+                            const size_t cols = std::min(NR, j1 - jp);
+                            const float* panel = panels + (jp - j) * K_;
+                            float* c = tileOut + g * q_.Dg + jp;
+                            auto tile = [&](const auto& epi) {
+                                GemmMicroKernelSegments<D, MR, NV>(
+                                    d, a + g * q_.Cg, aStride, segments, count, panel, c, q_.dstC,
+                                    cols, GemmStore::kOverwrite, epi);
+                            };
+                            if (fuse)
+                                tile(ConvEpilogue{
+                                    bias_.data() + g * q_.Dg + jp,
+                                    slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + jp,
+                                    act});
+                            else
+                                tile(GemmNoEpilogue());
+                        }
+                    }
+                }
+            }
+            // After the whole row: an overlapping tile stores its sums again.
+            if (!fuse)
+                for (size_t g = 0; g < q_.G; ++g) {
+                    const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + c0;
+                    for (size_t m = 0; m < W; ++m)
+                        BiasActivateChannels(out + m * q_.dstC + g * q_.Dg + c0, c1 - c0,
+                                             bias_.data() + g * q_.Dg + c0, slope, act);
+                }
+        }
     }
     // RunBlock with micro-tiles of MR pixels x NV vectors of channels.
     template <size_t MR, size_t NV>
@@ -313,12 +430,18 @@ protected:
     Geometry q_;
     size_t K_, dgPad_;
     GemmBlocks blocks_;
-    static constexpr size_t kNarrowRows = 12;
+    static constexpr size_t kNarrowRows = 14;
     bool narrow_;
     size_t mr_, nr_;  // micro-tile: pixels x output channels
     size_t dyLo_, dyHi_, dxLo_, dxHi_;
     std::vector<GemmASegment> segments_;
     std::vector<size_t> segmentBegin_;  // per K block, and the end
+    // K is one block and an output row holds a tile: RunRowTiles, whose border tiles read a
+    // copy of the regionH_ x regionW_ pixels they cover through regionSegments_.
+    bool rowTiles_;
+    size_t regionW_, regionH_;
+    std::vector<GemmASegment> regionSegments_;
+    std::vector<size_t> regionSegmentBegin_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -337,7 +460,8 @@ public:
                 std::to_string(nr_);
         const size_t bandPixels =
             std::max(GemmCaches().l1 / 4 / (q_.dstC * sizeof(float)), 2 * mr_);
-        band_ = bandPixels / mr_ * mr_;
+        const size_t unit = RowUnit();  // bands of whole row-tile units
+        band_ = std::max<size_t>(bandPixels / unit, 1) * unit;
         // Enough bands to share among threads (a fixed count: the budget may change after
         // Init, the buffer size may not); otherwise whole images, split by rows or, for few
         // pixels, by channels.
