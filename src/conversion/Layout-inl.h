@@ -104,8 +104,9 @@ HWY_INLINE void TransposeRows(size_t rows, size_t cols, const SrcRow& src, const
 
 // ----------------------------------------------------------------------------------------------
 // Tiled transpose with constant row strides (the hot NCHW <-> NHWC case): no callbacks and no
-// zero rows, so a tile is loads, shuffles and stores only. 8x8 tiles of 256-bit vectors where
-// the target has them (24 shuffles per 64 floats, against 32 for four 4x4 tiles), else 4x4.
+// zero rows, so a tile is loads, shuffles and stores only. 16x16 tiles of 512-bit vectors on
+// AVX-512, 8x8 tiles of 256-bit vectors where the target has them (24 shuffles per 64 floats,
+// against 32 for four 4x4 tiles), else 4x4.
 
 #if HWY_TARGET != HWY_SCALAR
 // dst[c*dstStride + r] = src[r*srcStride + c] for r, c < 4.
@@ -172,6 +173,47 @@ constexpr bool kHaveTile8 = false;
 HWY_INLINE void Transpose8x8(const float*, size_t, float*, size_t) {}
 #endif
 
+#if HWY_TARGET <= HWY_AVX3
+constexpr bool kHaveTile16 = true;
+// dst[c*dstStride + r] = src[r*srcStride + c] for r, c < 16: interleave 32-bit and 64-bit
+// lanes within 128-bit blocks (columns j, j+4, j+8, j+12 of 4 rows per vector), then gather
+// 128-bit blocks across vectors twice. 64 shuffles per 256 floats against 96 for four 8x8
+// tiles; Highway 1.0.3 has no op that picks 128-bit blocks from two 512-bit vectors, hence
+// the raw VSHUFF32X4 (and the raw unpacks next to it).
+HWY_INLINE void Transpose16x16(const float* src, size_t srcStride, float* dst, size_t dstStride) {
+    __m512 t[16], u[16];
+    for (size_t i = 0; i < 8; ++i) {
+        const __m512 a = _mm512_loadu_ps(src + (2 * i) * srcStride);
+        const __m512 b = _mm512_loadu_ps(src + (2 * i + 1) * srcStride);
+        t[2 * i] = _mm512_unpacklo_ps(a, b);
+        t[2 * i + 1] = _mm512_unpackhi_ps(a, b);
+    }
+    // u[4g + j]: block m holds column j + 4m of rows 4g..4g+3.
+    for (size_t g = 0; g < 4; ++g) {
+        const __m512d lo0 = _mm512_castps_pd(t[4 * g]), hi0 = _mm512_castps_pd(t[4 * g + 1]);
+        const __m512d lo1 = _mm512_castps_pd(t[4 * g + 2]), hi1 = _mm512_castps_pd(t[4 * g + 3]);
+        u[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo0, lo1));
+        u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo0, lo1));
+        u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi0, hi1));
+        u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi0, hi1));
+    }
+    for (size_t j = 0; j < 4; ++j) {
+        // Blocks 0 and 2 (0x88) or 1 and 3 (0xdd) of the first operand, then of the second.
+        const __m512 even01 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
+        const __m512 odd01 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xdd);
+        const __m512 even23 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+        const __m512 odd23 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xdd);
+        _mm512_storeu_ps(dst + j * dstStride, _mm512_shuffle_f32x4(even01, even23, 0x88));
+        _mm512_storeu_ps(dst + (j + 8) * dstStride, _mm512_shuffle_f32x4(even01, even23, 0xdd));
+        _mm512_storeu_ps(dst + (j + 4) * dstStride, _mm512_shuffle_f32x4(odd01, odd23, 0x88));
+        _mm512_storeu_ps(dst + (j + 12) * dstStride, _mm512_shuffle_f32x4(odd01, odd23, 0xdd));
+    }
+}
+#else
+constexpr bool kHaveTile16 = false;
+HWY_INLINE void Transpose16x16(const float*, size_t, float*, size_t) {}
+#endif
+
 #if HWY_TARGET != HWY_SCALAR
 // Tiles of kT x kT in blocks of kRB x kCB elements, the ragged edges covered by tiles
 // shifted back to end at the edge (rows, cols >= kT).
@@ -194,7 +236,9 @@ HWY_INLINE void TransposeStridedTiles(const float* src, size_t srcStride, float*
                     const size_t c0 = c + kT <= cols ? c : cols - kT;
                     const float* s = src + r0 * srcStride + c0;
                     float* t = dst + c0 * dstStride + r0;
-                    if constexpr (kT == 8)
+                    if constexpr (kT == 16)
+                        Transpose16x16(s, srcStride, t, dstStride);
+                    else if constexpr (kT == 8)
                         Transpose8x8(s, srcStride, t, dstStride);
                     else
                         Transpose4x4(s, srcStride, t, dstStride);
@@ -209,6 +253,10 @@ HWY_INLINE void TransposeStridedTiles(const float* src, size_t srcStride, float*
 HWY_INLINE void TransposeStrided(const float* src, size_t srcStride, float* dst, size_t dstStride,
                                  size_t rows, size_t cols) {
 #if HWY_TARGET != HWY_SCALAR
+    if (kHaveTile16 && rows >= 16 && cols >= 16) {
+        TransposeStridedTiles<16>(src, srcStride, dst, dstStride, rows, cols);
+        return;
+    }
     if (kHaveTile8 && rows >= 8 && cols >= 8) {
         TransposeStridedTiles<8>(src, srcStride, dst, dstStride, rows, cols);
         return;
