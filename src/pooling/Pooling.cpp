@@ -22,7 +22,8 @@
 //   shift for the left pad, 1-lane clipped windows on the right only); NHWC 3x3 stride-2 rows go in
 //   pairs sharing their middle input row (NhwcRows3x2); global pools fold in registers (GlobalNchw
 //   tree as a recursion with vectors of at most 8 lanes, GlobalNhwc in groups of channel
-//   vectors across all pixels).
+//   vectors across all pixels), except FP32 NHWC with many channels, folded pixel by pixel
+//   into an L1 buffer (GlobalNhwcInL1).
 // - 3D max pooling (Max32f) folds the spatial window of every input channel, then pools that
 //   row of channels like an NCHW row.
 //
