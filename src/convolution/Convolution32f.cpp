@@ -78,7 +78,10 @@ public:
         blocks_ = GemmChooseBlocks(q_.pixels, q_.Dg, K_, mr_, nr_);
         dgPad_ = RoundUp(q_.Dg, nr_);
         FindInterior();
-        rowTiles_ = !gemm && !q_.Pointwise() && K_ <= blocks_.kc && q_.dstW >= mr_;
+        // Row tiles recompute the overlap of each row's last tile: not where that adds more
+        // than a quarter (a 15-pixel row in 14-pixel tiles would compute 28).
+        rowTiles_ = !gemm && !q_.Pointwise() && K_ <= blocks_.kc && q_.dstW >= mr_ &&
+                    4 * (RoundUp(q_.dstW, mr_) - q_.dstW) <= q_.dstW;
         regionW_ = (mr_ - 1) * q_.sX + (q_.kX - 1) * q_.dX + 1;
         regionH_ = (q_.kY - 1) * q_.dY + 1;
         const bool direct = q_.Pointwise() || rowTiles_ || (dyLo_ < dyHi_ && dxLo_ + mr_ <= dxHi_);
@@ -436,8 +439,9 @@ protected:
     size_t dyLo_, dyHi_, dxLo_, dxHi_;
     std::vector<GemmASegment> segments_;
     std::vector<size_t> segmentBegin_;  // per K block, and the end
-    // K is one block and an output row holds a tile: RunRowTiles, whose border tiles read a
-    // copy of the regionH_ x regionW_ pixels they cover through regionSegments_.
+    // K is one block and output rows hold whole tiles with little overlap: RunRowTiles, whose
+    // border tiles read a copy of the regionH_ x regionW_ pixels they cover through
+    // regionSegments_.
     bool rowTiles_;
     size_t regionW_, regionH_;
     std::vector<GemmASegment> regionSegments_;
