@@ -91,7 +91,8 @@ public:
                             std::to_string(mr_) + "x" + std::to_string(nr_));
         if (!gemm) {
             BuildSegments(q_.srcW, &segments_, &segmentBegin_);
-            if (rowTiles_) BuildSegments(regionW_, &regionSegments_, &regionSegmentBegin_);
+            std::vector<size_t> regionBegins;  // one K block: [0, size)
+            if (rowTiles_) BuildSegments(regionW_, &regionSegments_, &regionBegins);
         }
     }
     size_t ExternalBufferSize() const override {
@@ -284,7 +285,8 @@ protected:
                     count = regionSegments_.size();
                 }
                 // No software prefetch of later tiles' outputs as in RunTiles: on Zen 5 it
-                // made a first layer slower (3x3 s2 3->32 224x224: 102 -> 110 us).
+                // made a first layer slower (3x3 s2 3->32 224x224: 110 us with it, 102
+                // without).
                 float* tileOut = out + dx * q_.dstC;
                 for (size_t g = 0; g < q_.G; ++g) {
                     for (size_t j = c0 / blocks_.nc * blocks_.nc; j < c1; j += blocks_.nc) {
@@ -445,7 +447,6 @@ protected:
     bool rowTiles_;
     size_t regionW_, regionH_;
     std::vector<GemmASegment> regionSegments_;
-    std::vector<size_t> regionSegmentBegin_;
 };
 
 // ---------------------------------------------------------------------------------------------
