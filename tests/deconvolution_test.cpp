@@ -193,6 +193,43 @@ TEST_P(DeconvolutionTest, EveryActivation) {
                 }
 }
 
+// Shapes whose kernel is a multiple of the stride, run as stride-1 convolutions per stride
+// phase (the "phases" algorithms, chosen on every target for these shapes: few source channels
+// or 64 outputs, phase images at least 8 wide): odd channel counts, 3x3 s1, 7x7 s1, 8x8 s4,
+// asymmetric pads with phases of different widths, a phase that skips the first source row and
+// crops the last, 6x6 s3, and phase rows of whole tiles. Every activation on one of them.
+TEST_P(DeconvolutionTest, StridePhases) {
+    const Shape shapes[] = {{8, 7, 9, 9, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {33, 64, 11, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                            {3, 17, 9, 11, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 1},
+                            {16, 64, 5, 9, 8, 8, 4, 4, 1, 1, 2, 2, 2, 2, 1},
+                            {7, 24, 8, 9, 4, 4, 2, 2, 1, 1, 2, 1, 0, 2, 1},
+                            {8, 16, 7, 9, 4, 4, 2, 2, 1, 1, 3, 1, 3, 1, 1},
+                            {5, 8, 6, 9, 6, 6, 3, 3, 1, 1, 1, 1, 2, 2, 1},
+                            {12, 64, 10, 16, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1}};
+    uint32_t seed = 700;
+    size_t index = 0;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            const SimdConvolutionActivationType act = kActivations[index % 11];
+            const SimdConvolutionParameters p = Make(s, f, act);
+            const bool withBias = index % 3 != 2, callerBuffer = index % 2 == 0;
+            std::string info;
+            EXPECT_TRUE(RunCase(p, 2, withBias, callerBuffer, nullptr, seed++, &info))
+                << Describe(p, 2) << " bias " << withBias << " buf " << callerBuffer;
+            EXPECT_NE(info.find("phases"), std::string::npos) << Describe(p, 2) << " " << info;
+            ++index;
+        }
+    for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+        for (SimdConvolutionActivationType act : kActivations)
+            for (bool withBias : {true, false}) {
+                const SimdConvolutionParameters p = Make(shapes[0], f, act);
+                EXPECT_TRUE(RunCase(p, 1, withBias, seed % 2 == 0, nullptr, seed))
+                    << Describe(p, 1) << " bias " << withBias;
+                ++seed;
+            }
+}
+
 TEST_P(DeconvolutionTest, UserGemmIsCalled) {
     const Shape shapes[] = {{17, 33, 5, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
                             {8, 16, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
@@ -304,7 +341,8 @@ TEST_P(DeconvolutionTest, SharedContextTwoThreads) {
 
 TEST_P(DeconvolutionTest, SetParamsAgainAndInfo) {
     const Shape shapes[] = {{17, 33, 5, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
-                            {8, 16, 5, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1}};
+                            {8, 16, 5, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                            {8, 7, 9, 9, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1}};
     for (const Shape& s : shapes)
         for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
             const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationIdentity);

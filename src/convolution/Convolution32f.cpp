@@ -30,6 +30,7 @@
 #include "convolution/Convolution32f.h"
 #include "convolution/ConvolutionDepthwise.h"
 #include "convolution/ConvolutionWinograd.h"
+#include "convolution/NhwcDirect.h"
 #include "convolution/Activate-inl.h"
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
@@ -744,6 +745,10 @@ Convolution32f* Convolution32fCreate(size_t batch, const SimdConvolutionParamete
     if (gemm == nullptr && !(manyPixels && (q.Pointwise() || (q.Dg < T::kCols && T::kVecs != 4))))
         return new conv32f::NchwViaNhwc(batch, *p);
     return new conv32f::NchwGemm(batch, *p, gemm);
+}
+
+Convolution32f* NhwcDirectConvolutionCreate(size_t batch, const SimdConvolutionParameters& p) {
+    return new conv32f::NhwcGemm(batch, p, nullptr);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -12,6 +12,12 @@
 //   nhwc-direct NHWC, stride == kernel, dense, no padding: every source pixel owns a disjoint
 //               kY x kX x dstC output patch, so each kernel row is one GEMM written straight
 //               into the output rows (ldc = kX*dstC), no column buffer, no scatter.
+//   nhwc-phases NHWC (FP32, group 1, no dilation), kernel a multiple of the stride: the outputs
+//               of each stride phase are a stride-1 convolution of the source with a subset of
+//               the taps, run by the convolution framework's NHWC direct algorithm and
+//               interleaved into the output (NhwcPhases::Preferred says where it is faster).
+//   nchw-via-nhwc-*  NCHW, group 1, FP32, patches that overlap: nhwc-phases or nhwc-gemm
+//               between transposes of the image and the output.
 //   *-usergemm  the band GEMM through the caller's SimdGemm32fNNPtr.
 // col2im is done as a gather per output row: every output value of the band is the partial sum
 // left by the previous band plus its taps in (ky, kx) order, finished with bias and activation
@@ -39,12 +45,14 @@
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
 #include "convolution/ImageTranspose-inl.h"
+#include "convolution/NhwcDirect.h"
 #include "core/Bf16-inl.h"
 #include "gemm/Gemm-inl.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -62,6 +70,7 @@ namespace deconv32f {
 using conv32f::Act;
 using conv32f::BiasActivateChannels;
 using conv32f::BiasActivatePlane;
+using conv32f::CopyRun;
 
 const char* TargetIsa() {
     return IsaNameOf(HWY_TARGET);
@@ -770,6 +779,8 @@ public:
     }
 
 protected:
+    // One image (the NCHW wrapper's step).
+    void RunImage(const float* src, float* buf, float* dst) const { RunImages(src, buf, dst, 1); }
     size_t PackFloats() const override {
         return gemm_ ? 0 : GemmPackedASize<D>(blocks_.mc, blocks_.kc);
     }
@@ -1004,37 +1015,215 @@ protected:
 };
 
 // ---------------------------------------------------------------------------------------------
-// NCHW with one group (FP32 framework, own GEMM): the NHWC algorithm between transposes of the
-// image and of the output. The NCHW column path gathers every output value from the stride
-// phases of a channel-major column matrix, the NHWC one adds whole vectors of channels; the two
-// transposes cost less than that difference (measured on Zen4, see DeconvolutionCreate).
+// NHWC by stride phases (FP32 framework, one group, no dilation, kernel a multiple of the
+// stride): the outputs of one phase (dy % sY, dx % sX) take the taps ky = ry + m*sY,
+// kx = rx + n*sX from the source pixels (y + by - m, x + bx - n), so they form a dense image that
+// is a plain stride-1 convolution of the source with those kY/sY x kX/sX taps, flipped. Each
+// phase runs as the convolution framework's NHWC direct convolution (bias and activation in its
+// store) into a scratch image that is then interleaved into the output. Every output value is
+// summed in registers, with no column matrix to write and gather back (on Zen 5 the gather was
+// a fifth of 4x4 s2 p1 64->32 28x28).
 
-class NchwViaNhwc : public NhwcGemm {
+// One axis of one phase as a convolution: `out` outputs from `taps` taps with the given pads
+// over the source rows (or columns) [offset, offset + length).
+struct PhaseAxis {
+    size_t out, taps, first, offset, length, padBefore, padAfter;
+    bool ok;  // false: the phase cannot be expressed as such a convolution
+};
+
+// Output positions phase, phase + stride, ... of an axis of `dst` outputs over `src` inputs.
+// cropEnd: the convolution may see fewer source positions than there are (rows: yes; columns:
+// no, they set the row stride of the NHWC image).
+inline PhaseAxis MakePhaseAxis(size_t dst, size_t src, size_t kernel, size_t stride, size_t pad,
+                               size_t phase, bool cropEnd) {
+    PhaseAxis a{};
+    a.out = dst > phase ? (dst - phase + stride - 1) / stride : 0;
+    a.taps = kernel / stride;
+    a.first = (phase + pad) % stride;  // tap of the last kernel index (m = 0)
+    // Output i reads source i + shift + j for kernel index j = taps - 1 - m.
+    const ptrdiff_t shift = ptrdiff_t((phase + pad) / stride) - ptrdiff_t(a.taps - 1);
+    const ptrdiff_t end = ptrdiff_t(a.out) + shift + ptrdiff_t(a.taps) - 1;  // one past the last
+    a.offset = shift > 0 ? size_t(shift) : 0;
+    a.padBefore = shift < 0 ? size_t(-shift) : 0;
+    a.padAfter = end > ptrdiff_t(src) ? size_t(end - ptrdiff_t(src)) : 0;
+    const ptrdiff_t last = std::min(end, ptrdiff_t(src));
+    a.length = last > ptrdiff_t(a.offset) ? size_t(last) - a.offset : 0;
+    a.ok = a.out > 0 && a.length > 0 && (cropEnd || (a.offset == 0 && a.length == src));
+    return a;
+}
+
+class NhwcPhases : public Deconvolution32f {
 public:
-    NchwViaNhwc(size_t batch, const SimdConvolutionParameters& p)
-        : NhwcGemm(batch, p, nullptr, false) {
-        const std::string from = "::nhwc-";
-        info_.replace(info_.find(from), from.size(), "::nchw-via-nhwc-");
+    NhwcPhases(size_t batch, const SimdConvolutionParameters& p)
+        : Deconvolution32f(batch, p, nullptr, false), q_(p) {
+        for (size_t py = 0; py < q_.sY; ++py)
+            for (size_t px = 0; px < q_.sX; ++px) {
+                Phase ph;
+                ph.py = py;
+                ph.px = px;
+                ph.y = MakePhaseAxis(q_.dstH, q_.srcH, q_.kY, q_.sY, q_.padY, py, true);
+                ph.x = MakePhaseAxis(q_.dstW, q_.srcW, q_.kX, q_.sX, q_.padX, px, false);
+                SimdConvolutionParameters c = p;
+                c.srcF = c.dstF = SimdTensorFormatNhwc;  // also for the NCHW wrapper
+                c.srcH = ph.y.length;
+                c.dstH = ph.y.out;
+                c.dstW = ph.x.out;
+                c.kernelY = ph.y.taps;
+                c.kernelX = ph.x.taps;
+                c.strideY = c.strideX = 1;
+                c.padY = ph.y.padBefore;
+                c.padH = ph.y.padAfter;
+                c.padX = ph.x.padBefore;
+                c.padW = ph.x.padAfter;
+                ph.conv.reset(NhwcDirectConvolutionCreate(1, c));
+                phases_.push_back(std::move(ph));
+            }
+        const std::string& first = phases_.front().conv->info_;
+        info_ =
+            std::string(TargetIsa()) + "::nhwc-phases-" + first.substr(first.find("::nhwc-") + 7);
+    }
+    // The phases cover every output with convolutions of this form (checked before construction).
+    static bool Applies(const SimdConvolutionParameters& p) {
+        const DeconvGeometry q(p);
+        if (q.G != 1 || q.dY != 1 || q.dX != 1 || q.kY % q.sY != 0 || q.kX % q.sX != 0 ||
+            q.DisjointPatches())
+            return false;
+        for (size_t py = 0; py < q.sY; ++py)
+            if (!MakePhaseAxis(q.dstH, q.srcH, q.kY, q.sY, q.padY, py, true).ok) return false;
+        for (size_t px = 0; px < q.sX; ++px)
+            if (!MakePhaseAxis(q.dstW, q.srcW, q.kX, q.sX, q.padX, px, false).ok) return false;
+        return true;
+    }
+    // Applies, and measured faster than the column GEMM (Zen 5, AVX-512): 4x4 s2 p1 64->32 28x28
+    // 258 -> 229 us, 3x3 s1 32->32 56x56 372 -> 253 us, 7x7 s1 3->16 28x28 112 -> 37 us. Not
+    // where the tile's columns would be mostly padding (the phase convolution pads dstC to its
+    // tile width as NhwcGemm of Convolution32f.cpp chooses it; 4x4 s2 17->33 28x28 128 vs
+    // 157 us, 16->16 70 vs 75 us) unless the source has so few channels that the column GEMM
+    // is worse still (8->8 56x56 334 vs 297 us), nor for phase images narrower than 8 pixels,
+    // whose tiles are nearly all border tiles (4x4 s2 512->256 7x7 947 vs 1011 us).
+    static bool Preferred(const SimdConvolutionParameters& p) {
+        if (!Applies(p)) return false;
+        using T = GemmTraits<hn::ScalableTag<float>>;
+        const DeconvGeometry q(p);
+        const bool narrow = T::kVecs == 4 && q.dstC <= 2 * T::kLanes;
+        const size_t tile = narrow ? 2 * T::kLanes : T::kCols;
+        const bool dense = 4 * RoundUp(q.dstC, tile) <= 5 * q.dstC;
+        for (size_t px = 0; px < q.sX; ++px)
+            if (MakePhaseAxis(q.dstW, q.srcW, q.kX, q.sX, q.padX, px, false).out < 8) return false;
+        return dense || q.srcC < 16;
     }
     size_t ExternalBufferSize() const override {
-        return NhwcGemm::ExternalBufferSize() + q_.srcImage + q_.dstImage;
+        size_t conv = 1, image = 0;
+        for (const Phase& ph : phases_) {
+            conv = std::max(conv, RoundUp(ph.conv->ExternalBufferSize(), kLineFloats));
+            image = std::max(image, ph.y.out * ph.x.out * q_.dstC);
+        }
+        return conv + image;
+    }
+    size_t InternalBufferSize() const override {
+        size_t n = 0;
+        for (const Phase& ph : phases_) n += ph.conv->InternalBufferSize();
+        return n;
+    }
+
+protected:
+    // [srcC][kY][kX][dstC] -> per phase [kY/sY][kX/sX][srcC][dstC], taps flipped; each phase
+    // convolution gets the layer's bias and activation.
+    void PackWeights(const float* weight) override {
+        std::vector<float> params;
+        switch (p_.activation) {
+            case SimdConvolutionActivationPrelu:
+                params = slope_;
+                break;
+            case SimdConvolutionActivationLeakyRelu:
+                params = {slope_[0]};
+                break;
+            default:
+                params = {param0_, param1_};
+        }
+        for (Phase& ph : phases_) {
+            const size_t ty = ph.y.taps, tx = ph.x.taps;
+            std::vector<float> w(ty * tx * q_.srcC * q_.dstC);
+            for (size_t j = 0; j < ty; ++j)
+                for (size_t i = 0; i < tx; ++i) {
+                    const size_t ky = ph.y.first + (ty - 1 - j) * q_.sY;
+                    const size_t kx = ph.x.first + (tx - 1 - i) * q_.sX;
+                    for (size_t sc = 0; sc < q_.srcC; ++sc)
+                        std::copy_n(weight + ((sc * q_.kY + ky) * q_.kX + kx) * q_.dstC, q_.dstC,
+                                    w.data() + ((j * tx + i) * q_.srcC + sc) * q_.dstC);
+                }
+            ph.conv->SetParams(w.data(), bias_.data(), params.data());
+        }
+    }
+    void Run(const float* src, float* buf, float* dst) const override {
+        for (size_t b = 0; b < batch_; ++b)
+            RunImage(src + b * q_.srcImage, buf, dst + b * q_.dstImage);
+    }
+    // One NHWC image; buf holds ExternalBufferSize() floats.
+    void RunImage(const float* src, float* buf, float* dst) const {
+        size_t convFloats = 1;
+        for (const Phase& ph : phases_)
+            convFloats = std::max(convFloats, RoundUp(ph.conv->ExternalBufferSize(), kLineFloats));
+        float* image = buf + convFloats;
+        const size_t C = q_.dstC;
+        for (const Phase& ph : phases_) {
+            ph.conv->Forward(src + ph.y.offset * q_.srcW * q_.srcC, buf, image);
+            // Interleave: phase pixel (y, x) is output pixel (y*sY + py, x*sX + px).
+            for (size_t y = 0; y < ph.y.out; ++y) {
+                const float* from = image + y * ph.x.out * C;
+                float* row = dst + ((y * q_.sY + ph.py) * q_.dstW + ph.px) * C;
+                for (size_t x = 0; x < ph.x.out; ++x) CopyRun(from + x * C, C, row + x * q_.sX * C);
+            }
+        }
+    }
+
+    static constexpr size_t kLineFloats = 16;
+    struct Phase {
+        size_t py, px;
+        PhaseAxis y, x;
+        std::unique_ptr<Convolution32f> conv;
+    };
+    DeconvGeometry q_;
+    std::vector<Phase> phases_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// NCHW with one group (FP32 framework, own GEMM): an NHWC algorithm (NhwcGemm or NhwcPhases)
+// between transposes of the image and of the output. The NCHW column path gathers every output
+// value from the stride phases of a channel-major column matrix, the NHWC ones add whole vectors
+// of channels or sum in registers; the two transposes cost less than that difference (measured
+// on Zen4, see DeconvolutionCreate).
+
+template <class Nhwc>
+class NchwVia : public Nhwc {
+public:
+    template <class... Args>
+    NchwVia(size_t batch, const SimdConvolutionParameters& p, Args... args)
+        : Nhwc(batch, p, args...) {
+        const std::string from = "::nhwc-";
+        this->info_.replace(this->info_.find(from), from.size(), "::nchw-via-nhwc-");
+    }
+    size_t ExternalBufferSize() const override {
+        return Nhwc::ExternalBufferSize() + this->q_.srcImage + this->q_.dstImage;
     }
 
 protected:
     // [srcC][dstC][kY][kX] -> [srcC][kY][kX][dstC] (SUPPLEMENT.md §9.1 layouts): each input
     // channel's dstC x taps block is an NCHW "image" of dstC planes of taps pixels.
     void PackWeights(const float* weight) override {
-        std::vector<float> nhwc(q_.srcC * q_.K * q_.dstC);
-        for (size_t sc = 0; sc < q_.srcC; ++sc)
-            conv32f::NchwToNhwcImage(weight + sc * q_.dstC * q_.K, q_.dstC, q_.K,
-                                     nhwc.data() + sc * q_.K * q_.dstC);
-        NhwcGemm::PackWeights(nhwc.data());
+        const DeconvGeometry& q = this->q_;
+        std::vector<float> nhwc(q.srcC * q.K * q.dstC);
+        for (size_t sc = 0; sc < q.srcC; ++sc)
+            conv32f::NchwToNhwcImage(weight + sc * q.dstC * q.K, q.dstC, q.K,
+                                     nhwc.data() + sc * q.K * q.dstC);
+        Nhwc::PackWeights(nhwc.data());
     }
     void Run(const float* src, float* buf, float* dst) const override {
-        float* srcT = buf + NhwcGemm::ExternalBufferSize();
-        conv32f::RunNchwViaNhwc(src, q_.srcC, q_.srcPlane, dst, q_.dstC, q_.dstPlane, batch_, srcT,
-                                srcT + q_.srcImage,
-                                [&](const float* s, float* d) { RunImages(s, buf, d, 1); });
+        const DeconvGeometry& q = this->q_;
+        float* srcT = buf + Nhwc::ExternalBufferSize();
+        conv32f::RunNchwViaNhwc(src, q.srcC, q.srcPlane, dst, q.dstC, q.dstPlane, this->batch_,
+                                srcT, srcT + q.srcImage,
+                                [&](const float* s, float* d) { this->RunImage(s, buf, d); });
     }
 };
 
@@ -1048,14 +1237,19 @@ Deconvolution32f* DeconvolutionCreate(size_t batch, const SimdConvolutionParamet
     if (p->srcF == SimdTensorFormatNhwc) {
         if (gemm == nullptr && q.DisjointPatches())
             return new deconv32f::NhwcDirect(batch, *p, bf16);
+        if (gemm == nullptr && !bf16 && deconv32f::NhwcPhases::Preferred(*p))
+            return new deconv32f::NhwcPhases(batch, *p);
         return new deconv32f::NhwcGemm(batch, *p, gemm, bf16);
     }
     // Overlapping patches in NCHW (Zen4, 4x4 s2 p1 64->32 28x28): 616 us through the NCHW
     // columns, 555 us through the NHWC columns between transposes (two threads 381 -> 306 us).
     // With disjoint patches the NCHW gather is a plain interleave and stays: 2x2 s2 128->64
     // 28x28 538 us, 564 us as NHWC direct between transposes.
-    if (p->group == 1 && gemm == nullptr && !bf16 && !q.DisjointPatches())
-        return new deconv32f::NchwViaNhwc(batch, *p);
+    if (p->group == 1 && gemm == nullptr && !bf16 && !q.DisjointPatches()) {
+        if (deconv32f::NhwcPhases::Preferred(*p))
+            return new deconv32f::NchwVia<deconv32f::NhwcPhases>(batch, *p);
+        return new deconv32f::NchwVia<deconv32f::NhwcGemm>(batch, *p, nullptr, false);
+    }
     return new deconv32f::NchwGemm(batch, *p, gemm, bf16);
 }
 
