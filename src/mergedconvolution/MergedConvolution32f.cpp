@@ -64,38 +64,25 @@ constexpr size_t TileRows(size_t nv) {
 }
 constexpr size_t kMaxTileRows = 12;
 
-// Half-width panels: on AVX-512 a column remainder of 17-24 channels (or up to 8) is computed
-// with 8-lane vectors, so that a 24-channel projection computes 24 columns, not 32. Zen4 runs
-// 512-bit FMAs as two 256-bit halves, so these panels lose no FMA throughput there (on cores
-// with two 512-bit FMA units they run at half rate, still ahead of the 25% wasted columns).
-#undef SIMD_SYNET_MERGED_HALF_PANELS  // this file is compiled once per target
-#if HWY_TARGET <= HWY_AVX3
-#define SIMD_SYNET_MERGED_HALF_PANELS 1
-using DH = hn::CappedTag<float, 8>;
-#else
-#define SIMD_SYNET_MERGED_HALF_PANELS 0
-#endif
+// No half-width (8-lane) panels on AVX-512 for 17-24 remaining columns: they computed a
+// 24-channel projection without the 8 wasted columns of two 16-lane vectors, a gain on Zen4
+// (512-bit FMAs as two 256-bit halves) but on cores with full-width 512-bit FMA units a
+// 256-bit FMA costs the same issue slot: on Zen 5 the 56x56 24->144->24 block ran 352-355 us
+// with them, 326-327 us without.
 
-// One column panel of packed weights: output channels [col, col + cols), nv vectors of `lanes`
-// floats wide, K rows of nv*lanes floats at `offset` of the packed array.
+// One column panel of packed weights: output channels [col, col + cols), nv vectors wide, K
+// rows of nv vectors at `offset` of the packed array.
 struct Panel {
-    size_t col, cols, nv, lanes, offset;
+    size_t col, cols, nv, offset;
 };
 
 // The panel that starts with `cols` columns left: full panels, else the narrowest of 1 or 2
-// vectors that covers them (or, see above, 1 or 3 half-width vectors).
+// vectors that covers them.
 inline Panel NextPanel(size_t col, size_t cols) {
     const size_t L = T::kLanes;
     const size_t need = (cols + L - 1) / L;
-    size_t nv = need >= T::kVecs ? T::kVecs : need <= 1 ? 1 : need <= 2 ? 2 : T::kVecs;
-    size_t lanes = L;
-#if SIMD_SYNET_MERGED_HALF_PANELS
-    if (cols <= 8 || (cols > 16 && cols <= 24)) {
-        lanes = 8;
-        nv = cols <= 8 ? 1 : 3;
-    }
-#endif
-    return Panel{col, std::min(cols, nv * lanes), nv, lanes, 0};
+    const size_t nv = need >= T::kVecs ? T::kVecs : need <= 1 ? 1 : need <= 2 ? 2 : T::kVecs;
+    return Panel{col, std::min(cols, nv * L), nv, 0};
 }
 
 // A GEMM stage (P or Q): C[m][n] = Activate(sum_k A[m][k] * W[k][n] + bias[n]).
@@ -148,15 +135,6 @@ void RunGemm(const GemmStage& s, const float* A, size_t lda, size_t M, float* C,
              float* tail) {
     for (size_t p = 0; p < s.panelCount; ++p) {
         const Panel& panel = s.panels[p];
-#if SIMD_SYNET_MERGED_HALF_PANELS
-        if (panel.lanes == 8) {
-            if (panel.nv == 3)
-                GemmPanel<DH, 3>(s, panel, A, lda, M, C, ldc, tail);
-            else
-                GemmPanel<DH, 1>(s, panel, A, lda, M, C, ldc, tail);
-            continue;
-        }
-#endif
         if (panel.nv == T::kVecs)
             GemmPanel<D, T::kVecs>(s, panel, A, lda, M, C, ldc, tail);
         else if (panel.nv == 2)
@@ -271,22 +249,13 @@ protected:
             Panel panel = NextPanel(col, N - col);
             panel.offset = size;
             panels.push_back(panel);
-            size += K * panel.nv * panel.lanes;
+            size += K * panel.nv * T::kLanes;
             col += panel.cols;
         }
         weights_[stage].assign(size, 0.0f);
         const D d;
         for (const Panel& panel : panels) {
             float* out = weights_[stage].data() + panel.offset;
-#if SIMD_SYNET_MERGED_HALF_PANELS
-            if (panel.lanes == 8) {
-                if (panel.nv == 3)
-                    GemmPackB<DH, 24>(DH(), K, panel.cols, w + panel.col, N, out);
-                else
-                    GemmPackB<DH, 8>(DH(), K, panel.cols, w + panel.col, N, out);
-                continue;
-            }
-#endif
             if (panel.nv == T::kVecs)
                 GemmPackB<D, T::kVecs * T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
             else if (panel.nv == 2)
