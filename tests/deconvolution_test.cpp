@@ -230,6 +230,30 @@ TEST_P(DeconvolutionTest, StridePhases) {
             }
 }
 
+// Stride == kernel without padding (disjoint output patches): the NHWC kernel-row GEMMs with
+// the tile that fits the source row (14 rows on AVX-512 for widths 13 and 28, 6 for 12) and bias
+// and cheap activations in the tiles' store where no column panel spans two taps; NCHW with
+// many FLOP per transposed float through the same kernel between transposes.
+TEST_P(DeconvolutionTest, DisjointPatchTiles) {
+    const Shape shapes[] = {{128, 32, 3, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                            {16, 64, 4, 12, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                            {24, 64, 3, 28, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0, 1}};
+    uint32_t seed = 900;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (SimdConvolutionActivationType act : kActivations)
+                for (bool withBias : {true, false}) {
+                    const SimdConvolutionParameters p = Make(s, f, act);
+                    std::string info;
+                    EXPECT_TRUE(RunCase(p, 2, withBias, seed % 2 == 0, nullptr, seed, &info))
+                        << Describe(p, 2) << " bias " << withBias;
+                    if (s.srcC == 128 && f == SimdTensorFormatNchw) {
+                        EXPECT_NE(info.find("nchw-via-nhwc-direct"), std::string::npos) << info;
+                    }
+                    ++seed;
+                }
+}
+
 TEST_P(DeconvolutionTest, UserGemmIsCalled) {
     const Shape shapes[] = {{17, 33, 5, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
                             {8, 16, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},

@@ -11,13 +11,15 @@
 //               [srcC x kY*kX*dstC], packed into B panels at SetParams), then col2im.
 //   nhwc-direct NHWC, stride == kernel, dense, no padding: every source pixel owns a disjoint
 //               kY x kX x dstC output patch, so each kernel row is one GEMM written straight
-//               into the output rows (ldc = kX*dstC), no column buffer, no scatter.
+//               into the output rows (ldc = kX*dstC), no column buffer, no scatter; tiles
+//               sized to the source row, bias and cheap activations in their store.
 //   nhwc-phases NHWC (FP32, group 1, no dilation), kernel a multiple of the stride: the outputs
 //               of each stride phase are a stride-1 convolution of the source with a subset of
 //               the taps, run by the convolution framework's NHWC direct algorithm and
 //               interleaved into the output (NhwcPhases::Preferred says where it is faster).
-//   nchw-via-nhwc-*  NCHW, group 1, FP32, patches that overlap: nhwc-phases or nhwc-gemm
-//               between transposes of the image and the output.
+//   nchw-via-nhwc-*  NCHW, group 1, FP32: nhwc-phases or nhwc-gemm (patches that overlap) or
+//               nhwc-direct (disjoint patches, many FLOP per transposed float) between
+//               transposes of the image and the output.
 //   *-usergemm  the band GEMM through the caller's SimdGemm32fNNPtr.
 // col2im is done as a gather per output row: every output value of the band is the partial sum
 // left by the previous band plus its taps in (ky, kx) order, finished with bias and activation
@@ -68,8 +70,10 @@ namespace HWY_NAMESPACE {
 namespace deconv32f {
 
 using conv32f::Act;
+using conv32f::ActivationIsCheap;
 using conv32f::BiasActivateChannels;
 using conv32f::BiasActivatePlane;
+using conv32f::ConvEpilogue;
 using conv32f::CopyRun;
 
 const char* TargetIsa() {
@@ -917,19 +921,28 @@ public:
     NhwcDirect(size_t batch, const SimdConvolutionParameters& p, bool bf16)
         : Deconvolution32f(batch, p, nullptr, bf16), q_(p) {
         N_ = q_.kX * q_.dstC;
-        nPad_ = RoundUp(N_, T::kCols);
-        blocks_ = GemmChooseBlocks(q_.srcW, N_, q_.srcC, T::kRows, T::kCols);
-        info_ = std::string(TargetIsa()) + "::nhwc-direct-" + std::to_string(T::kRows) + "x" +
-                std::to_string(T::kCols) + TypeSuffix(*this);
+        // Each GEMM has one source row (srcW pixels) of A rows: on AVX-512 the 14 x 2-vector
+        // tile where it wastes fewer rows than the 6 x 4 one (a 28-pixel row is 2 tiles of 14
+        // against 5 of 6, one of them two-thirds empty). With bias and activation in the
+        // store, 2x2 s2 on Zen 5: 128->64 28x28 250 -> 211-223 us, 32->16 56x56 173 -> 92 us.
+        narrow_ = T::kVecs == 4 && RoundUp(q_.srcW, kNarrowRows) < RoundUp(q_.srcW, T::kRows);
+        mr_ = narrow_ ? kNarrowRows : T::kRows;
+        nr_ = narrow_ ? 2 * T::kLanes : T::kCols;
+        nPad_ = RoundUp(N_, nr_);
+        blocks_ = GemmChooseBlocks(q_.srcW, N_, q_.srcC, mr_, nr_);
+        info_ = std::string(TargetIsa()) + "::nhwc-direct-" + std::to_string(mr_) + "x" +
+                std::to_string(nr_) + TypeSuffix(*this);
     }
     size_t ExternalBufferSize() const override {
-        return std::max<size_t>(1, GemmPackedASize<D>(blocks_.mc, blocks_.kc) + StageFloats());
+        return std::max<size_t>(1, PackFloats() + StageFloats());
     }
 
 protected:
+    // The packed A block: mc rows rounded up to whole tiles, whole 64-byte lines.
+    size_t PackFloats() const { return RoundUp(RoundUp(blocks_.mc, mr_) * blocks_.kc, 16); }
     // Packed B of kernel row ky, column block j, K chunk k.
     size_t BOffset(size_t ky, size_t j, size_t k, size_t nc) const {
-        return ky * q_.srcC * nPad_ + j * q_.srcC + k * RoundUp(nc, T::kCols);
+        return ky * q_.srcC * nPad_ + j * q_.srcC + k * RoundUp(nc, nr_);
     }
     // A BF16 destination: the kY output rows of one source row are computed in FP32 here and
     // rounded once when complete.
@@ -945,8 +958,12 @@ protected:
                 const size_t nc = std::min(blocks_.nc, N_ - j);
                 for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
                     const size_t kc = std::min(blocks_.kc, q_.srcC - k);
-                    GemmPackB(d, kc, nc, w + k * ld + ky * N_ + j, ld,
-                              weights_.data() + BOffset(ky, j, k, nc));
+                    const float* from = w + k * ld + ky * N_ + j;
+                    float* to = weights_.data() + BOffset(ky, j, k, nc);
+                    if (narrow_)
+                        GemmPackB<D, 2 * T::kLanes>(d, kc, nc, from, ld, to);
+                    else
+                        GemmPackB(d, kc, nc, from, ld, to);
                 }
             }
     }
@@ -954,19 +971,23 @@ protected:
         WithSourceReader(*this, [&](auto read) {
             RunOf<decltype(read)>(
                 static_cast<const typename decltype(read)::Elem*>(static_cast<const void*>(src)),
-                buf, dst);
+                buf, dst, batch_);
         });
     }
+    // One FP32 image (the NCHW wrapper's step).
+    void RunImage(const float* src, float* buf, float* dst) const {
+        RunOf<GemmReadF32>(src, buf, dst, 1);
+    }
     template <class Read>
-    void RunOf(const typename Read::Elem* src, float* buf, float* dst) const {
+    void RunOf(const typename Read::Elem* src, float* buf, float* dst, size_t images) const {
         const size_t parts = std::min(ThreadBudget(), q_.srcH);
         // Output rows of one source row (stride == kernel: kY whole rows).
         const size_t patch = q_.kY * q_.dstW * q_.dstC;
         const bool ok = ParallelPartsWithScratch(
             parts, buf, ExternalBufferSize(), [&](size_t part, size_t count, float* pack) {
                 const auto rows = PartRange(q_.srcH, part, count);
-                float* stage = pack + GemmPackedASize<D>(blocks_.mc, blocks_.kc);
-                for (size_t b = 0; b < batch_; ++b)
+                float* stage = pack + PackFloats();
+                for (size_t b = 0; b < images; ++b)
                     for (size_t sy = rows.first; sy < rows.second; ++sy) {
                         const size_t at = b * q_.dstImage + sy * patch;
                         if (dstBf16_) {
@@ -979,28 +1000,59 @@ protected:
             });
         if (!ok) throw std::bad_alloc();
     }
-    // The kY output rows of source row sy into rows (FP32, kY*dstW*dstC values).
     template <class Read>
     void RunRow(const typename Read::Elem* image, float* rows, size_t sy, float* pack) const {
+        if constexpr (T::kVecs == 4)
+            if (narrow_) return RunRowTiles<Read, kNarrowRows, 2>(image, rows, sy, pack);
+        RunRowTiles<Read, T::kRows, T::kVecs>(image, rows, sy, pack);
+    }
+    // The kY output rows of source row sy into rows (FP32, kY*dstW*dstC values) with tiles of
+    // MR pixels x NV vectors. Bias and a cheap activation are applied in the tiles' final
+    // store when no panel spans two kernel taps' channels, otherwise by a pass over the rows.
+    template <class Read, size_t MR, size_t NV>
+    void RunRowTiles(const typename Read::Elem* image, float* rows, size_t sy, float* pack) const {
         const D d;
+        constexpr size_t NR = NV * T::kLanes;
         const Act act{p_.activation, param0_, param1_};
         const float* slope = slope_.empty() ? nullptr : slope_.data();
+        const bool fuse = ActivationIsCheap(act.type) && q_.dstC % NR == 0;
         for (size_t i = 0; i < q_.srcW; i += blocks_.mc) {
             const size_t mc = std::min(blocks_.mc, q_.srcW - i);
             for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
                 const size_t kc = std::min(blocks_.kc, q_.srcC - k);
-                GemmPackA<Read>(d, mc, kc, image + (sy * q_.srcW + i) * q_.srcC + k, q_.srcC, pack);
+                const typename Read::Elem* a = image + (sy * q_.srcW + i) * q_.srcC + k;
+                for (size_t r = 0; r < mc; ++r)
+                    GemmCopy<Read>(d, a + r * q_.srcC, kc, pack + r * kc);
+                GemmZero(d, (RoundUp(mc, MR) - mc) * kc, pack + mc * kc);
                 const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                const bool last = k + kc == q_.srcC;
                 for (size_t ky = 0; ky < q_.kY; ++ky) {
                     float* c = rows + (ky * q_.dstW + i * q_.kX) * q_.dstC;
                     for (size_t j = 0; j < N_; j += blocks_.nc) {
                         const size_t nc = std::min(blocks_.nc, N_ - j);
-                        GemmMacroKernel(d, mc, nc, kc, pack,
-                                        weights_.data() + BOffset(ky, j, k, nc), c + j, N_, 1.0f,
-                                        0.0f, mode);
+                        const float* panels = weights_.data() + BOffset(ky, j, k, nc);
+                        for (size_t jp = 0; jp < nc; jp += NR) {
+                            const size_t cols = std::min(NR, nc - jp);
+                            for (size_t t = 0; t < mc; t += MR) {
+                                const size_t tileRows = std::min(MR, mc - t);
+                                auto tile = [&](const auto& epi) {
+                                    GemmMicroKernel<D, MR, NV>(d, kc, pack + t * kc, kc,
+                                                               panels + jp * kc,
+                                                               c + t * N_ + j + jp, N_, tileRows,
+                                                               cols, 1.0f, 0.0f, mode, epi);
+                                };
+                                const size_t channel = (j + jp) % q_.dstC;
+                                if (fuse && last)
+                                    tile(ConvEpilogue{bias_.data() + channel,
+                                                      slope ? slope + channel : nullptr, act});
+                                else
+                                    tile(GemmNoEpilogue());
+                            }
+                        }
                     }
                 }
             }
+            if (fuse) continue;
             for (size_t ky = 0; ky < q_.kY; ++ky) {
                 float* c = rows + (ky * q_.dstW + i * q_.kX) * q_.dstC;
                 for (size_t x = 0; x < mc * q_.kX; ++x)
@@ -1009,8 +1061,11 @@ protected:
         }
     }
 
+    static constexpr size_t kNarrowRows = 14;
     DeconvGeometry q_;
     size_t N_, nPad_;
+    bool narrow_;
+    size_t mr_, nr_;  // micro-tile: source pixels x columns
     GemmBlocks blocks_;
 };
 
@@ -1241,14 +1296,22 @@ Deconvolution32f* DeconvolutionCreate(size_t batch, const SimdConvolutionParamet
             return new deconv32f::NhwcPhases(batch, *p);
         return new deconv32f::NhwcGemm(batch, *p, gemm, bf16);
     }
-    // Overlapping patches in NCHW (Zen4, 4x4 s2 p1 64->32 28x28): 616 us through the NCHW
-    // columns, 555 us through the NHWC columns between transposes (two threads 381 -> 306 us).
-    // With disjoint patches the NCHW gather is a plain interleave and stays: 2x2 s2 128->64
-    // 28x28 538 us, 564 us as NHWC direct between transposes.
-    if (p->group == 1 && gemm == nullptr && !bf16 && !q.DisjointPatches()) {
-        if (deconv32f::NhwcPhases::Preferred(*p))
+    // NCHW, one group, FP32: an NHWC algorithm between transposes. Measured on Zen4 with
+    // overlapping patches (4x4 s2 p1 64->32 28x28): 616 us through the NCHW columns, 555 us
+    // through the NHWC columns between transposes. With disjoint patches the NCHW gather is a
+    // plain interleave and the transposes pay off only with many FLOP per transposed float
+    // (Zen 5, 2x2 s2: 128->64 28x28 266 -> 252 us, 256->128 14x14 312 -> 224 us between
+    // transposes; 64->32 56x56 281 vs 292 us, 32->16 56x56 86 vs 111 us kept in NCHW).
+    if (p->group == 1 && gemm == nullptr && !bf16) {
+        if (q.DisjointPatches()) {
+            const double flop = 2.0 * double(q.srcC) * double(q.dstC) * double(q.K);
+            if (flop >= 128.0 * double(q.srcC + q.dstC * q.K))
+                return new deconv32f::NchwVia<deconv32f::NhwcDirect>(batch, *p, false);
+        } else if (deconv32f::NhwcPhases::Preferred(*p)) {
             return new deconv32f::NchwVia<deconv32f::NhwcPhases>(batch, *p);
-        return new deconv32f::NchwVia<deconv32f::NhwcGemm>(batch, *p, nullptr, false);
+        } else {
+            return new deconv32f::NchwVia<deconv32f::NhwcGemm>(batch, *p, nullptr, false);
+        }
     }
     return new deconv32f::NchwGemm(batch, *p, gemm, bf16);
 }
