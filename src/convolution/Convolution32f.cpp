@@ -304,10 +304,10 @@ protected:
                                     cols, GemmStore::kOverwrite, epi);
                             };
                             if (fuse)
-                                tile(ConvEpilogue{
+                                WithConvEpilogue(
                                     bias_.data() + g * q_.Dg + jp,
-                                    slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + jp,
-                                    act});
+                                    slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + jp, act,
+                                    tile);
                             else
                                 tile(GemmNoEpilogue());
                         }
@@ -381,10 +381,10 @@ protected:
                                                                    1.0f, 0.0f, mode, epi);
                                 };
                                 if (last && fuse)
-                                    tile(ConvEpilogue{
+                                    WithConvEpilogue(
                                         bias_.data() + g * q_.Dg + jp,
                                         slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + jp,
-                                        act});
+                                        act, tile);
                                 else
                                     tile(GemmNoEpilogue());
                                 for (dx += MR; dx >= q_.dstW && dy < q_.dstH;) dx -= q_.dstW, ++dy;

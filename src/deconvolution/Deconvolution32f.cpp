@@ -73,8 +73,8 @@ using conv32f::Act;
 using conv32f::ActivationIsCheap;
 using conv32f::BiasActivateChannels;
 using conv32f::BiasActivatePlane;
-using conv32f::ConvEpilogue;
 using conv32f::CopyRun;
+using conv32f::WithConvEpilogue;
 
 const char* TargetIsa() {
     return IsaNameOf(HWY_TARGET);
@@ -1043,8 +1043,8 @@ protected:
                                 };
                                 const size_t channel = (j + jp) % q_.dstC;
                                 if (fuse && last)
-                                    tile(ConvEpilogue{bias_.data() + channel,
-                                                      slope ? slope + channel : nullptr, act});
+                                    WithConvEpilogue(bias_.data() + channel,
+                                                     slope ? slope + channel : nullptr, act, tile);
                                 else
                                     tile(GemmNoEpilogue());
                             }

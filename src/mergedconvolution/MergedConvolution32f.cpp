@@ -12,7 +12,7 @@
 // The pieces are the convolution framework's: P (1x1 in place, otherwise through im2row rows)
 // and Q are products with the GEMM micro-kernels of gemm/Gemm-inl.h over weights packed at
 // SetParams (column panels as narrow as the channel count allows), bias and cheap activations
-// applied in the micro-kernel's store (ConvEpilogue), other activations by a pass over the
+// applied in the micro-kernel's store (ConvEpilogueOf), other activations by a pass over the
 // finished rows; D uses the depthwise NHWC kernels of convolution/DepthwiseNhwc-inl.h on the
 // band buffer, whose geometry is that of D shifted to the band's first row.
 //
@@ -49,9 +49,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 using conv32f::Act;
 using conv32f::ActivationIsCheap;
 using conv32f::BiasActivateChannels;
-using conv32f::ConvEpilogue;
 using conv32f::DepthwiseNhwc3x3Block;
 using conv32f::DepthwiseNhwcPixelAll;
+using conv32f::WithConvEpilogue;
 
 using D = hn::ScalableTag<float>;
 using T = GemmTraits<D>;
@@ -125,9 +125,11 @@ void GemmPanel(const GemmStage& s, const Panel& panel, const float* A, size_t ld
                float* C, size_t ldc, float* tail) {
     const bool cheap = ActivationIsCheap(s.act.type);
     const Act act = cheap ? s.act : Act{SimdConvolutionActivationIdentity, 0.0f, 0.0f};
-    const ConvEpilogue epi{s.bias + panel.col, s.slope ? s.slope + panel.col : nullptr, act};
-    GemmPanelRows<DT, TileRows(NV), NV>(A, lda, M, s.K, s.packed + panel.offset, C + panel.col, ldc,
-                                        panel.cols, epi, tail);
+    WithConvEpilogue(
+        s.bias + panel.col, s.slope ? s.slope + panel.col : nullptr, act, [&](const auto& epi) {
+            GemmPanelRows<DT, TileRows(NV), NV>(A, lda, M, s.K, s.packed + panel.offset,
+                                                C + panel.col, ldc, panel.cols, epi, tail);
+        });
 }
 
 // The whole stage on M rows of A (row stride lda) into C (row stride ldc).
