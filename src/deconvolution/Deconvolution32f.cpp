@@ -1243,11 +1243,11 @@ protected:
 };
 
 // ---------------------------------------------------------------------------------------------
-// NCHW with one group (FP32 framework, own GEMM): an NHWC algorithm (NhwcGemm or NhwcPhases)
-// between transposes of the image and of the output. The NCHW column path gathers every output
-// value from the stride phases of a channel-major column matrix, the NHWC ones add whole vectors
-// of channels or sum in registers; the two transposes cost less than that difference (measured
-// on Zen4, see DeconvolutionCreate).
+// NCHW with one group (FP32 framework, own GEMM): an NHWC algorithm (NhwcGemm, NhwcPhases or
+// NhwcDirect) between transposes of the image and of the output. The NCHW column path gathers
+// every output value from the stride phases of a channel-major column matrix, the NHWC ones add
+// whole vectors of channels or sum in registers; where the two transposes cost less than that
+// difference is measured in DeconvolutionCreate.
 
 template <class Nhwc>
 class NchwVia : public Nhwc {
