@@ -1020,10 +1020,8 @@ protected:
             const size_t mc = std::min(blocks_.mc, q_.srcW - i);
             for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
                 const size_t kc = std::min(blocks_.kc, q_.srcC - k);
-                const typename Read::Elem* a = image + (sy * q_.srcW + i) * q_.srcC + k;
-                for (size_t r = 0; r < mc; ++r)
-                    GemmCopy<Read>(d, a + r * q_.srcC, kc, pack + r * kc);
-                GemmZero(d, (RoundUp(mc, MR) - mc) * kc, pack + mc * kc);
+                GemmPackA<Read>(d, mc, kc, image + (sy * q_.srcW + i) * q_.srcC + k, q_.srcC, pack,
+                                MR);
                 const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
                 const bool last = k + kc == q_.srcC;
                 for (size_t ky = 0; ky < q_.kY; ++ky) {
@@ -1131,6 +1129,10 @@ public:
                 c.padX = ph.x.padBefore;
                 c.padW = ph.x.padAfter;
                 ph.conv.reset(NhwcDirectConvolutionCreate(1, c));
+                // Scratch: the largest phase convolution's, then the largest phase image.
+                convFloats_ =
+                    std::max(convFloats_, RoundUp(ph.conv->ExternalBufferSize(), kLineFloats));
+                imageFloats_ = std::max(imageFloats_, ph.y.out * ph.x.out * q_.dstC);
                 phases_.push_back(std::move(ph));
             }
         const std::string& first = phases_.front().conv->info_;
@@ -1167,14 +1169,7 @@ public:
             if (MakePhaseAxis(q.dstW, q.srcW, q.kX, q.sX, q.padX, px, false).out < 8) return false;
         return dense || q.srcC < 16;
     }
-    size_t ExternalBufferSize() const override {
-        size_t conv = 1, image = 0;
-        for (const Phase& ph : phases_) {
-            conv = std::max(conv, RoundUp(ph.conv->ExternalBufferSize(), kLineFloats));
-            image = std::max(image, ph.y.out * ph.x.out * q_.dstC);
-        }
-        return conv + image;
-    }
+    size_t ExternalBufferSize() const override { return convFloats_ + imageFloats_; }
     size_t InternalBufferSize() const override {
         size_t n = 0;
         for (const Phase& ph : phases_) n += ph.conv->InternalBufferSize();
@@ -1216,10 +1211,7 @@ protected:
     }
     // One NHWC image; buf holds ExternalBufferSize() floats.
     void RunImage(const float* src, float* buf, float* dst) const {
-        size_t convFloats = 1;
-        for (const Phase& ph : phases_)
-            convFloats = std::max(convFloats, RoundUp(ph.conv->ExternalBufferSize(), kLineFloats));
-        float* image = buf + convFloats;
+        float* image = buf + convFloats_;
         const size_t C = q_.dstC;
         for (const Phase& ph : phases_) {
             ph.conv->Forward(src + ph.y.offset * q_.srcW * q_.srcC, buf, image);
@@ -1240,6 +1232,7 @@ protected:
     };
     DeconvGeometry q_;
     std::vector<Phase> phases_;
+    size_t convFloats_ = 1, imageFloats_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -261,14 +261,15 @@ constexpr size_t GemmPackedBSize(size_t kc, size_t nc) {
     return (nc + T::kCols - 1) / T::kCols * T::kCols * kc;
 }
 
-// Packs rows [0, mc) x columns [0, kc) of A (row stride lda) as micro-panels of kRows rows of
-// kc floats; the rows that complete the last micro-panel are zero. A plain row copy: the copy
+// Packs rows [0, mc) x columns [0, kc) of A (row stride lda) as micro-panels of mr (kRows unless
+// a narrow micro-kernel reads them) rows of kc floats; the rows that complete the last
+// micro-panel are zero. A plain row copy: the copy
 // gives the kernel rows a small stride (no L1 set conflicts for power-of-two lda, few pages).
 // Read: how A is stored (GemmReadF32 unless the caller converts while packing).
 template <class Read = GemmReadF32, class D>
-void GemmPackA(D d, size_t mc, size_t kc, const typename Read::Elem* A, size_t lda, float* packed) {
-    using T = GemmTraits<D>;
-    const size_t rows = (mc + T::kRows - 1) / T::kRows * T::kRows;
+void GemmPackA(D d, size_t mc, size_t kc, const typename Read::Elem* A, size_t lda, float* packed,
+               size_t mr = GemmTraits<D>::kRows) {
+    const size_t rows = (mc + mr - 1) / mr * mr;
     for (size_t r = 0; r < mc; ++r) GemmCopy<Read>(d, A + r * lda, kc, packed + r * kc);
     GemmZero(d, (rows - mc) * kc, packed + mc * kc);
 }

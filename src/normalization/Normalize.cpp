@@ -300,7 +300,6 @@ void NormalizeLayer16bV2(const uint16_t* src, size_t batch, size_t C, size_t S, 
     HWY_ALIGN float split[4][kMaxSplitChannels / 2];
     SplitEvenOdd(scale, C / 2, split[0], split[1]);
     SplitEvenOdd(shift, C / 2, split[2], split[3]);
-    const double maxParam = MaxAbsParam(scale, shift, C);
     const norm::SplitParams params{split[0], split[1], split[2], split[3]};
     const size_t rows = batch * S;
     size_t p = 0;
@@ -323,6 +322,7 @@ void NormalizeLayer16bV2(const uint16_t* src, size_t batch, size_t C, size_t S, 
         // a pair's statistics overlap with vector work instead of stalling the output pass
         // (768 x 196 on Zen 5: 11.4 -> 11.2 us; the same two-slot code computing each pair just
         // before its output pass ran at 12.6-13.0).
+        const double maxParam = MaxAbsParam(scale, shift, C);
         HWY_ALIGN float wide[2][2][kMaxWideChannels];
         struct PairStats {
             norm::RowStats st[2];
