@@ -644,10 +644,10 @@ TEST_P(ConvolutionTest, WinogradOnlyWhereApplicable) {
 }  // namespace
 
 // ---- Depthwise kernels: register blocks of output rows x pixels (NHWC) and bands of output
-// rows over padded phase rows (NCHW). Channel tails, widths shorter than a vector and just
-// over one (the last vector overlaps), heights leaving 1-3 rows after the bands, stride 1 and 2,
-// asymmetric pads and the shapes that take the general kernel (dilation, 5x5, 1x3, unequal
-// strides).
+// rows over padded phase rows (NCHW; stride 2 with one left pad column reads the image rows
+// directly). Channel tails, widths shorter than a vector and just over one (the last vector
+// overlaps), heights leaving 1-3 rows after the bands, stride 1 and 2, asymmetric pads and the
+// shapes that take the general kernel (dilation, 5x5, 1x3, unequal strides).
 TEST_P(ConvolutionTest, DepthwiseShapes) {
     const Shape shapes[] = {
         // srcC dstC  H   W  kY kX sY sX dY dX pY pX pH pW group
@@ -665,6 +665,8 @@ TEST_P(ConvolutionTest, DepthwiseShapes) {
         {17, 17, 15, 34, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 17},
         {33, 33, 14, 67, 3, 3, 2, 2, 1, 1, 0, 1, 1, 0, 33},  // asymmetric pads
         {16, 16, 11, 45, 3, 3, 2, 2, 1, 1, 2, 2, 0, 2, 16},
+        {7, 7, 9, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},     // 10 columns: a half vector first
+        {3, 3, 6, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},     // 5 columns: a quarter vector first
         {8, 8, 9, 13, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 8},     // unequal strides
         {17, 17, 9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 17},  // dilation 2
         {7, 7, 9, 13, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 7},     // 5x5

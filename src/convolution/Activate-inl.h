@@ -11,6 +11,7 @@
 #endif
 
 #include <cstddef>
+#include <type_traits>
 
 #include "SimdSynet.h"
 #include "core/Math-inl.h"
@@ -151,14 +152,65 @@ inline bool ActivationIsCheap(SimdConvolutionActivationType type) {
            type == SimdConvolutionActivationHswish || type == SimdConvolutionActivationHardSigmoid;
 }
 
+// The activations that ActivateKind (and a ConvEpilogueOf) writes out at compile time; kCheap
+// decides at run time among all the cheap ones (Hswish and HardSigmoid take that one).
+enum class EpilogueKind { kIdentity, kRelu, kSlope, kRange, kCheap };
+
+// Activate(x) for the activations of kKind, written out at compile time (kCheap: a switch over
+// the cheap ones; any other activation leaves x as it is). slope() gives the negative slope
+// vector; only LeakyRelu and Prelu call it.
+template <EpilogueKind kKind, class D, class V, class SlopeF>
+HWY_INLINE V ActivateKind(D d, V x, const Act& act, const SlopeF& slope) {
+    const V zero = hn::Zero(d);
+    if constexpr (kKind == EpilogueKind::kIdentity) {
+        return x;
+    } else if constexpr (kKind == EpilogueKind::kRelu) {
+        return hn::Max(x, zero);
+    } else if constexpr (kKind == EpilogueKind::kSlope) {
+        return hn::MulAdd(slope(), hn::Min(x, zero), hn::Max(x, zero));
+    } else if constexpr (kKind == EpilogueKind::kRange) {
+        return hn::Min(hn::Max(hn::Set(d, act.p0), x), hn::Set(d, act.p1));
+    } else {
+        switch (act.type) {
+            case SimdConvolutionActivationRelu:
+                return hn::Max(x, zero);
+            case SimdConvolutionActivationLeakyRelu:
+            case SimdConvolutionActivationPrelu:
+                return hn::MulAdd(slope(), hn::Min(x, zero), hn::Max(x, zero));
+            case SimdConvolutionActivationRestrictRange:
+            case SimdConvolutionActivationHswish:
+            case SimdConvolutionActivationHardSigmoid:
+                return Activate(d, x, zero, act);
+            default:
+                return x;
+        }
+    }
+}
+
+// Calls f(std::integral_constant<EpilogueKind, kind>()) with the kind that writes out `type`
+// (kCheap for every other activation, cheap or not).
+template <class F>
+HWY_INLINE void WithEpilogueKind(SimdConvolutionActivationType type, const F& f) {
+    using K = EpilogueKind;
+    switch (type) {
+        case SimdConvolutionActivationIdentity:
+            return f(std::integral_constant<K, K::kIdentity>());
+        case SimdConvolutionActivationRelu:
+            return f(std::integral_constant<K, K::kRelu>());
+        case SimdConvolutionActivationLeakyRelu:
+        case SimdConvolutionActivationPrelu:
+            return f(std::integral_constant<K, K::kSlope>());
+        case SimdConvolutionActivationRestrictRange:
+            return f(std::integral_constant<K, K::kRange>());
+        default:
+            return f(std::integral_constant<K, K::kCheap>());
+    }
+}
+
 // GEMM epilogue (gemm/Gemm-inl.h) of a convolution tile whose columns are output channels
 // [c, c + cols): bias and a cheap activation (ActivationIsCheap) applied in registers before
 // the final store. Only the cheap cases are written out here, so the micro-kernel that inlines
 // this stays small; the others are applied by a pass over each finished block.
-// The activations a ConvEpilogueOf writes out at compile time; kCheap decides at run time
-// among all the cheap ones (Hswish and HardSigmoid take that one).
-enum class EpilogueKind { kIdentity, kRelu, kSlope, kRange, kCheap };
-
 template <EpilogueKind kKind>
 struct ConvEpilogueOf {
     const float* bias;   // bias of the tile's first channel
@@ -168,31 +220,8 @@ struct ConvEpilogueOf {
     HWY_INLINE V Vector(V x, size_t v) const {
         const hn::DFromV<V> d;
         const size_t at = v * hn::Lanes(d);
-        x = hn::Add(x, hn::LoadU(d, bias + at));
-        const V zero = hn::Zero(d);
-        if constexpr (kKind == EpilogueKind::kIdentity) {
-            return x;
-        } else if constexpr (kKind == EpilogueKind::kRelu) {
-            return hn::Max(x, zero);
-        } else if constexpr (kKind == EpilogueKind::kSlope) {
-            return hn::MulAdd(hn::LoadU(d, slope + at), hn::Min(x, zero), hn::Max(x, zero));
-        } else if constexpr (kKind == EpilogueKind::kRange) {
-            return hn::Min(hn::Max(hn::Set(d, act.p0), x), hn::Set(d, act.p1));
-        } else {
-            switch (act.type) {
-                case SimdConvolutionActivationRelu:
-                    return hn::Max(x, zero);
-                case SimdConvolutionActivationLeakyRelu:
-                case SimdConvolutionActivationPrelu:
-                    return hn::MulAdd(hn::LoadU(d, slope + at), hn::Min(x, zero), hn::Max(x, zero));
-                case SimdConvolutionActivationRestrictRange:
-                case SimdConvolutionActivationHswish:
-                case SimdConvolutionActivationHardSigmoid:
-                    return Activate(d, x, zero, act);
-                default:
-                    return x;
-            }
-        }
+        return ActivateKind<kKind>(d, hn::Add(x, hn::LoadU(d, bias + at)), act,
+                                   [&]() HWY_ATTR { return hn::LoadU(d, slope + at); });
     }
     void Rows(float* c, size_t ldc, size_t rows, size_t cols) const {
         for (size_t r = 0; r < rows; ++r) BiasActivateChannels(c + r * ldc, cols, bias, slope, act);
@@ -206,19 +235,9 @@ using ConvEpilogue = ConvEpilogueOf<EpilogueKind::kCheap>;
 template <class F>
 HWY_INLINE void WithConvEpilogue(const float* bias, const float* slope, const Act& act,
                                  const F& tile) {
-    switch (act.type) {
-        case SimdConvolutionActivationIdentity:
-            return tile(ConvEpilogueOf<EpilogueKind::kIdentity>{bias, slope, act});
-        case SimdConvolutionActivationRelu:
-            return tile(ConvEpilogueOf<EpilogueKind::kRelu>{bias, slope, act});
-        case SimdConvolutionActivationLeakyRelu:
-        case SimdConvolutionActivationPrelu:
-            return tile(ConvEpilogueOf<EpilogueKind::kSlope>{bias, slope, act});
-        case SimdConvolutionActivationRestrictRange:
-            return tile(ConvEpilogueOf<EpilogueKind::kRange>{bias, slope, act});
-        default:
-            return tile(ConvEpilogue{bias, slope, act});
-    }
+    WithEpilogueKind(act.type, [&](auto kind) HWY_ATTR {
+        tile(ConvEpilogueOf<decltype(kind)::value>{bias, slope, act});
+    });
 }
 
 }  // namespace conv32f

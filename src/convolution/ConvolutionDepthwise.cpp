@@ -417,6 +417,92 @@ HWY_INLINE void DepthwiseNchw3x3Rows(const float* pad, size_t width, const float
     for (; dx < dstW; ++dx) run(d1, dx, unshifted);
 }
 
+// The three taps of output columns [x0, x0 + lanes) of a 3x3 stride-2 kernel with one column
+// of left padding in source row `row`: source columns 2x - 1 (left), 2x (mid), 2x + 1 (right).
+// mid and right are the even and odd lanes of the two vectors at 2 x0; left is right moved up
+// one lane, its lowest lane the last of the vector before (aligned, just read by the previous
+// column vector) or the padding zero at x0 = 0 (kFirst).
+template <class V>
+struct Taps3 {
+    V left, mid, right;
+};
+template <bool kFirst, class DV>
+HWY_INLINE Taps3<hn::Vec<DV>> Taps3x3s2(DV dv, const float* HWY_RESTRICT row, size_t x0) {
+    constexpr size_t L = hn::MaxLanes(DV());
+    const float* s = row + 2 * x0;
+    if constexpr (L == 1) {
+        return {kFirst ? hn::Zero(dv) : hn::LoadU(dv, s - 1), hn::LoadU(dv, s),
+                hn::LoadU(dv, s + 1)};
+    } else {
+#if HWY_TARGET != HWY_SCALAR  // whose 1-lane vectors have no ConcatEven / ConcatOdd
+        const auto lo = hn::LoadU(dv, s), hi = hn::LoadU(dv, s + L);
+        const auto right = hn::ConcatOdd(dv, hi, lo);
+        return {ShiftInLanes<int(L) - 1>(dv, kFirst ? hn::Zero(dv) : hn::LoadU(dv, s - L), right),
+                hn::ConcatEven(dv, hi, lo), right};
+#endif
+    }
+}
+
+// kRows output rows x one vector of output columns at x0 of a 3x3 stride-2 kernel with one
+// column of left padding, straight from the image rows: rows[sr] is padded row 2 dy + sr of the
+// block (a zero row where outside the image). The taps are deinterleaved in registers (three
+// shuffles per source row and vector) instead of through a phase buffer, so the image's loads
+// mix with the FMAs. Each sum runs bias, then the taps row by row, left to right, as
+// DepthwiseNchw3x3Block does (with a cheap activation the two paths give the same bits).
+template <size_t kRows, EpilogueKind kKind, bool kFirst, class DV>
+HWY_INLINE void DepthwiseNchw3x3s2Block(DV dv, const float* const* rows, size_t x0,
+                                        const hn::Vec<DV>* w, hn::Vec<DV> bias, hn::Vec<DV> slope,
+                                        const Act& act, float* HWY_RESTRICT out, size_t dstW) {
+    using V = hn::Vec<DV>;
+    constexpr size_t kSrcRows = 2 * kRows + 1;
+    V acc[kRows];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r) acc[r] = bias;
+#pragma GCC unroll 16
+    for (size_t sr = 0; sr < kSrcRows; ++sr) {
+        const Taps3<V> t = Taps3x3s2<kFirst>(dv, rows[sr], x0);
+#pragma GCC unroll 8
+        for (size_t r = 0; r < kRows; ++r) {
+            const size_t ky = sr - 2 * r;  // wraps when sr < 2 r
+            if (ky >= 3) continue;
+            acc[r] = hn::MulAdd(t.left, w[ky * 3 + 0], acc[r]);
+            acc[r] = hn::MulAdd(t.mid, w[ky * 3 + 1], acc[r]);
+            acc[r] = hn::MulAdd(t.right, w[ky * 3 + 2], acc[r]);
+        }
+    }
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r)
+        hn::StoreU(ActivateKind<kKind>(dv, acc[r], act, [&]() HWY_ATTR { return slope; }), dv,
+                   out + r * dstW + x0);
+}
+
+// kRows output rows of DepthwiseNchw3x3s2Block, every column: whole vectors, then 8- and 4-lane
+// ones, then single columns.
+template <size_t kRows, EpilogueKind kKind>
+HWY_INLINE void DepthwiseNchw3x3s2Rows(const float* const* rows, const float* weights, float bias,
+                                       float slope, const Act& act, float* out, size_t dstW) {
+    size_t x = 0;
+    auto run = [&](auto dv) HWY_ATTR {
+        using V = hn::Vec<decltype(dv)>;
+        constexpr size_t L = hn::MaxLanes(decltype(dv)());
+        if (x + L > dstW) return;
+        V w[9];
+        for (size_t i = 0; i < 9; ++i) w[i] = hn::Set(dv, weights[i]);
+        const V b = hn::Set(dv, bias), s = hn::Set(dv, slope);
+        if (x == 0) {
+            DepthwiseNchw3x3s2Block<kRows, kKind, true>(dv, rows, x, w, b, s, act, out, dstW);
+            x += L;
+        }
+        for (; x + L <= dstW; x += L)
+            DepthwiseNchw3x3s2Block<kRows, kKind, false>(dv, rows, x, w, b, s, act, out, dstW);
+    };
+    constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<float>());
+    run(hn::ScalableTag<float>());
+    if constexpr (kLanes > 8) run(hn::CappedTag<float, 8>());
+    if constexpr (kLanes > 4) run(hn::CappedTag<float, 4>());
+    if constexpr (kLanes > 1) run(hn::CappedTag<float, 1>());
+}
+
 class DepthwiseNchw : public Convolution32f {
 public:
     DepthwiseNchw(size_t batch, const SimdConvolutionParameters& p)
@@ -429,6 +515,10 @@ public:
         // that far).
         const size_t L = hn::Lanes(hn::ScalableTag<float>());
         padWidth_ = RoundUp(std::max(q_.dstW + 3, q_.dstW / L * L + L), L);
+        // Stride 2 with the usual left pad reads every tap column inside the row (2 dstW <=
+        // srcW): those taps come straight from the image (Plane3x3s2Direct).
+        directS2_ = fast3x3_ && q_.sX == 2 && q_.padX == 1 && 2 * q_.dstW <= q_.srcW;
+        if (directS2_) zeroRow_.assign(q_.srcW, 0.0f);
         info_ = std::string(IsaNameOf(HWY_TARGET)) + "::nchw-depthwise-" +
                 (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
         dxLo_ = (q_.padX + q_.sX - 1) / q_.sX;
@@ -439,7 +529,7 @@ public:
         dxLo_ = std::min(dxLo_, dxHi_);
     }
     size_t ExternalBufferSize() const override {
-        return fast3x3_ ? BandFloats() + kAlignFloats : 1;
+        return fast3x3_ && !directS2_ ? BandFloats() + kAlignFloats : 1;
     }
 
 protected:
@@ -522,9 +612,51 @@ protected:
             rows = next;
         }
     }
+    // One plane of a 3x3 stride-2 kernel with one column of left padding (directS2_): bands of
+    // kBandRows output rows (the last rows one by one), read from the image rows themselves.
+    // (h) 3x3 s2 128ch 112x112 on Zen 5: 211-217 us through the phase band (half of it
+    // filling the band), 117-120 us direct; 2, 3, 6 or 8 rows per band were slower than 4.
+    void Plane3x3s2Direct(const float* in, float* out, size_t c) const {
+        const Act act{p_.activation, param0_, param1_};
+        const float* w = weights_.data() + c * 9;
+        const float bias = bias_[c], slope = slope_.empty() ? 0.0f : slope_[c];
+        // Cheap activations are applied in the blocks' stores, written out for the activation
+        // (a switch there cost ~15% of the layer); the others in a pass over each band, which
+        // also adds the bias.
+        const bool cheap = ActivationIsCheap(act.type);
+        WithEpilogueKind(
+            cheap ? act.type : SimdConvolutionActivationIdentity, [&](auto kind) HWY_ATTR {
+                constexpr EpilogueKind kKind = decltype(kind)::value;
+                const float* rows[2 * kBandRows + 1];
+                for (size_t dy = 0; dy < q_.dstH;) {
+                    const size_t next = q_.dstH - dy >= kBandRows ? kBandRows : 1;
+                    for (size_t sr = 0; sr < 2 * next + 1; ++sr) {
+                        const ptrdiff_t sy = ptrdiff_t(2 * dy + sr) - ptrdiff_t(q_.padY);
+                        rows[sr] = sy >= 0 && sy < ptrdiff_t(q_.srcH) ? in + size_t(sy) * q_.srcW
+                                                                      : zeroRow_.data();
+                    }
+                    float* to = out + dy * q_.dstW;
+                    const float blockBias = cheap ? bias : 0.0f;
+                    if (next == kBandRows)
+                        DepthwiseNchw3x3s2Rows<kBandRows, kKind>(rows, w, blockBias, slope, act, to,
+                                                                 q_.dstW);
+                    else
+                        DepthwiseNchw3x3s2Rows<1, kKind>(rows, w, blockBias, slope, act, to,
+                                                         q_.dstW);
+                    if (!cheap) BiasActivatePlane(to, next * q_.dstW, bias, slope, act);
+                    dy += next;
+                }
+            });
+    }
     // Planes [p0, p1) of the batch (plane p: image p / srcC, channel p % srcC); `scratch`:
     // ExternalBufferSize() floats.
     void RunPlanes(const float* src, float* dst, size_t p0, size_t p1, float* scratch) const {
+        if (directS2_) {
+            const size_t plane = q_.srcH * q_.srcW;
+            for (size_t bc = p0; bc < p1; ++bc)
+                Plane3x3s2Direct(src + bc * plane, dst + bc * q_.pixels, bc % q_.srcC);
+            return;
+        }
         if (fast3x3_) {
             const size_t plane = q_.srcH * q_.srcW;
             // The phase rows start on 64-byte lines (caller scratch may be less aligned).
@@ -571,14 +703,15 @@ protected:
     }
 
     static constexpr size_t kAlignFloats = 64 / sizeof(float);
-    // Output rows per band of Plane3x3.
+    // Output rows per band of Plane3x3 and Plane3x3s2Direct.
     static constexpr size_t kBandRows = 4;
     // The band buffer of Plane3x3: the padded rows of one band, sX phase rows each.
     size_t BandFloats() const { return ((kBandRows - 1) * q_.sY + 3) * q_.sX * padWidth_; }
 
     Geometry q_;
-    bool fast3x3_;
+    bool fast3x3_, directS2_;
     size_t dxLo_, dxHi_, padWidth_;
+    std::vector<float> zeroRow_;  // the source row above or below the image (directS2_)
 };
 
 }  // namespace conv32f
