@@ -767,6 +767,20 @@ HWY_INLINE void Stride2RowDispatch(const Op& op, const Rows<T>& in, const Axis& 
 }
 #endif
 
+// Asks the cache for the lines of base[at, at + count), which may lie past the end of base's
+// array (computed as an integer address, not a pointer). The stride-2 NCHW rows ask for the two
+// source rows two output rows ahead: the hardware prefetcher alone left the 3x3 s2 p1 pools waiting
+// on L3 (Zen 5, 64x112x112: average 44.6-45.9 -> 38.9-40.0 us, max 42.4-45.2 -> 38.3-38.9,
+// BF16 max 55-58 -> 50-52; six rows ahead measured the same). Planes are contiguous, so the
+// rows run on into the next plane; past the tensor's end a prefetch does nothing (it never
+// faults).
+template <class T>
+HWY_INLINE void PrefetchLines(const T* base, size_t at, size_t count) {
+    const uintptr_t first = reinterpret_cast<uintptr_t>(base) + at * sizeof(T);
+    for (size_t b = 0; b < count * sizeof(T); b += 64)
+        __builtin_prefetch(reinterpret_cast<const void*>(first + b));
+}
+
 // `scratch`: null, or dstW floats (reciprocal clipped window widths) followed by the padded
 // row.
 template <class Op, class T>
@@ -798,6 +812,7 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
                     const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
                     const Rows<T> in{src + c * plane + yr.begin * s.srcW, 1, plane,
                                      yr.end - yr.begin, s.srcW};
+                    PrefetchLines(src, c * plane + (yr.end + 2) * s.srcW, 2 * s.srcW);
                     Stride2RowDispatch(op, in, ax, columns, dst + (c * s.dstH + dy) * s.dstW);
                 }
             }
