@@ -187,7 +187,8 @@ TEST_P(ConvolutionTest, EveryActivation) {
                             {33, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 33},
                             {17, 33, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
                             {9, 70, 4, 15, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-                            {3, 32, 5, 53, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}};
+                            {3, 32, 5, 53, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {4, 17, 5, 40, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 1}};  // NCHW rows
     uint32_t seed = 100;
     for (const Shape& s : shapes)
         for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
@@ -686,6 +687,47 @@ TEST_P(ConvolutionTest, DepthwiseShapes) {
                 seed += 5;
                 ++index;
             }
+}
+
+// ---- NCHW row convolution of first layers (3x3 stride 2, left pad 1, 2 dstW <= srcW, at most
+// 8 input channels, vectors of 8 lanes or more; ConvolutionNchwRows.cpp): channel blocks with tails
+// (2, 7, 15, 17, 33 output channels), first column vectors of every width (1, 5, 10, 17, 28, 33
+// columns), rows above and below the image, and two near shapes that must take another algorithm.
+TEST_P(ConvolutionTest, NchwRowsShapes) {
+    const Shape rows[] = {
+        // srcC dstC  H   W  kY kX sY sX dY dX pY pX pH pW group
+        {1, 2, 3, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        {3, 32, 9, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        {3, 7, 8, 10, 3, 3, 2, 2, 1, 1, 0, 1, 1, 0, 1},
+        {4, 33, 7, 34, 3, 3, 2, 2, 1, 1, 2, 1, 2, 1, 1},
+        {8, 16, 6, 20, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 1},
+        {7, 15, 5, 66, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        {2, 17, 4, 67, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 1},  // odd width, no right pad
+    };
+    const Shape others[] = {
+        {3, 8, 5, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // the last window reads the right pad
+        {9, 8, 5, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // 9 input channels
+    };
+    uint32_t seed = 700;
+    size_t index = 0;
+    auto run = [&](const Shape& s, bool expectRows) {
+        for (size_t batch : {1, 2}) {
+            const SimdConvolutionActivationType act = kActivations[index % 11];
+            const SimdConvolutionParameters p = Make(s, SimdTensorFormatNchw, act);
+            const bool withBias = index % 3 != 1, callerBuffer = index % 2 == 1;
+            std::string info;
+            EXPECT_TRUE(RunCase(p, batch, withBias, callerBuffer, nullptr, seed, &info))
+                << Describe(p, batch) << " bias " << withBias << " buf " << callerBuffer;
+            // Targets with fewer than 8 lanes (SSE4, NEON, scalar) keep the NHWC path.
+            const bool wide = info.rfind("avx2::", 0) == 0 || info.rfind("avx512::", 0) == 0;
+            EXPECT_EQ(info.find("nchw-rows") != std::string::npos, expectRows && wide)
+                << Describe(p, batch) << ": " << info;
+            seed += 3;
+            ++index;
+        }
+    };
+    for (const Shape& s : rows) run(s, true);
+    for (const Shape& s : others) run(s, false);
 }
 
 // ---- Depthwise NHWC: the block width follows where dst lies against src in the cache (narrow

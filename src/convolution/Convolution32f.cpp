@@ -29,6 +29,7 @@
 #include "hwy/highway.h"
 #include "convolution/Convolution32f.h"
 #include "convolution/ConvolutionDepthwise.h"
+#include "convolution/ConvolutionNchwRows.h"
 #include "convolution/ConvolutionWinograd.h"
 #include "convolution/NhwcDirect.h"
 #include "convolution/Activate-inl.h"
@@ -730,6 +731,8 @@ Convolution32f* Convolution32fCreate(size_t batch, const SimdConvolutionParamete
         if (nhwc) return DepthwiseNhwcCreate(batch, *p);
         return DepthwiseNchwCreate(batch, *p);
     }
+    // First layers in NCHW straight along the rows (a caller's GEMM keeps the GEMM path).
+    if (!nhwc && gemm == nullptr && NchwRowsFits(*p)) return NchwRowsCreate(batch, *p);
     // Winograd where it is faster (a caller's GEMM keeps the GEMM path).
     if (gemm == nullptr)
         if (Convolution32f* winograd = CreateConvolutionWinograd(batch, *p)) return winograd;

@@ -12,6 +12,7 @@
 #include "convolution/DepthwiseNhwc-inl.h"
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
+#include "convolution/Stride2Taps-inl.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -415,32 +416,6 @@ HWY_INLINE void DepthwiseNchw3x3Rows(const float* pad, size_t width, const float
 #endif
     const hn::CappedTag<float, 1> d1;
     for (; dx < dstW; ++dx) run(d1, dx, unshifted);
-}
-
-// The three taps of output columns [x0, x0 + lanes) of a 3x3 stride-2 kernel with one column
-// of left padding in source row `row`: source columns 2x - 1 (left), 2x (mid), 2x + 1 (right).
-// mid and right are the even and odd lanes of the two vectors at 2 x0; left is right moved up
-// one lane, its lowest lane the last of the vector before (aligned, just read by the previous
-// column vector) or the padding zero at x0 = 0 (kFirst).
-template <class V>
-struct Taps3 {
-    V left, mid, right;
-};
-template <bool kFirst, class DV>
-HWY_INLINE Taps3<hn::Vec<DV>> Taps3x3s2(DV dv, const float* HWY_RESTRICT row, size_t x0) {
-    constexpr size_t L = hn::MaxLanes(DV());
-    const float* s = row + 2 * x0;
-    if constexpr (L == 1) {
-        return {kFirst ? hn::Zero(dv) : hn::LoadU(dv, s - 1), hn::LoadU(dv, s),
-                hn::LoadU(dv, s + 1)};
-    } else {
-#if HWY_TARGET != HWY_SCALAR  // whose 1-lane vectors have no ConcatEven / ConcatOdd
-        const auto lo = hn::LoadU(dv, s), hi = hn::LoadU(dv, s + L);
-        const auto right = hn::ConcatOdd(dv, hi, lo);
-        return {ShiftInLanes<int(L) - 1>(dv, kFirst ? hn::Zero(dv) : hn::LoadU(dv, s - L), right),
-                hn::ConcatEven(dv, hi, lo), right};
-#endif
-    }
 }
 
 // kRows output rows x one vector of output columns at x0 of a 3x3 stride-2 kernel with one
