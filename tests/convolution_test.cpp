@@ -642,6 +642,25 @@ TEST_P(ConvolutionTest, WinogradOnlyWhereApplicable) {
     }
 }
 
+// Without SIMD_SYNET_WINOGRAD, a layer with fewer input channels than a vector has lanes takes
+// the direct kernel (the transforms would outweigh the products), one with 64 takes Winograd.
+TEST_P(ConvolutionTest, WinogradDefaultNeedsAVectorOfInputs) {
+    for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+        for (size_t srcC : {size_t(3), size_t(64)}) {
+            const SimdConvolutionParameters p =
+                Make(Winograd3x3(srcC, 32, 28, 28, 1, 1, 1, 1), f, SimdConvolutionActivationRelu);
+            void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+            ASSERT_NE(context, nullptr);
+            const std::string info = SimdSynetConvolution32fInfo(context);
+            SimdRelease(context);
+            // The scalar target keeps Winograd from 3 channels on.
+            const bool expected = srcC == 64 || info.rfind("scalar::", 0) == 0;
+            EXPECT_EQ(info.find("winograd") != std::string::npos, expected)
+                << Describe(p, 1) << ": " << info;
+        }
+    }
+}
+
 }  // namespace
 
 // ---- Depthwise kernels: register blocks of output rows x pixels (NHWC) and bands of output

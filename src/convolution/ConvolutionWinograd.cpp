@@ -256,15 +256,20 @@ Convolution32f* CreateConvolutionWinograd(size_t batch, const SimdConvolutionPar
     if (mode && mode[0] == '0') return nullptr;
     // Selection, measured against the implicit GEMM of this library on Zen4 (one thread,
     // AVX-512 and SIMD_SYNET_MAX_ISA=avx2), NHWC 3x3 pad-1 layers, 3..1024 channels,
-    // 2x2..112x112: Winograd wins from 3 channels on (1.4x at 3->32, 2-3x from 16 channels),
-    // except on images below 36 pixels (4x4: 0.7x) and where few tiles meet large weights
-    // (512 channels 7x7: 0.86x on AVX2, the products are a few rows against 37 MB). NCHW
-    // layers take the same rule: both algorithms run them as NHWC between the same transposes.
+    // 2x2..112x112: Winograd wins 2-3x from 16 channels, except on images below 36 pixels
+    // (4x4: 0.7x) and where few tiles meet large weights (512 channels 7x7: 0.86x on AVX2, the
+    // products are a few rows against 37 MB). Below one vector of input channels (and 3) the
+    // transforms outweigh the products, and the direct kernel's row tiles win (Zen 5, direct
+    // vs Winograd: AVX-512 3->32 224x224 425 vs 1440 us, 3->64 817 vs 2482, 8->32 112x112 250
+    // vs 400, 12->32 364 vs 469; AVX2 3->32 224x224 763 vs 1255, 8->32 112x112 478 vs 339;
+    // SSE4 3->32 112x112 524 vs 525, 4->32 680 vs 528). NCHW layers take the same rule: both
+    // algorithms run them as NHWC between the same transposes.
     if (!forced) {
         const size_t tiles = batch * ((p.dstH + 3) / 4) * ((p.dstW + 3) / 4);
         const bool small = p.dstH * p.dstW < 36;
         const bool weightBound = p.srcC * p.dstC > 256 * 256 && tiles < 8;
-        if (std::min(p.srcC, p.dstC) < 3 || small || weightBound) return nullptr;
+        const bool fewInputs = p.srcC < std::max<size_t>(3, hn::Lanes(hn::ScalableTag<float>()));
+        if (p.dstC < 3 || fewInputs || small || weightBound) return nullptr;
     }
     // Block budget: V and M of a block within L2, or as large as the transformed weights when
     // they are larger (they are read once per block, from L3 or memory: 512 channels 14x14 ran
