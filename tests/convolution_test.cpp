@@ -708,10 +708,12 @@ TEST_P(ConvolutionTest, DepthwiseShapes) {
             }
 }
 
-// ---- NCHW row convolution of first layers (3x3 stride 2, left pad 1, 2 dstW <= srcW, at most
-// 8 input channels, vectors of 8 lanes or more; ConvolutionNchwRows.cpp): channel blocks with tails
-// (2, 7, 15, 17, 33 output channels), first column vectors of every width (1, 5, 10, 17, 28, 33
-// columns), rows above and below the image, and two near shapes that must take another algorithm.
+// ---- NCHW row convolution of first layers (3x3, left pad 1; stride 2 with 2 dstW <= srcW, or
+// stride 1 with one pad column on each side; at most 8 input channels, vectors of 8 lanes or
+// more; ConvolutionNchwRows.cpp): channel blocks with tails (2, 5, 7, 15, 17, 33 output
+// channels), first and last column vectors of every width (1, 3, 5, 10, 16, 17, 21, 28, 33,
+// 40, 56 columns), rows above and below the image, and near shapes that must take another
+// algorithm.
 TEST_P(ConvolutionTest, NchwRowsShapes) {
     const Shape rows[] = {
         // srcC dstC  H   W  kY kX sY sX dY dX pY pX pH pW group
@@ -722,10 +724,17 @@ TEST_P(ConvolutionTest, NchwRowsShapes) {
         {8, 16, 6, 20, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 1},
         {7, 15, 5, 66, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
         {2, 17, 4, 67, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 1},  // odd width, no right pad
+        // Stride 1 ("same" across; fewer input channels than 8, so never Winograd here).
+        {3, 32, 6, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {2, 17, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {4, 7, 4, 21, 3, 3, 1, 1, 1, 1, 0, 1, 2, 1, 1},
+        {1, 5, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {7, 33, 5, 40, 3, 3, 1, 1, 1, 1, 2, 1, 0, 1, 1},
     };
     const Shape others[] = {
         {3, 8, 5, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // the last window reads the right pad
         {9, 8, 5, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // 9 input channels
+        {3, 8, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 1},  // stride 1 without the right pad
     };
     uint32_t seed = 700;
     size_t index = 0;

@@ -731,11 +731,11 @@ Convolution32f* Convolution32fCreate(size_t batch, const SimdConvolutionParamete
         if (nhwc) return DepthwiseNhwcCreate(batch, *p);
         return DepthwiseNchwCreate(batch, *p);
     }
-    // First layers in NCHW straight along the rows (a caller's GEMM keeps the GEMM path).
-    if (!nhwc && gemm == nullptr && NchwRowsFits(*p)) return NchwRowsCreate(batch, *p);
     // Winograd where it is faster (a caller's GEMM keeps the GEMM path).
     if (gemm == nullptr)
         if (Convolution32f* winograd = CreateConvolutionWinograd(batch, *p)) return winograd;
+    // Other first layers in NCHW straight along the rows (a caller's GEMM keeps the GEMM path).
+    if (!nhwc && gemm == nullptr && NchwRowsFits(*p)) return NchwRowsCreate(batch, *p);
     if (nhwc) return new conv32f::NhwcGemm(batch, *p, gemm);
     // NCHW: W * im2col keeps its edge (no transposes) where B panels are filled without
     // padding waste and either no im2col expansion is needed (pointwise) or the outputs are too

@@ -12,7 +12,7 @@
 #include "convolution/DepthwiseNhwc-inl.h"
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
-#include "convolution/Stride2Taps-inl.h"
+#include "convolution/RowTaps-inl.h"
 
 #include <algorithm>
 #include <cstddef>

@@ -1,10 +1,11 @@
-// NCHW row convolution (SUPPLEMENT.md §8) for first layers: 3x3 stride 2 with one column of
-// left padding over a few input channels, straight from the NCHW image into the NCHW output.
-// Vectors hold output columns of one output row: each window row of each input channel gives
-// its three tap vectors (Stride2Taps-inl.h, deinterleaved in registers), and every tap vector
-// is multiplied into a block of output channels at once, the weights broadcast from memory.
-// No transposes and no im2col: through NHWC, (e) 3x3 s2 3->32 224x224 spent a quarter of its
-// time transposing.
+// NCHW row convolution (SUPPLEMENT.md §8) for first layers: 3x3 with one column of left
+// padding, stride 2 or stride 1 ("same" across), over a few input channels, straight from the
+// NCHW image into the NCHW output. Vectors hold output columns of one output row: each window
+// row of each input channel gives its three tap vectors (RowTaps-inl.h: deinterleaved in
+// registers for stride 2, loaded one column off for stride 1), and every tap vector is
+// multiplied into a block of output channels at once, the weights broadcast from memory. No
+// transposes and no im2col. Through NHWC, (e) 3x3 s2 3->32 224x224 spent a quarter of its time
+// transposing, and a 3x3 s1 3->64 224x224 layer more than half (its output is 12.8 MB).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "convolution/ConvolutionNchwRows.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -13,7 +14,7 @@
 #include "convolution/Convolution32f.h"
 #include "convolution/ConvolutionNchwRows.h"
 #include "convolution/Geometry.h"
-#include "convolution/Stride2Taps-inl.h"
+#include "convolution/RowTaps-inl.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -45,8 +46,9 @@ constexpr size_t kNchwRowsMaxSrcC = 8;
 // rows[ci * 3 + ky]: window row ky of input channel ci (a zero row outside the image); w: the
 // block's weights, [ci][ky][kx][kRowChannels]; bias, slope: kRowChannels each; out: the row of
 // the block's first channel, the others `plane` floats apart; only the first `channels` are
-// stored. Each sum runs bias, then the taps in kernel order.
-template <EpilogueKind kKind, bool kFirst, class DV>
+// stored. kFirst, kLast: x0 is the row's first / last vector (their taps read the padding;
+// kLast matters to stride 1 only). Each sum runs bias, then the taps in kernel order.
+template <size_t kStride, EpilogueKind kKind, bool kFirst, bool kLast, class DV>
 HWY_INLINE void NchwRowsBlock(DV dv, const float* const* rows, size_t srcC, size_t x0,
                               const float* HWY_RESTRICT w, const float* bias, const float* slope,
                               const Act& act, float* HWY_RESTRICT out, size_t plane,
@@ -58,7 +60,8 @@ HWY_INLINE void NchwRowsBlock(DV dv, const float* const* rows, size_t srcC, size
     for (size_t ci = 0; ci < srcC; ++ci) {
 #pragma GCC unroll 3
         for (size_t ky = 0; ky < 3; ++ky) {
-            const Taps3<V> t = Taps3x3s2<kFirst>(dv, rows[ci * 3 + ky], x0);
+            const Taps3<V> t = kStride == 2 ? Taps3x3s2<kFirst>(dv, rows[ci * 3 + ky], x0)
+                                            : Taps3x3s1<kFirst, kLast>(dv, rows[ci * 3 + ky], x0);
             const float* wk = w + (ci * 3 + ky) * 3 * kRowChannels;
             // Channel by channel within each tap: an accumulator's FMAs are kRowChannels apart.
 #pragma GCC unroll 16
@@ -82,22 +85,27 @@ HWY_INLINE void NchwRowsBlock(DV dv, const float* const* rows, size_t srcC, size
 
 // Every column of one output row for one block of output channels (see NchwRowsBlock): whole
 // vectors, then 8- and 4-lane ones, then single columns.
-template <EpilogueKind kKind>
+template <size_t kStride, EpilogueKind kKind>
 HWY_INLINE void NchwRowsRow(const float* const* rows, size_t srcC, const float* w,
                             const float* bias, const float* slope, const Act& act, float* out,
                             size_t plane, size_t channels, size_t dstW) {
     size_t x = 0;
     auto run = [&](auto dv) HWY_ATTR {
         constexpr size_t L = hn::MaxLanes(decltype(dv)());
-        if (x + L > dstW) return;
-        if (x == 0) {
-            NchwRowsBlock<kKind, true>(dv, rows, srcC, x, w, bias, slope, act, out, plane,
-                                       channels);
-            x += L;
+        // The row's first and last vectors read the padding (kLast only matters to stride 1).
+        auto block = [&](auto first, auto last) HWY_ATTR {
+            NchwRowsBlock<kStride, kKind, decltype(first)::value, decltype(last)::value>(
+                dv, rows, srcC, x, w, bias, slope, act, out, plane, channels);
+        };
+        const std::true_type yes;
+        const std::false_type no;
+        for (; x + L <= dstW; x += L) {
+            const bool last = kStride == 1 && x + L == dstW;
+            if (x == 0)
+                last ? block(yes, yes) : block(yes, no);
+            else
+                last ? block(no, yes) : block(no, no);
         }
-        for (; x + L <= dstW; x += L)
-            NchwRowsBlock<kKind, false>(dv, rows, srcC, x, w, bias, slope, act, out, plane,
-                                        channels);
     };
     constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<float>());
     run(hn::ScalableTag<float>());
@@ -113,8 +121,8 @@ public:
         blocks_ = (q_.dstC + kRowChannels - 1) / kRowChannels;
         zeroRow_.assign(q_.srcW, 0.0f);
         zeros_.assign(kRowChannels, 0.0f);
-        info_ = std::string(IsaNameOf(HWY_TARGET)) + "::nchw-rows-3x3s2-" +
-                std::to_string(kRowChannels);
+        info_ = std::string(IsaNameOf(HWY_TARGET)) + "::nchw-rows-3x3s" + std::to_string(q_.sX) +
+                "-" + std::to_string(kRowChannels);
     }
     size_t ExternalBufferSize() const override { return 1; }
 
@@ -147,7 +155,7 @@ protected:
         const float* rows[3 * kNchwRowsMaxSrcC];
         for (size_t ci = 0; ci < q_.srcC; ++ci)
             for (size_t ky = 0; ky < 3; ++ky) {
-                const ptrdiff_t sy = ptrdiff_t(2 * dy + ky) - ptrdiff_t(q_.padY);
+                const ptrdiff_t sy = ptrdiff_t(dy * q_.sY + ky) - ptrdiff_t(q_.padY);
                 rows[ci * 3 + ky] = sy >= 0 && sy < ptrdiff_t(q_.srcH)
                                         ? image + ci * plane + size_t(sy) * q_.srcW
                                         : zeroRow_.data();
@@ -158,17 +166,23 @@ protected:
         // the others in a pass over the finished row, which also adds the bias.
         const bool cheap = ActivationIsCheap(act.type);
         const size_t K = q_.srcC * 9;
+        auto blocks = [&](auto stride, auto kind) HWY_ATTR {
+            for (size_t block = 0; block < blocks_; ++block) {
+                const size_t c0 = block * kRowChannels;
+                const size_t channels = std::min(kRowChannels, q_.dstC - c0);
+                NchwRowsRow<decltype(stride)::value, decltype(kind)::value>(
+                    rows, q_.srcC, weights_.data() + c0 * K,
+                    cheap ? bias_.data() + c0 : zeros_.data(),
+                    slope_.empty() ? zeros_.data() : slope_.data() + c0, act, out + c0 * q_.pixels,
+                    q_.pixels, channels, q_.dstW);
+            }
+        };
         WithEpilogueKind(cheap ? act.type : SimdConvolutionActivationIdentity,
                          [&](auto kind) HWY_ATTR {
-                             for (size_t block = 0; block < blocks_; ++block) {
-                                 const size_t c0 = block * kRowChannels;
-                                 const size_t channels = std::min(kRowChannels, q_.dstC - c0);
-                                 NchwRowsRow<decltype(kind)::value>(
-                                     rows, q_.srcC, weights_.data() + c0 * K,
-                                     cheap ? bias_.data() + c0 : zeros_.data(),
-                                     slope_.empty() ? zeros_.data() : slope_.data() + c0, act,
-                                     out + c0 * q_.pixels, q_.pixels, channels, q_.dstW);
-                             }
+                             if (q_.sX == 1)
+                                 blocks(std::integral_constant<size_t, 1>(), kind);
+                             else
+                                 blocks(std::integral_constant<size_t, 2>(), kind);
                          });
         if (!cheap)
             for (size_t c = 0; c < q_.dstC; ++c)
@@ -189,8 +203,11 @@ bool NchwRowsFits(const SimdConvolutionParameters& p) {
     // 624 us on SSE4 against 574 through NHWC (AVX2 219 vs 228, AVX-512 110 vs 144).
     if (hn::MaxLanes(hn::ScalableTag<float>()) < 8) return false;
     const conv32f::Geometry q(p);
-    return q.G == 1 && q.kY == 3 && q.kX == 3 && q.sY == 2 && q.sX == 2 && q.dY == 1 && q.dX == 1 &&
-           q.padX == 1 && 2 * q.dstW <= q.srcW && q.srcC <= conv32f::kNchwRowsMaxSrcC;
+    // Stride 2: every tap column inside the row; stride 1: "same" padding across.
+    const bool stride2 = q.sY == 2 && q.sX == 2 && 2 * q.dstW <= q.srcW;
+    const bool stride1 = q.sY == 1 && q.sX == 1 && q.dstW == q.srcW;
+    return q.G == 1 && q.kY == 3 && q.kX == 3 && (stride1 || stride2) && q.dY == 1 && q.dX == 1 &&
+           q.padX == 1 && q.srcC <= conv32f::kNchwRowsMaxSrcC;
 }
 
 Convolution32f* NchwRowsCreate(size_t batch, const SimdConvolutionParameters& p) {

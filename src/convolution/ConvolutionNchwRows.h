@@ -1,5 +1,5 @@
-// NCHW row convolution of the FP32 convolution framework (first layers: 3x3 stride 2 over a few
-// input channels), per Highway target: the creation function Convolution32fCreate
+// NCHW row convolution of the FP32 convolution framework (first layers: 3x3 stride 1 or 2 over
+// a few input channels), per Highway target: the creation function Convolution32fCreate
 // (Convolution32f.cpp) calls. Both translation units compile the same targets, so each target's
 // Convolution32fCreate calls its own target's function directly.
 //
@@ -21,9 +21,11 @@ HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
-// True when the NCHW row convolution serves `p` (validated, NCHW): group 1, 3x3, stride 2,
-// dilation 1, one column of left padding, every tap column of an output inside the image
-// (2 dstW <= srcW), at most 8 input channels, on targets with vectors of 8 lanes or more.
+// True when the NCHW row convolution serves `p` (validated, NCHW): group 1, 3x3, dilation 1,
+// one column of left padding, and either stride 2 with every tap column of an output inside
+// the image (2 dstW <= srcW) or stride 1 with one pad column on each side (dstW == srcW); at
+// most 8 input channels, on targets with vectors of 8 lanes or more. Convolution32fCreate asks
+// Winograd first.
 bool NchwRowsFits(const SimdConvolutionParameters& p);
 Convolution32f* NchwRowsCreate(size_t batch, const SimdConvolutionParameters& p);
 
