@@ -15,6 +15,7 @@
 
 #include "SimdSynet.h"
 #include "core/Math-inl.h"
+#include "core/VectorSteps-inl.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -111,20 +112,11 @@ HWY_INLINE V Activate(D d, V x, V slope, const Act& act) {
 // slope may be NULL when the activation does not read it.
 inline HWY_NOINLINE void BiasActivateChannels(float* x, size_t n, const float* bias,
                                               const float* slope, const Act& act) {
-    const hn::ScalableTag<float> d;
-    const hn::CappedTag<float, 1> d1;
-    const size_t L = hn::Lanes(d);
-    size_t i = 0;
-    for (; i + L <= n; i += L) {
+    ForEachVectorStep(hn::ScalableTag<float>(), n, [&](auto d, size_t i) HWY_ATTR {
         const auto s = slope ? hn::LoadU(d, slope + i) : hn::Zero(d);
         hn::StoreU(Activate(d, hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, bias + i)), s, act), d,
                    x + i);
-    }
-    for (; i < n; ++i) {
-        const auto s = slope ? hn::LoadU(d1, slope + i) : hn::Zero(d1);
-        hn::StoreU(Activate(d1, hn::Add(hn::LoadU(d1, x + i), hn::LoadU(d1, bias + i)), s, act), d1,
-                   x + i);
-    }
+    });
 }
 
 // x[i] = Activate(x[i] + bias) for i < n (NCHW: a run of one channel's plane).
@@ -209,22 +201,25 @@ HWY_INLINE void WithEpilogueKind(SimdConvolutionActivationType type, const F& f)
 
 // GEMM epilogue (gemm/Gemm-inl.h) of a convolution tile whose columns are output channels
 // [c, c + cols): bias and a cheap activation (ActivationIsCheap) applied in registers before
-// the final store. Only the cheap cases are written out here, so the micro-kernel that inlines
-// this stays small; the others are applied by a pass over each finished block.
+// the final store, partial tiles included. Only the cheap cases are written out here, so the
+// micro-kernel that inlines this stays small; the others are applied by a pass over each
+// finished block.
 template <EpilogueKind kKind>
 struct ConvEpilogueOf {
     const float* bias;   // bias of the tile's first channel
     const float* slope;  // its negative slope (LeakyRelu, Prelu), or NULL
     Act act;
+    // The values of channels [at, at + lanes) of the tile.
     template <class V>
-    HWY_INLINE V Vector(V x, size_t v) const {
+    HWY_INLINE V At(V x, size_t at) const {
         const hn::DFromV<V> d;
-        const size_t at = v * hn::Lanes(d);
         return ActivateKind<kKind>(d, hn::Add(x, hn::LoadU(d, bias + at)), act,
                                    [&]() HWY_ATTR { return hn::LoadU(d, slope + at); });
     }
-    void Rows(float* c, size_t ldc, size_t rows, size_t cols) const {
-        for (size_t r = 0; r < rows; ++r) BiasActivateChannels(c + r * ldc, cols, bias, slope, act);
+    // Vector v of a whole tile row.
+    template <class V>
+    HWY_INLINE V Vector(V x, size_t v) const {
+        return At(x, v * hn::Lanes(hn::DFromV<V>()));
     }
 };
 using ConvEpilogue = ConvEpilogueOf<EpilogueKind::kCheap>;

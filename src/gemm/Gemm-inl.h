@@ -24,6 +24,7 @@
 
 #include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
+#include "core/VectorSteps-inl.h"
 #include "gemm/GemmBlocking.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -62,23 +63,6 @@ HWY_INLINE hn::Vec<D> GemmCombine(D d, hn::Vec<D> acc, const float* c, hn::Vec<D
     return hn::MulAdd(alpha, acc, hn::Mul(beta, hn::LoadU(d, c)));
 }
 
-// One row of a partial tile: `cols` values of `tile` into c, whole vectors then 1-lane tails.
-template <class D>
-HWY_INLINE void GemmStoreRow(D d, const float* tile, float* c, size_t cols, float alpha, float beta,
-                             GemmStore mode) {
-    const size_t L = hn::Lanes(d);
-    size_t j = 0;
-    for (; j + L <= cols; j += L)
-        hn::StoreU(GemmCombine(d, hn::LoadU(d, tile + j), c + j, hn::Set(d, alpha),
-                               hn::Set(d, beta), mode),
-                   d, c + j);
-    const hn::CappedTag<float, 1> d1;
-    for (; j < cols; ++j)
-        hn::StoreU(GemmCombine(d1, hn::LoadU(d1, tile + j), c + j, hn::Set(d1, alpha),
-                               hn::Set(d1, beta), mode),
-                   d1, c + j);
-}
-
 // acc[r][v] += sum over k < kc of a[r*aStride + k] * b[k*bStride + v*lanes ...]: the register
 // tile of the micro-kernels (R rows of A, `aStride` apart; kc rows of a B micro-panel NR = NV
 // vectors wide: the target's kCols, or fewer for narrow products; its rows NR floats apart when
@@ -108,14 +92,17 @@ HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size
 
 // What happens to finished values on their way to C. A plain product stores them as they are;
 // a convolution passes an epilogue that adds the bias and applies the activation in registers
-// (`Vector(x, v)` for vector v of a whole tile row; `Rows` re-reads the stored part of a partial
-// tile instead).
+// (`Vector(x, v)` for vector v of a whole tile row, `At(x, j)` for columns [j, j + lanes) of
+// a partial one).
 struct GemmNoEpilogue {
     template <class V>
     HWY_INLINE V Vector(V x, size_t) const {
         return x;
     }
-    void Rows(float*, size_t, size_t, size_t) const {}
+    template <class V>
+    HWY_INLINE V At(V x, size_t) const {
+        return x;
+    }
 };
 
 // Stores the register tile into C (rows x cols of it, at most kRows x kCols) with `mode`.
@@ -138,12 +125,20 @@ HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c,
             }
         return;
     }
+    // A partial tile: through a buffer, each row in steps of whole vectors, then 8, 4 and 1
+    // lanes (ForEachVectorStep), the epilogue applied on the way.
     HWY_ALIGN float tile[R * NR];
     for (size_t r = 0; r < R; ++r)
         for (size_t v = 0; v < NV; ++v) hn::Store(acc[r][v], d, tile + r * NR + v * L);
-    for (size_t r = 0; r < rows; ++r)
-        GemmStoreRow(d, tile + r * NR, c + r * ldc, cols, alpha, beta, mode);
-    epi.Rows(c, ldc, rows, cols);
+    for (size_t r = 0; r < rows; ++r) {
+        float* p = c + r * ldc;
+        ForEachVectorStep(d, cols, [&](auto dv, size_t j) HWY_ATTR {
+            hn::StoreU(epi.At(GemmCombine(dv, hn::LoadU(dv, tile + r * NR + j), p + j,
+                                          hn::Set(dv, alpha), hn::Set(dv, beta), mode),
+                              j),
+                       dv, p + j);
+        });
+    }
 }
 
 // C tile (rows x cols, at most R x NR) op= alpha * A micro-panel * B micro-panel: R x NV
