@@ -642,9 +642,10 @@ TEST_P(ConvolutionTest, WinogradOnlyWhereApplicable) {
     }
 }
 
-// Without SIMD_SYNET_WINOGRAD, a layer with fewer input channels than a vector has lanes takes
-// the direct kernel (the transforms would outweigh the products), one with 64 takes Winograd.
-TEST_P(ConvolutionTest, WinogradDefaultNeedsAVectorOfInputs) {
+// Without SIMD_SYNET_WINOGRAD, a layer with fewer input channels than a vector has lanes (at
+// most 8) takes the direct kernel (the transforms would outweigh the products), one with 64
+// takes Winograd.
+TEST_P(ConvolutionTest, WinogradDefaultNeedsEnoughInputs) {
     for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
         for (size_t srcC : {size_t(3), size_t(64)}) {
             const SimdConvolutionParameters p =

@@ -88,9 +88,16 @@ public:
         size_t rows = std::max<size_t>(1, std::min(tileH_, l2Bytes / rowBytes));
         blocksPerImage_ = (tileH_ + rows - 1) / rows;
         blockRows_ = (tileH_ + blocksPerImage_ - 1) / blocksPerImage_;
-        tilesPad_ = RoundUp(blockRows_ * tileW_, T::kRows);
-        kc_ = GemmChooseBlocks(tilesPad_, q_.dstC, q_.srcC, T::kRows, T::kCols).kc;
-        dcPad_ = RoundUp(q_.dstC, T::kCols);
+        // With at most two vectors of output channels on AVX-512, the products take the
+        // 14 x 2-vector tile of the direct kernel: the 6 x 4-vector one left half of every
+        // panel (or three quarters) on zeros. Zen 5, 3x3 NHWC: 16->32 112x112 512 -> 291 us,
+        // 32->16 112x112 728 -> 413, 24->24 56x56 167 -> 103, 32->32 56x56 200 -> 111.
+        narrow_ = T::kVecs == 4 && q_.dstC <= 2 * T::kLanes;
+        rows_ = narrow_ ? kNarrowRows : T::kRows;
+        cols_ = narrow_ ? 2 * T::kLanes : T::kCols;
+        tilesPad_ = RoundUp(blockRows_ * tileW_, rows_);
+        kc_ = GemmChooseBlocks(tilesPad_, q_.dstC, q_.srcC, rows_, cols_).kc;
+        dcPad_ = RoundUp(q_.dstC, cols_);
         vStride_ = tilesPad_ * q_.srcC;
         mStride_ = tilesPad_ * q_.dstC;
         info_ = std::string(IsaNameOf(HWY_TARGET)) + (nchw_ ? "::nchw-via-nhwc" : "::nhwc") +
@@ -119,7 +126,11 @@ protected:
             for (size_t k0 = 0; k0 < srcC; k0 += kc_) {
                 const size_t kc = std::min(kc_, srcC - k0);
                 float* packed = weights_.data() + k * srcC * dcPad_ + k0 * dcPad_;
-                GemmPackB(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC, packed);
+                if (narrow_)
+                    GemmPackB<D, 2 * T::kLanes>(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC,
+                                                packed);
+                else
+                    GemmPackB(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC, packed);
             }
     }
 
@@ -139,7 +150,7 @@ protected:
     // Every block of `images` images (tensors in the compute layout), split over the threads.
     void RunBlocks(const float* src, float* scratch, float* dst, size_t images) const {
         const size_t blocks = images * blocksPerImage_;
-        const size_t panels = dcPad_ / T::kCols;
+        const size_t panels = dcPad_ / cols_;
         // Enough parts for the budget: all blocks split, or every block's panels split too.
         const size_t budget = ThreadBudget();
         const size_t parts = budget <= blocks ? budget : blocks * std::min(panels, budget / blocks);
@@ -170,18 +181,17 @@ protected:
                 const size_t block = part / split;
                 const auto rows = PartRange(tileH_, block % blocksPerImage_, blocksPerImage_);
                 RunBlock(src, dst, block / blocksPerImage_, rows.first, rows.second - rows.first,
-                         range.first * T::kCols, std::min(q_.dstC, range.second * T::kCols), own);
+                         range.first * cols_, std::min(q_.dstC, range.second * cols_), own);
             });
         if (!ok) throw std::bad_alloc();
     }
 
     // Tile rows [ty0, ty0 + rows) of image `image` (rows <= blockRows_), output channels
-    // [dc0, dc1) (dc0 a multiple of kCols).
+    // [dc0, dc1) (dc0 a multiple of the panel width).
     void RunBlock(const float* src, float* dst, size_t image, size_t ty0, size_t rows, size_t dc0,
                   size_t dc1, float* scratch) const {
         const D d;
-        constexpr size_t R = T::kRows, NR = T::kCols;
-        const size_t tiles = rows * tileW_, tilesR = RoundUp(tiles, R);
+        const size_t tiles = rows * tileW_, tilesR = RoundUp(tiles, rows_);
         const size_t srcC = q_.srcC, dstC = q_.dstC;
         const float* srcImage = src + image * q_.srcImage;
         float* dstImage = dst + image * q_.dstImage;
@@ -204,22 +214,33 @@ protected:
             GemmZero(d, (tilesR - tiles) * srcC, V + k * vStride_ + tiles * srcC);
 
         // M_k[tiles x (dc0..dc1)] = V_k * U_k.
-        for (size_t k = 0; k < kCount; ++k) {
-            const float* A = V + k * vStride_;
-            float* C = M + k * mStride_;
-            const float* U = weights_.data() + k * srcC * dcPad_;
-            for (size_t k0 = 0; k0 < srcC; k0 += kc_) {
-                const size_t kc = std::min(kc_, srcC - k0);
-                const GemmStore mode = k0 == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
-                for (size_t j = dc0; j < dc1; j += NR) {
-                    const size_t cols = std::min(NR, dc1 - j);
-                    const float* b = U + k0 * dcPad_ + j * kc;
-                    for (size_t i = 0; i < tiles; i += R)
-                        GemmMicroKernel(d, kc, A + i * srcC + k0, srcC, b, C + i * dstC + j, dstC,
-                                        std::min(R, tiles - i), cols, 1.0f, 0.0f, mode);
+        auto products = [&](auto rowsTag, auto vecsTag) HWY_ATTR {
+            constexpr size_t R = decltype(rowsTag)::value, NV = decltype(vecsTag)::value;
+            constexpr size_t NR = NV * T::kLanes;
+            for (size_t k = 0; k < kCount; ++k) {
+                const float* A = V + k * vStride_;
+                float* C = M + k * mStride_;
+                const float* U = weights_.data() + k * srcC * dcPad_;
+                for (size_t k0 = 0; k0 < srcC; k0 += kc_) {
+                    const size_t kc = std::min(kc_, srcC - k0);
+                    const GemmStore mode = k0 == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                    for (size_t j = dc0; j < dc1; j += NR) {
+                        const size_t cols = std::min(NR, dc1 - j);
+                        const float* b = U + k0 * dcPad_ + j * kc;
+                        for (size_t i = 0; i < tiles; i += R)
+                            GemmMicroKernel<D, R, NV>(
+                                d, kc, A + i * srcC + k0, srcC, b, C + i * dstC + j, dstC,
+                                std::min(R, tiles - i), cols, 1.0f, 0.0f, mode);
+                    }
                 }
             }
-        }
+        };
+        if (narrow_)
+            products(std::integral_constant<size_t, kNarrowRows>(),
+                     std::integral_constant<size_t, 2>());
+        else
+            products(std::integral_constant<size_t, T::kRows>(),
+                     std::integral_constant<size_t, T::kVecs>());
 
         // Output transform with bias and activation.
         const size_t y0 = ty0 * kBlock;
@@ -235,8 +256,10 @@ protected:
             BiasActivateChannelsPost{bias_.data() + dc0, slope, act});
     }
 
+    static constexpr size_t kNarrowRows = 14;
     ConvGeometry q_;
-    bool nchw_;
+    bool nchw_, narrow_;
+    size_t rows_, cols_;  // the products' micro-tile: rows (tiles) x columns (output channels)
     size_t tileH_, tileW_, blocksPerImage_, blockRows_, tilesPad_, kc_, dcPad_, vStride_, mStride_;
 };
 
@@ -258,17 +281,19 @@ Convolution32f* CreateConvolutionWinograd(size_t batch, const SimdConvolutionPar
     // AVX-512 and SIMD_SYNET_MAX_ISA=avx2), NHWC 3x3 pad-1 layers, 3..1024 channels,
     // 2x2..112x112: Winograd wins 2-3x from 16 channels, except on images below 36 pixels
     // (4x4: 0.7x) and where few tiles meet large weights (512 channels 7x7: 0.86x on AVX2, the
-    // products are a few rows against 37 MB). Below one vector of input channels (and 3) the
-    // transforms outweigh the products, and the direct kernel's row tiles win (Zen 5, direct
-    // vs Winograd: AVX-512 3->32 224x224 425 vs 1440 us, 3->64 817 vs 2482, 8->32 112x112 250
-    // vs 400, 12->32 364 vs 469; AVX2 3->32 224x224 763 vs 1255, 8->32 112x112 478 vs 339;
-    // SSE4 3->32 112x112 524 vs 525, 4->32 680 vs 528). NCHW layers take the same rule: both
-    // algorithms run them as NHWC between the same transposes.
+    // products are a few rows against 37 MB). With fewer input channels than a vector has
+    // lanes (at most 8, at least 3) the transforms outweigh the products and the direct
+    // kernel's row tiles win (Zen 5, direct vs Winograd: AVX-512 3->32 224x224 420 vs 869 us,
+    // 4->32 112x112 138 vs 190, but 8->32 254 vs 229 and 8->64 491 vs 389; AVX2 3->32 224x224
+    // 763 vs 1255, 8->32 112x112 478 vs 339; SSE4 3->32 112x112 524 vs 525, 4->32 680 vs
+    // 528). NCHW layers take the same rule: both algorithms run them as NHWC between the same
+    // transposes.
     if (!forced) {
         const size_t tiles = batch * ((p.dstH + 3) / 4) * ((p.dstW + 3) / 4);
         const bool small = p.dstH * p.dstW < 36;
         const bool weightBound = p.srcC * p.dstC > 256 * 256 && tiles < 8;
-        const bool fewInputs = p.srcC < std::max<size_t>(3, hn::Lanes(hn::ScalableTag<float>()));
+        const bool fewInputs =
+            p.srcC < std::max<size_t>(3, std::min<size_t>(8, hn::Lanes(hn::ScalableTag<float>())));
         if (p.dstC < 3 || fewInputs || small || weightBound) return nullptr;
     }
     // Block budget: V and M of a block within L2, or as large as the transformed weights when
