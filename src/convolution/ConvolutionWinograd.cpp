@@ -93,8 +93,9 @@ public:
         // panel (or three quarters) on zeros. Zen 5, 3x3 NHWC: 16->32 112x112 512 -> 291 us,
         // 32->16 112x112 728 -> 413, 24->24 56x56 167 -> 103, 32->32 56x56 200 -> 111.
         narrow_ = T::kVecs == 4 && q_.dstC <= 2 * T::kLanes;
+        single_ = narrow_ && q_.dstC <= T::kLanes;  // then a 14 x 1-vector tile
         rows_ = narrow_ ? kNarrowRows : T::kRows;
-        cols_ = narrow_ ? 2 * T::kLanes : T::kCols;
+        cols_ = single_ ? T::kLanes : narrow_ ? 2 * T::kLanes : T::kCols;
         tilesPad_ = RoundUp(blockRows_ * tileW_, rows_);
         kc_ = GemmChooseBlocks(tilesPad_, q_.dstC, q_.srcC, rows_, cols_).kc;
         dcPad_ = RoundUp(q_.dstC, cols_);
@@ -126,7 +127,10 @@ protected:
             for (size_t k0 = 0; k0 < srcC; k0 += kc_) {
                 const size_t kc = std::min(kc_, srcC - k0);
                 float* packed = weights_.data() + k * srcC * dcPad_ + k0 * dcPad_;
-                if (narrow_)
+                if (single_)
+                    GemmPackB<D, T::kLanes>(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC,
+                                            packed);
+                else if (narrow_)
                     GemmPackB<D, 2 * T::kLanes>(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC,
                                                 packed);
                 else
@@ -235,7 +239,10 @@ protected:
                 }
             }
         };
-        if (narrow_)
+        if (single_)
+            products(std::integral_constant<size_t, kNarrowRows>(),
+                     std::integral_constant<size_t, 1>());
+        else if (narrow_)
             products(std::integral_constant<size_t, kNarrowRows>(),
                      std::integral_constant<size_t, 2>());
         else
@@ -258,7 +265,7 @@ protected:
 
     static constexpr size_t kNarrowRows = 14;
     ConvGeometry q_;
-    bool nchw_, narrow_;
+    bool nchw_, narrow_, single_;
     size_t rows_, cols_;  // the products' micro-tile: rows (tiles) x columns (output channels)
     size_t tileH_, tileW_, blocksPerImage_, blockRows_, tilesPad_, kc_, dcPad_, vStride_, mStride_;
 };
