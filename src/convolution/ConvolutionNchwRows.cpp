@@ -24,6 +24,7 @@
 
 #include "core/IsaName.h"
 #include "core/ThreadPool.h"
+#include "core/VectorSteps-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -89,8 +90,7 @@ template <size_t kStride, EpilogueKind kKind>
 HWY_INLINE void NchwRowsRow(const float* const* rows, size_t srcC, const float* w,
                             const float* bias, const float* slope, const Act& act, float* out,
                             size_t plane, size_t channels, size_t dstW) {
-    size_t x = 0;
-    auto run = [&](auto dv) HWY_ATTR {
+    ForEachVectorStep(hn::ScalableTag<float>(), dstW, [&](auto dv, size_t x) HWY_ATTR {
         constexpr size_t L = hn::MaxLanes(decltype(dv)());
         // The row's first and last vectors read the padding (kLast only matters to stride 1).
         auto block = [&](auto first, auto last) HWY_ATTR {
@@ -99,19 +99,12 @@ HWY_INLINE void NchwRowsRow(const float* const* rows, size_t srcC, const float* 
         };
         const std::true_type yes;
         const std::false_type no;
-        for (; x + L <= dstW; x += L) {
-            const bool last = kStride == 1 && x + L == dstW;
-            if (x == 0)
-                last ? block(yes, yes) : block(yes, no);
-            else
-                last ? block(no, yes) : block(no, no);
-        }
-    };
-    constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<float>());
-    run(hn::ScalableTag<float>());
-    if constexpr (kLanes > 8) run(hn::CappedTag<float, 8>());
-    if constexpr (kLanes > 4) run(hn::CappedTag<float, 4>());
-    if constexpr (kLanes > 1) run(hn::CappedTag<float, 1>());
+        const bool last = kStride == 1 && x + L == dstW;
+        if (x == 0)
+            last ? block(yes, yes) : block(yes, no);
+        else
+            last ? block(no, yes) : block(no, no);
+    });
 }
 
 class NchwRows : public Convolution32f {
