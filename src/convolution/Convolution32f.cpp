@@ -68,19 +68,15 @@ protected:
 
 public:
     NhwcGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
-        : Convolution32f(batch, p, gemm), q_(p) {
+        : Convolution32f(batch, p, gemm), q_(p), tile_(q_.Dg) {
         K_ = q_.kY * q_.kX * q_.Cg;
         // Few output channels (a first layer) would leave most of a kVecs-wide tile on the
-        // zero padding of the weights: AVX-512 then uses a 14 x 2-vector tile (28 of the 32
-        // registers accumulate; 14 divides the usual 112/56/28-pixel rows of first layers,
-        // whose row tiles a 12-pixel tile overlapped: 3x3 s2 3->32 224x224 118 -> 110 us).
-        narrow_ = T::kVecs == 4 && q_.Dg <= 2 * T::kLanes;
-        // At most one vector of output channels: a 14 x 1-vector tile (the 2-vector one left
-        // half of every panel on zeros). Zen 5 AVX-512, NHWC, 16 output channels: 3x3 s2
-        // 3->16 224x224 109 -> 78 us, 3x3 s1 426 -> 309, 1x1 32->16 112x112 132 -> 90.
-        single_ = narrow_ && q_.Dg <= T::kLanes;
-        mr_ = narrow_ ? kNarrowRows : T::kRows;
-        nr_ = single_ ? T::kLanes : narrow_ ? 2 * T::kLanes : T::kCols;
+        // zero padding of the weights: AVX-512 then takes 14 x 2- or 14 x 1-vector tiles
+        // (GemmTileShape). Zen 5: 14 rows instead of 12 for 3x3 s2 3->32 224x224, 118 -> 110
+        // us; 1 vector instead of 2 for 16 output channels, 3x3 s2 3->16 224x224 109 -> 78 us,
+        // 3x3 s1 426 -> 309, 1x1 32->16 112x112 132 -> 90.
+        mr_ = tile_.rows;
+        nr_ = tile_.Cols();
         blocks_ = GemmChooseBlocks(q_.pixels, q_.Dg, K_, mr_, nr_);
         dgPad_ = RoundUp(q_.Dg, nr_);
         FindInterior();
@@ -122,12 +118,10 @@ protected:
                     const size_t kc = std::min(blocks_.kc, K_ - k);
                     const float* from = w + k * q_.dstC + g * q_.Dg + j;
                     float* to = weights_.data() + BOffset(g, j, k, nc);
-                    if (single_)
-                        GemmPackB<D, T::kLanes>(d, kc, nc, from, q_.dstC, to);
-                    else if (narrow_)
-                        GemmPackB<D, 2 * T::kLanes>(d, kc, nc, from, q_.dstC, to);
-                    else
-                        GemmPackB(d, kc, nc, from, q_.dstC, to);
+                    WithGemmTile(tile_, [&](auto, auto vecs) HWY_ATTR {
+                        GemmPackB<D, decltype(vecs)::value * T::kLanes>(d, kc, nc, from, q_.dstC,
+                                                                        to);
+                    });
                 }
             }
     }
@@ -248,21 +242,11 @@ protected:
     // last partial tile) are packed from im2row first.
     void RunBlock(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
                   float* buf, size_t dstRow0 = 0) const {
-        if constexpr (T::kVecs == 4) {
-            if (single_) {
-                if (rowTiles_)
-                    return RunRowTiles<kNarrowRows, 1>(src, dst, r0, r1, c0, c1, buf, dstRow0);
-                return RunTiles<kNarrowRows, 1>(src, dst, r0, r1, c0, c1, buf, dstRow0);
-            }
-            if (narrow_) {
-                if (rowTiles_)
-                    return RunRowTiles<kNarrowRows, 2>(src, dst, r0, r1, c0, c1, buf, dstRow0);
-                return RunTiles<kNarrowRows, 2>(src, dst, r0, r1, c0, c1, buf, dstRow0);
-            }
-        }
-        if (rowTiles_)
-            return RunRowTiles<T::kRows, T::kVecs>(src, dst, r0, r1, c0, c1, buf, dstRow0);
-        RunTiles<T::kRows, T::kVecs>(src, dst, r0, r1, c0, c1, buf, dstRow0);
+        WithGemmTile(tile_, [&](auto rows, auto vecs) HWY_ATTR {
+            constexpr size_t MR = decltype(rows)::value, NV = decltype(vecs)::value;
+            if (rowTiles_) return RunRowTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0);
+            RunTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0);
+        });
     }
     // RunBlock for layers whose K is one block (rowTiles_): the tiles of each output row start
     // at its first pixel and the last one ends at its last pixel, overlapping its predecessor
@@ -449,8 +433,7 @@ protected:
     Geometry q_;
     size_t K_, dgPad_;
     GemmBlocks blocks_;
-    static constexpr size_t kNarrowRows = 14;
-    bool narrow_, single_;
+    GemmTileShape<D> tile_;
     size_t mr_, nr_;  // micro-tile: pixels x output channels
     size_t dyLo_, dyHi_, dxLo_, dxHi_;
     std::vector<GemmASegment> segments_;

@@ -79,7 +79,10 @@ class Winograd : public Convolution32f {
 
 public:
     Winograd(size_t batch, const SimdConvolutionParameters& p, size_t l2Bytes)
-        : Convolution32f(batch, p, nullptr), q_(p), nchw_(p.srcF == SimdTensorFormatNchw) {
+        : Convolution32f(batch, p, nullptr),
+          q_(p),
+          nchw_(p.srcF == SimdTensorFormatNchw),
+          tile_(p.dstC) {
         tileH_ = (q_.dstH + kBlock - 1) / kBlock;
         tileW_ = (q_.dstW + kBlock - 1) / kBlock;
         // Tile rows per block: V and M of the block within l2Bytes, at least one row; then the
@@ -88,17 +91,14 @@ public:
         size_t rows = std::max<size_t>(1, std::min(tileH_, l2Bytes / rowBytes));
         blocksPerImage_ = (tileH_ + rows - 1) / rows;
         blockRows_ = (tileH_ + blocksPerImage_ - 1) / blocksPerImage_;
-        // With at most two vectors of output channels on AVX-512, the products take the
-        // 14 x 2-vector tile of the direct kernel: the 6 x 4-vector one left half of every
-        // panel (or three quarters) on zeros. Zen 5, 3x3 NHWC: 16->32 112x112 512 -> 291 us,
-        // 32->16 112x112 728 -> 413, 24->24 56x56 167 -> 103, 32->32 56x56 200 -> 111.
-        narrow_ = T::kVecs == 4 && q_.dstC <= 2 * T::kLanes;
-        single_ = narrow_ && q_.dstC <= T::kLanes;  // then a 14 x 1-vector tile
-        rows_ = narrow_ ? kNarrowRows : T::kRows;
-        cols_ = single_ ? T::kLanes : narrow_ ? 2 * T::kLanes : T::kCols;
-        tilesPad_ = RoundUp(blockRows_ * tileW_, rows_);
-        kc_ = GemmChooseBlocks(tilesPad_, q_.dstC, q_.srcC, rows_, cols_).kc;
-        dcPad_ = RoundUp(q_.dstC, cols_);
+        // The products take the direct kernel's tile for the output channels (GemmTileShape):
+        // on AVX-512, 14 x 2 vectors for at most 32 and 14 x 1 for at most 16, where the
+        // 6 x 4-vector tile left half or more of every panel on zeros. Zen 5, 3x3 NHWC:
+        // 16->32 112x112 512 -> 291 us, 24->24 56x56 167 -> 103, 32->32 56x56 200 -> 111,
+        // 32->16 112x112 728 -> 413 (2 vectors) -> 340 (1), 16->16 56x56 109 -> 60 -> 49.
+        tilesPad_ = RoundUp(blockRows_ * tileW_, tile_.rows);
+        kc_ = GemmChooseBlocks(tilesPad_, q_.dstC, q_.srcC, tile_.rows, tile_.Cols()).kc;
+        dcPad_ = RoundUp(q_.dstC, tile_.Cols());
         vStride_ = tilesPad_ * q_.srcC;
         mStride_ = tilesPad_ * q_.dstC;
         info_ = std::string(IsaNameOf(HWY_TARGET)) + (nchw_ ? "::nchw-via-nhwc" : "::nhwc") +
@@ -127,14 +127,10 @@ protected:
             for (size_t k0 = 0; k0 < srcC; k0 += kc_) {
                 const size_t kc = std::min(kc_, srcC - k0);
                 float* packed = weights_.data() + k * srcC * dcPad_ + k0 * dcPad_;
-                if (single_)
-                    GemmPackB<D, T::kLanes>(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC,
-                                            packed);
-                else if (narrow_)
-                    GemmPackB<D, 2 * T::kLanes>(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC,
-                                                packed);
-                else
-                    GemmPackB(d, kc, dstC, u.data() + k * size + k0 * dstC, dstC, packed);
+                WithGemmTile(tile_, [&](auto, auto vecs) HWY_ATTR {
+                    GemmPackB<D, decltype(vecs)::value * T::kLanes>(
+                        d, kc, dstC, u.data() + k * size + k0 * dstC, dstC, packed);
+                });
             }
     }
 
@@ -154,7 +150,7 @@ protected:
     // Every block of `images` images (tensors in the compute layout), split over the threads.
     void RunBlocks(const float* src, float* scratch, float* dst, size_t images) const {
         const size_t blocks = images * blocksPerImage_;
-        const size_t panels = dcPad_ / cols_;
+        const size_t panels = dcPad_ / tile_.Cols();
         // Enough parts for the budget: all blocks split, or every block's panels split too.
         const size_t budget = ThreadBudget();
         const size_t parts = budget <= blocks ? budget : blocks * std::min(panels, budget / blocks);
@@ -185,7 +181,8 @@ protected:
                 const size_t block = part / split;
                 const auto rows = PartRange(tileH_, block % blocksPerImage_, blocksPerImage_);
                 RunBlock(src, dst, block / blocksPerImage_, rows.first, rows.second - rows.first,
-                         range.first * cols_, std::min(q_.dstC, range.second * cols_), own);
+                         range.first * tile_.Cols(), std::min(q_.dstC, range.second * tile_.Cols()),
+                         own);
             });
         if (!ok) throw std::bad_alloc();
     }
@@ -195,7 +192,7 @@ protected:
     void RunBlock(const float* src, float* dst, size_t image, size_t ty0, size_t rows, size_t dc0,
                   size_t dc1, float* scratch) const {
         const D d;
-        const size_t tiles = rows * tileW_, tilesR = RoundUp(tiles, rows_);
+        const size_t tiles = rows * tileW_, tilesR = RoundUp(tiles, tile_.rows);
         const size_t srcC = q_.srcC, dstC = q_.dstC;
         const float* srcImage = src + image * q_.srcImage;
         float* dstImage = dst + image * q_.dstImage;
@@ -218,7 +215,7 @@ protected:
             GemmZero(d, (tilesR - tiles) * srcC, V + k * vStride_ + tiles * srcC);
 
         // M_k[tiles x (dc0..dc1)] = V_k * U_k.
-        auto products = [&](auto rowsTag, auto vecsTag) HWY_ATTR {
+        WithGemmTile(tile_, [&](auto rowsTag, auto vecsTag) HWY_ATTR {
             constexpr size_t R = decltype(rowsTag)::value, NV = decltype(vecsTag)::value;
             constexpr size_t NR = NV * T::kLanes;
             for (size_t k = 0; k < kCount; ++k) {
@@ -238,16 +235,7 @@ protected:
                     }
                 }
             }
-        };
-        if (single_)
-            products(std::integral_constant<size_t, kNarrowRows>(),
-                     std::integral_constant<size_t, 1>());
-        else if (narrow_)
-            products(std::integral_constant<size_t, kNarrowRows>(),
-                     std::integral_constant<size_t, 2>());
-        else
-            products(std::integral_constant<size_t, T::kRows>(),
-                     std::integral_constant<size_t, T::kVecs>());
+        });
 
         // Output transform with bias and activation.
         const size_t y0 = ty0 * kBlock;
@@ -263,10 +251,9 @@ protected:
             BiasActivateChannelsPost{bias_.data() + dc0, slope, act});
     }
 
-    static constexpr size_t kNarrowRows = 14;
     ConvGeometry q_;
-    bool nchw_, narrow_, single_;
-    size_t rows_, cols_;  // the products' micro-tile: rows (tiles) x columns (output channels)
+    bool nchw_;
+    GemmTileShape<D> tile_;  // the products' micro-tile: rows (tiles) x output channels
     size_t tileH_, tileW_, blocksPerImage_, blockRows_, tilesPad_, kc_, dcPad_, vStride_, mStride_;
 };
 

@@ -938,8 +938,8 @@ public:
     }
 
 protected:
-    // The packed A block: mc rows rounded up to whole tiles, whole 64-byte lines.
-    size_t PackFloats() const { return RoundUp(RoundUp(blocks_.mc, mr_) * blocks_.kc, 16); }
+    // The packed A block of mr_-row micro-panels.
+    size_t PackFloats() const { return GemmPackedASize<D>(blocks_.mc, blocks_.kc, mr_); }
     // Packed B of kernel row ky, column block j, K chunk k.
     size_t BOffset(size_t ky, size_t j, size_t k, size_t nc) const {
         return ky * q_.srcC * nPad_ + j * q_.srcC + k * RoundUp(nc, nr_);
@@ -1059,7 +1059,7 @@ protected:
         }
     }
 
-    static constexpr size_t kNarrowRows = 14;
+    static constexpr size_t kNarrowRows = GemmTileShape<D>::kNarrowRows;
     DeconvGeometry q_;
     size_t N_, nPad_;
     bool narrow_;
@@ -1162,6 +1162,9 @@ public:
         if (!Applies(p)) return false;
         using T = GemmTraits<hn::ScalableTag<float>>;
         const DeconvGeometry q(p);
+        // The tile width as it was measured, before the 14 x 1-vector tile for at most 16
+        // channels (GemmTileShape): with it, 9-16 channels would count as dense. Not
+        // re-measured yet, so those layers keep the column GEMM.
         const bool narrow = T::kVecs == 4 && q.dstC <= 2 * T::kLanes;
         const size_t tile = narrow ? 2 * T::kLanes : T::kCols;
         const bool dense = 4 * RoundUp(q.dstC, tile) <= 5 * q.dstC;

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
@@ -50,6 +51,35 @@ struct GemmTraits {
     static constexpr size_t kLanes = hn::MaxLanes(D());
     static constexpr size_t kCols = kVecs * kLanes;
 };
+
+// The micro-tile of a product whose B has `cols` columns (convolution output channels):
+// kRows x kVecs, except that with 4-vector tiles (AVX-512) at most 32 columns take 14 rows of 2
+// vectors and at most 16 columns 14 rows of 1 vector, where the wide tile would leave half or
+// more of every panel on zeros (14 divides the 112/56/28-pixel rows of first layers).
+template <class D>
+struct GemmTileShape {
+    using T = GemmTraits<D>;
+    static constexpr size_t kNarrowRows = 14;
+    size_t rows, vecs;
+    explicit GemmTileShape(size_t cols)
+        : rows(T::kVecs == 4 && cols <= 2 * T::kLanes ? kNarrowRows : T::kRows),
+          vecs(T::kVecs != 4 || cols > 2 * T::kLanes ? T::kVecs
+               : cols > T::kLanes                    ? 2
+                                                     : 1) {}
+    size_t Cols() const { return vecs * T::kLanes; }
+};
+
+// Calls f(rows, vecs), both std::integral_constant, for the tile `shape`.
+template <class D, class F>
+HWY_INLINE void WithGemmTile(const GemmTileShape<D>& shape, const F& f) {
+    using T = GemmTraits<D>;
+    using Rows = std::integral_constant<size_t, GemmTileShape<D>::kNarrowRows>;
+    if constexpr (T::kVecs == 4) {
+        if (shape.vecs == 1) return f(Rows(), std::integral_constant<size_t, 1>());
+        if (shape.vecs == 2) return f(Rows(), std::integral_constant<size_t, 2>());
+    }
+    f(std::integral_constant<size_t, T::kRows>(), std::integral_constant<size_t, T::kVecs>());
+}
 
 // How the finished tile combines with C: the first K chunk writes alpha*AB (beta == 0: C is
 // never read, so NaN there does not matter) or alpha*AB + beta*C; later chunks add alpha*AB.
@@ -243,11 +273,11 @@ HWY_INLINE void GemmZero(D d, size_t n, float* HWY_RESTRICT dst) {
 // Number of floats GemmPackA / GemmPackB write for an mc x kc / kc x nc block. The A size is
 // rounded up to whole 64-byte lines: a packed B block placed after it in one allocation then
 // starts on a line, so no vector load of B splits a line (with 6 rows and an odd kc it did).
+// mr: the rows of an A micro-panel (as GemmPackA's).
 template <class D>
-constexpr size_t GemmPackedASize(size_t mc, size_t kc) {
-    using T = GemmTraits<D>;
+constexpr size_t GemmPackedASize(size_t mc, size_t kc, size_t mr = GemmTraits<D>::kRows) {
     constexpr size_t kLineFloats = 64 / sizeof(float);
-    const size_t floats = (mc + T::kRows - 1) / T::kRows * T::kRows * kc;
+    const size_t floats = (mc + mr - 1) / mr * mr * kc;
     return (floats + kLineFloats - 1) / kLineFloats * kLineFloats;
 }
 template <class D>
