@@ -365,6 +365,66 @@ HWY_INLINE void InterleavedRun(const Op& op, size_t C, size_t S, size_t R, bool 
     }
 }
 
+// A whole blocked tensor (blocks of `block` channels, each a run of m = S*block elements, m a
+// multiple of the group of 4 vectors, R = PatternVectors(block) dividing 4) as one flat loop:
+// the pattern registers change between blocks while the loads of the next group run ahead
+// across the block boundary. A loop per block paid its setup and the load-ahead drain once per
+// block, ~12% of a 16 KiB NCHW8c call. (Blocked patterns are always direct.)
+template <size_t R, class Op, class TS, class TD>
+HWY_INLINE void BlockedFlatRun(const Op& op, size_t blocks, size_t block, size_t m,
+                               const ChannelArgs<TS, TD>& a) {
+    static_assert(4 % R == 0, "a group of 4 vectors holds whole periods");
+    const DF d;
+    const size_t L = hn::Lanes(d);
+    const size_t G = 4 * L, n = blocks * m;
+    const TS* s0 = a.src0;
+    const TS* s1 = Op::kInputs > 1 ? a.src1 : nullptr;
+    using V = hn::Vec<DF>;
+#define SIMD_SYNET_LOAD(V_, I_)                     \
+    a##V_ = LoadInput<Op>(d, s0, (I_) + V_ * L, 0); \
+    b##V_ = LoadInput<Op>(d, s1, (I_) + V_ * L, 1);
+#define SIMD_SYNET_LOAD_GROUP(I_) \
+    SIMD_SYNET_LOAD(0, I_)        \
+    SIMD_SYNET_LOAD(1, I_)        \
+    SIMD_SYNET_LOAD(2, I_)        \
+    SIMD_SYNET_LOAD(3, I_)
+    V a0, a1, a2, a3, b0, b1, b2, b3;
+    if constexpr (kLoadAhead) {
+        SIMD_SYNET_LOAD_GROUP(0)
+    }
+    size_t i = 0;
+    for (size_t b = 0; b < blocks; ++b) {
+        const auto pattern = [&](int k, size_t v) {
+            return k < Op::kParams ? DirectPattern(d, a.params[k < Op::kParams ? k : 0] + b * block,
+                                                   block, v % R)
+                                   : hn::Zero(d);
+        };
+        const V p00 = pattern(0, 0), p01 = pattern(0, 1), p02 = pattern(0, 2), p03 = pattern(0, 3);
+        const V p10 = pattern(1, 0), p11 = pattern(1, 1), p12 = pattern(1, 2), p13 = pattern(1, 3);
+        const V p20 = pattern(2, 0), p21 = pattern(2, 1), p22 = pattern(2, 2), p23 = pattern(2, 3);
+        for (const size_t end = i + m; i < end; i += G) {
+            if constexpr (!kLoadAhead) {
+                SIMD_SYNET_LOAD_GROUP(i)
+            }
+            const V r0 = op(d, a0, b0, p00, p10, p20);
+            const V r1 = op(d, a1, b1, p01, p11, p21);
+            const V r2 = op(d, a2, b2, p02, p12, p22);
+            const V r3 = op(d, a3, b3, p03, p13, p23);
+            if constexpr (kLoadAhead) {
+                if (i + G < n) {
+                    SIMD_SYNET_LOAD_GROUP(i + G)
+                }
+            }
+            StoreFromFloat(d, r0, a.dst + i + 0 * L);
+            StoreFromFloat(d, r1, a.dst + i + 1 * L);
+            StoreFromFloat(d, r2, a.dst + i + 2 * L);
+            StoreFromFloat(d, r3, a.dst + i + 3 * L);
+        }
+    }
+#undef SIMD_SYNET_LOAD_GROUP
+#undef SIMD_SYNET_LOAD
+}
+
 // Cache-resident traversal (block 1: NCHW or NHWC; block > 1: blocked layout).
 template <class Op, class TS, class TD>
 HWY_INLINE void PerChannelCached(const Op& op, size_t C, size_t S, size_t block, bool nhwc,
@@ -378,6 +438,17 @@ HWY_INLINE void PerChannelCached(const Op& op, size_t C, size_t S, size_t block,
     }
     // block is 4, 8 or 16.
     const size_t R = PatternVectors(block);
+    const size_t blocks = (C + block - 1) / block, m = S * block;
+    if (m % (4 * hn::Lanes(DF())) == 0) {
+        switch (R) {
+            case 1:
+                return BlockedFlatRun<1>(op, blocks, block, m, a);
+            case 2:
+                return BlockedFlatRun<2>(op, blocks, block, m, a);
+            case 4:
+                return BlockedFlatRun<4>(op, blocks, block, m, a);
+        }
+    }
     const bool direct = PatternIsDirect(block);
     ForEachBlock<Op>(C, S, block, a, [&](const ChannelArgs<TS, TD>& blockArgs) {
         InterleavedRun(op, block, S, R, direct, blockArgs);
