@@ -97,6 +97,12 @@ std::vector<ref::Pool> GlobalShapes() {
         shapes.push_back(Shape2D(17, 5, 6, 8, 8, 1, 1, 0, 0, 1, 1, nhwc));
         shapes.push_back(Shape2D(3, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, nhwc));
         shapes.push_back(Shape2D(15, 3, 70, 3, 70, 1, 1, 0, 0, 1, 1, nhwc));
+        // NCHW planes below a full vector (4-lane pairs), of whole vectors (no folded tail) and
+        // of 6 elements (a 4-lane tail).
+        shapes.push_back(Shape2D(7, 3, 3, 3, 3, 1, 1, 0, 0, 1, 1, nhwc));
+        shapes.push_back(Shape2D(5, 2, 2, 2, 2, 1, 1, 0, 0, 1, 1, nhwc));
+        shapes.push_back(Shape2D(9, 4, 4, 4, 4, 1, 1, 0, 0, 1, 1, nhwc));
+        shapes.push_back(Shape2D(6, 2, 3, 2, 3, 1, 1, 0, 0, 1, 1, nhwc));
     }
     return shapes;
 }
