@@ -349,9 +349,14 @@ HWY_INLINE void SoftmaxColumns(D d, const float* src, size_t count, size_t strid
         }
 }
 
-// Column vectors per group (independent exp chains); 4 measured best on Zen4 with AVX2 too,
-// despite the spills of max, sum, total and carry of each column.
+// Column vectors per group (independent exp chains). 4 measured best on Zen4 with AVX2 too,
+// despite the spills of max, sum, total and carry of each column; on Zen 5 (1x21x3136) AVX2
+// still runs best with 4 (13.2 us, 13.6-14.3 with 2) but AVX-512 with 2 (6.3-6.7 us, 7.4 with 4).
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+constexpr size_t kColumns = 2;
+#else
 constexpr size_t kColumns = 4;
+#endif
 
 void SoftmaxStrided(const float* src, size_t outer, size_t count, size_t inner, float* dst) {
     const DF d;
