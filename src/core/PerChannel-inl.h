@@ -93,6 +93,18 @@ HWY_INLINE hn::Vec<D> DirectPattern(D d, const float* p, size_t C, size_t r) {
 #endif
 }
 
+// The inputs of vector V_ of the group at element I_ into a##V_ (src0) and b##V_ (src1, zero
+// when absent), for the group loops below (which name their descriptor d, lane count L and
+// sources s0, s1).
+#define SIMD_SYNET_PC_LOAD(V_, I_)                  \
+    a##V_ = LoadInput<Op>(d, s0, (I_) + V_ * L, 0); \
+    b##V_ = LoadInput<Op>(d, s1, (I_) + V_ * L, 1);
+#define SIMD_SYNET_PC_LOAD4(I_) \
+    SIMD_SYNET_PC_LOAD(0, I_)   \
+    SIMD_SYNET_PC_LOAD(1, I_)   \
+    SIMD_SYNET_PC_LOAD(2, I_)   \
+    SIMD_SYNET_PC_LOAD(3, I_)
+
 // The main loop of a run: groups of kVectors = 4 vectors (3 when R == 3, so that a group
 // is a whole number of pattern periods); vector v of a group uses the pattern vectors
 // PickVec<v % R>(pKa, pKb, pKc, pKd) of parameter array K. Returns the number of elements
@@ -109,16 +121,12 @@ HWY_INLINE size_t GroupLoop(const Op& op, size_t n, const TS* s0, const TS* s1, 
     constexpr size_t kVectors = R == 3 ? 3 : 4;
     const size_t G = kVectors * L;
     if (n < G) return 0;
-        // Inputs of the current group: a* from src0, b* from src1 (zero when absent).
-#define SIMD_SYNET_LOAD(V_, I_)                     \
-    a##V_ = LoadInput<Op>(d, s0, (I_) + V_ * L, 0); \
-    b##V_ = LoadInput<Op>(d, s1, (I_) + V_ * L, 1);
 #define SIMD_SYNET_LOAD_GROUP(I_)  \
-    SIMD_SYNET_LOAD(0, I_)         \
-    SIMD_SYNET_LOAD(1, I_)         \
-    SIMD_SYNET_LOAD(2, I_)         \
+    SIMD_SYNET_PC_LOAD(0, I_)      \
+    SIMD_SYNET_PC_LOAD(1, I_)      \
+    SIMD_SYNET_PC_LOAD(2, I_)      \
     if constexpr (kVectors == 4) { \
-        SIMD_SYNET_LOAD(3, I_)     \
+        SIMD_SYNET_PC_LOAD(3, I_)  \
     }
     V a0, a1, a2, a3 = hn::Zero(d), b0, b1, b2, b3 = hn::Zero(d);
     if constexpr (kLoadAhead) {
@@ -153,7 +161,6 @@ HWY_INLINE size_t GroupLoop(const Op& op, size_t n, const TS* s0, const TS* s1, 
     }
 #undef SIMD_SYNET_OP
 #undef SIMD_SYNET_LOAD_GROUP
-#undef SIMD_SYNET_LOAD
     return i;
 }
 
@@ -222,32 +229,24 @@ HWY_INLINE void LongPeriodRun(const Op& op, size_t C, size_t n, const TS* s0, co
     const size_t L = hn::Lanes(d);
     const size_t G = 4 * L;
     using V = hn::Vec<DF>;
-#define SIMD_SYNET_LOAD(V_, I_)                     \
-    a##V_ = LoadInput<Op>(d, s0, (I_) + V_ * L, 0); \
-    b##V_ = LoadInput<Op>(d, s1, (I_) + V_ * L, 1);
 #define SIMD_SYNET_OP(V_)                                        \
     op(d, a##V_, b##V_, LoadParam<Op>(d, params, j + V_ * L, 0), \
        LoadParam<Op>(d, params, j + V_ * L, 1), LoadParam<Op>(d, params, j + V_ * L, 2))
-#define SIMD_SYNET_LOAD_GROUP(I_) \
-    SIMD_SYNET_LOAD(0, I_)        \
-    SIMD_SYNET_LOAD(1, I_)        \
-    SIMD_SYNET_LOAD(2, I_)        \
-    SIMD_SYNET_LOAD(3, I_)
     V a0, a1, a2, a3, b0, b1, b2, b3;
     if constexpr (kLoadAhead) {
-        SIMD_SYNET_LOAD_GROUP(0)
+        SIMD_SYNET_PC_LOAD4(0)
     }
     size_t i = 0, j = 0;  // j = i % C
     for (; i + (kLoadAhead ? 2 * G : G) <= n; i += G) {
         if constexpr (!kLoadAhead) {
-            SIMD_SYNET_LOAD_GROUP(i)
+            SIMD_SYNET_PC_LOAD4(i)
         }
         const V r0 = SIMD_SYNET_OP(0);
         const V r1 = SIMD_SYNET_OP(1);
         const V r2 = SIMD_SYNET_OP(2);
         const V r3 = SIMD_SYNET_OP(3);
         if constexpr (kLoadAhead) {
-            SIMD_SYNET_LOAD_GROUP(i + G)
+            SIMD_SYNET_PC_LOAD4(i + G)
         }
         StoreFromFloat(d, r0, dst + i + 0 * L);
         StoreFromFloat(d, r1, dst + i + 1 * L);
@@ -263,8 +262,6 @@ HWY_INLINE void LongPeriodRun(const Op& op, size_t C, size_t n, const TS* s0, co
         StoreFromFloat(d, SIMD_SYNET_OP(3), dst + i + 3 * L);
     }
 #undef SIMD_SYNET_OP
-#undef SIMD_SYNET_LOAD_GROUP
-#undef SIMD_SYNET_LOAD
 }
 
 // n consecutive elements that all use the parameter values v0, v1, v2 (an NCHW plane).
@@ -380,17 +377,9 @@ HWY_INLINE void BlockedFlatRun(const Op& op, size_t blocks, size_t block, size_t
     const TS* s0 = a.src0;
     const TS* s1 = Op::kInputs > 1 ? a.src1 : nullptr;
     using V = hn::Vec<DF>;
-#define SIMD_SYNET_LOAD(V_, I_)                     \
-    a##V_ = LoadInput<Op>(d, s0, (I_) + V_ * L, 0); \
-    b##V_ = LoadInput<Op>(d, s1, (I_) + V_ * L, 1);
-#define SIMD_SYNET_LOAD_GROUP(I_) \
-    SIMD_SYNET_LOAD(0, I_)        \
-    SIMD_SYNET_LOAD(1, I_)        \
-    SIMD_SYNET_LOAD(2, I_)        \
-    SIMD_SYNET_LOAD(3, I_)
     V a0, a1, a2, a3, b0, b1, b2, b3;
     if constexpr (kLoadAhead) {
-        SIMD_SYNET_LOAD_GROUP(0)
+        SIMD_SYNET_PC_LOAD4(0)
     }
     size_t i = 0;
     for (size_t b = 0; b < blocks; ++b) {
@@ -404,7 +393,7 @@ HWY_INLINE void BlockedFlatRun(const Op& op, size_t blocks, size_t block, size_t
         const V p20 = pattern(2, 0), p21 = pattern(2, 1), p22 = pattern(2, 2), p23 = pattern(2, 3);
         for (const size_t end = i + m; i < end; i += G) {
             if constexpr (!kLoadAhead) {
-                SIMD_SYNET_LOAD_GROUP(i)
+                SIMD_SYNET_PC_LOAD4(i)
             }
             const V r0 = op(d, a0, b0, p00, p10, p20);
             const V r1 = op(d, a1, b1, p01, p11, p21);
@@ -412,7 +401,7 @@ HWY_INLINE void BlockedFlatRun(const Op& op, size_t blocks, size_t block, size_t
             const V r3 = op(d, a3, b3, p03, p13, p23);
             if constexpr (kLoadAhead) {
                 if (i + G < n) {
-                    SIMD_SYNET_LOAD_GROUP(i + G)
+                    SIMD_SYNET_PC_LOAD4(i + G)
                 }
             }
             StoreFromFloat(d, r0, a.dst + i + 0 * L);
@@ -421,8 +410,6 @@ HWY_INLINE void BlockedFlatRun(const Op& op, size_t blocks, size_t block, size_t
             StoreFromFloat(d, r3, a.dst + i + 3 * L);
         }
     }
-#undef SIMD_SYNET_LOAD_GROUP
-#undef SIMD_SYNET_LOAD
 }
 
 // Cache-resident traversal (block 1: NCHW or NHWC; block > 1: blocked layout).
@@ -469,6 +456,9 @@ HWY_INLINE void PerChannel(const Op& op, size_t C, size_t S, size_t block, bool 
         PerChannelCached(op, C, S, block, nhwc, a);
     }
 }
+
+#undef SIMD_SYNET_PC_LOAD4
+#undef SIMD_SYNET_PC_LOAD
 
 }  // namespace HWY_NAMESPACE
 }  // namespace simd
