@@ -384,8 +384,7 @@ HWY_INLINE void BlockedFlatRun(const Op& op, size_t blocks, size_t block, size_t
     size_t i = 0;
     for (size_t b = 0; b < blocks; ++b) {
         const auto pattern = [&](int k, size_t v) {
-            return k < Op::kParams ? DirectPattern(d, a.params[k < Op::kParams ? k : 0] + b * block,
-                                                   block, v % R)
+            return k < Op::kParams ? DirectPattern(d, a.params[k] + b * block, block, v % R)
                                    : hn::Zero(d);
         };
         const V p00 = pattern(0, 0), p01 = pattern(0, 1), p02 = pattern(0, 2), p03 = pattern(0, 3);
