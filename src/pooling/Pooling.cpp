@@ -6,9 +6,10 @@
 // - NHWC is vectorised along channels: one output pixel at a time, four channel vectors per
 //   step so that the per-tap dependency chains overlap, unrolled taps for unclipped 3x3 and
 //   2x2 windows; interior columns of 3-wide stride-2 windows slide along the row, reusing the
-//   column fold shared by neighbouring windows (FP32/UINT8); BF16 max folds two channels per
-//   32-bit lane (NhwcPixelBf16). Channel tails overlap the previous vector (outputs are pure,
-//   src and dst never alias) or use 1-lane vectors when C is below a vector.
+//   column fold shared by neighbouring windows; BF16 max folds order-preserving int16 keys
+//   (MaxBf16KeyOp), so every NHWC path runs on 16-bit lanes. Channel tails overlap the previous
+//   vector (outputs are pure, src and dst never alias) or use 1-lane vectors when C is below a
+//   vector.
 // - NCHW is vectorised along the output row (lane i = output column dx + i), separably: the
 //   vertical pass folds the window rows of every input column into a row padded with initial
 //   values on both sides, then the horizontal pass reads every window unclipped with strided
@@ -181,6 +182,50 @@ struct MaxBf16Op {
         const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), odd)));
         // rounded <= 0xFFFF, so the saturating narrowing keeps it unchanged.
         hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, rounded)), dh, p);
+    }
+    template <class D>
+    HWY_INLINE void StoreInverse(D d, hn::Vec<D> acc, float, T* p) const {
+        Store(d, acc, 1.0f, p);
+    }
+    float Area(size_t, size_t) const { return 1.0f; }
+};
+
+// BF16 max in NHWC on 16-bit lanes, without widening: each BF16 pattern maps to an int16 key
+// whose signed order is the FP32 order of the values (negative patterns flip their magnitude
+// bits), offset by 0x7F with wrap-around so that every NaN pattern (positive NaNs wrap to the
+// bottom) sorts below the key of -inf. The fold is one integer max; starting from the key of
+// -inf, a NaN never wins and a window of -inf/NaN gives 0xFF80, the rounding of the FP32
+// reference's -FLT_MAX. Ties between +0 and -0 give +0 (the reference keeps the first seen).
+// Measured on Zen 5, 3x3 s2 p1 64x112x112 NHWC (copy of the same bytes 18.4-19.1 us): 37.4 us
+// widening two channels per 32-bit lane to FP32 pixel by pixel; 22.2-22.7 us with these keys,
+// whose rows slide and pair like FP32 (NhwcRows3x2, out of line, two vectors per walk).
+struct MaxBf16KeyOp {
+    static constexpr bool kAverage = false;
+    using T = uint16_t;
+    using C = int16_t;
+    static constexpr int16_t kOffset = 0x7F;
+    template <class D>
+    HWY_INLINE hn::Vec<D> Init(D d) const {
+        // Key of -inf (0xFF80): 0xFF80 ^ 0x7FFF = -32641, plus the offset.
+        return hn::Set(d, int16_t(-32641 + kOffset));
+    }
+    template <class D>
+    HWY_INLINE hn::Vec<D> Widen(D d, hn::Vec<hn::Rebind<T, D>> v) const {
+        const auto bits = hn::BitCast(d, v);
+        const auto flipped = hn::Xor(bits, hn::And(hn::ShiftRight<15>(bits), hn::Set(d, 0x7FFF)));
+        return hn::Add(flipped, hn::Set(d, kOffset));
+    }
+    template <class V>
+    HWY_INLINE V Fold(V acc, V v) const {
+        return hn::Max(acc, v);
+    }
+    template <class D>
+    HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
+        const hn::RebindToUnsigned<D> du;
+        const auto flipped = hn::Sub(acc, hn::Set(d, kOffset));
+        const auto bits =
+            hn::Xor(flipped, hn::And(hn::ShiftRight<15>(flipped), hn::Set(d, 0x7FFF)));
+        hn::StoreU(hn::BitCast(du, bits), du, p);
     }
     template <class D>
     HWY_INLINE void StoreInverse(D d, hn::Vec<D> acc, float, T* p) const {
@@ -929,65 +974,16 @@ HWY_INLINE void NhwcPixel(const Op& op, const T* src, size_t C, size_t srcW, Poo
     for (; c < C; ++c) one(d1, c);
 }
 
-// BF16 max in NHWC without widening each half: a 32-bit lane holds two channels; the upper
-// one read as FP32 is the lane with its low half cleared, the lower one the lane shifted up.
-// Both fold from -inf (0xFF80): every accumulator then stays a widened BF16 value, so the
-// halves recombine without rounding, and the result equals the rounding of the fold from
-// -FLT_MAX (which differs only for windows of -inf/NaN, both giving 0xFF80). Needs C >= the
-// uint16_t lanes of a vector.
-#if HWY_TARGET != HWY_SCALAR  // needs two uint16_t lanes per 32-bit lane
-template <int kY, int kX>
-HWY_INLINE void NhwcPixelBf16(const uint16_t* src, size_t C, size_t srcW, PoolRange yr,
-                              PoolRange xr, uint16_t* dst) {
-    const hn::ScalableTag<uint16_t> dh;
-    const hn::Repartition<uint32_t, decltype(dh)> du;
-    const hn::Repartition<float, decltype(dh)> df;
-    const size_t NH = hn::Lanes(dh);
-    const size_t rows = kY > 0 ? size_t(kY) : yr.end - yr.begin;
-    const size_t cols = kX > 0 ? size_t(kX) : xr.end - xr.begin;
-    const uint16_t* origin = src + (yr.begin * srcW + xr.begin) * C;
-    const auto high = hn::Set(du, 0xFFFF0000u);
-    const auto init = hn::BitCast(df, hn::Set(du, 0xFF800000u));
-    const auto block = [&](size_t c) HWY_ATTR {
-        auto even = init, odd = init;
-        for (size_t y = 0; y < rows; ++y)
-            for (size_t x = 0; x < cols; ++x) {
-                const auto v = hn::BitCast(du, hn::LoadU(dh, origin + (y * srcW + x) * C + c));
-                even = MaxIgnoringNaN(hn::BitCast(df, hn::ShiftLeft<16>(v)), even);
-                odd = MaxIgnoringNaN(hn::BitCast(df, hn::And(v, high)), odd);
-            }
-        const auto packed =
-            hn::Or(hn::And(hn::BitCast(du, odd), high), hn::ShiftRight<16>(hn::BitCast(du, even)));
-        hn::StoreU(hn::BitCast(dh, packed), dh, dst + c);
-    };
-    size_t c = 0;
-    for (; c + NH <= C; c += NH) block(c);
-    if (c < C) block(C - NH);  // overlaps channels already written with the same values
-}
-#endif
-
-template <int kY, int kX, class Op, class T>
-HWY_INLINE void NhwcPixelAny(const Op& op, const T* src, size_t C, size_t srcW, PoolRange yr,
-                             PoolRange xr, float area, T* dst) {
-#if HWY_TARGET != HWY_SCALAR
-    if constexpr (std::is_same<Op, MaxBf16Op>::value) {
-        if (C >= hn::Lanes(hn::ScalableTag<uint16_t>())) {
-            NhwcPixelBf16<kY, kX>(src, C, srcW, yr, xr, dst);
-            return;
-        }
-    }
-#endif
-    NhwcPixel<kY, kX>(op, src, C, srcW, yr, xr, area, dst);
-}
-
 // NHWC output columns [dxBegin, dxEnd) of one row of windows 3 columns wide with stride 2,
 // all unclipped horizontally: the column folds (over the window rows) slide along the row, so
 // the fold of the last column of a window is reused as the first column of the next one
-// (6 loads per output vector instead of 9). FP32 and UINT8 (compute type = storage type).
+// (6 loads per output vector instead of 9). Compute lanes the size of the storage lanes (FP32,
+// UINT8, BF16 keys).
 template <int kRows, class Op, class T>
 HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, size_t padX,
                            PoolRange yr, size_t dxBegin, size_t dxEnd, float area, T* dstRow) {
-    const hn::ScalableTag<T> d;
+    const hn::ScalableTag<typename Op::C> d;
+    const hn::Rebind<T, decltype(d)> dt;
     const size_t N = hn::Lanes(d);
     const size_t rows = kRows > 0 ? size_t(kRows) : yr.end - yr.begin;
     const float inverse = 1.0f / area;
@@ -998,9 +994,11 @@ HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, si
         auto acc = op.Init(d);
         if constexpr (kRows > 0) {
             // Starts from the initial value: the max accumulators never hold a NaN.
-            for (int r = 0; r < kRows; ++r) acc = op.Fold(acc, hn::LoadU(d, p + r * rowStep));
+            for (int r = 0; r < kRows; ++r)
+                acc = op.Fold(acc, op.Widen(d, hn::LoadU(dt, p + r * rowStep)));
         } else {
-            for (size_t r = 0; r < rows; ++r, p += rowStep) acc = op.Fold(acc, hn::LoadU(d, p));
+            for (size_t r = 0; r < rows; ++r, p += rowStep)
+                acc = op.Fold(acc, op.Widen(d, hn::LoadU(dt, p)));
         }
         return acc;
     };
@@ -1041,17 +1039,20 @@ HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, si
     if (c < C) run(C - N);  // overlaps channels already written with the same values
 }
 
-// kOut vertically neighbouring NHWC output rows of 3x3 stride-2 windows, all unclipped (FP32 and
-// UINT8): the 2*kOut + 1 input rows are read once per walk along the row, the row shared by two
-// neighbouring windows loaded once for both (every input line is otherwise filled into L1 again
-// for the second window, and these fills bound the speed), and the column folds slide along
-// the row as in NhwcRow3x2. kVec channel vectors per walk; `base` points at column 0 of the
-// first input row, `dst` at the first output row.
+// kOut vertically neighbouring NHWC output rows of 3x3 stride-2 windows, all unclipped (compute
+// lanes the size of the storage lanes): the 2*kOut + 1 input rows are read once per walk along the
+// row, the row shared by two neighbouring windows loaded once for both (every input line is
+// otherwise filled into L1 again for the second window, and these fills bound the speed), and the
+// column folds slide along the row as in NhwcRow3x2. kVec channel vectors per walk; `base` points
+// at column 0 of the first input row, `dst` at the first output row. Not inlined: inside the whole
+// pooling kernel the compiler spilled the column folds and loop bounds to the stack (BF16 3x3 s2 p1
+// 64x112x112: 25.9-26.6 us inlined, 23.2-24.8 out of line).
 template <size_t kOut, size_t kVec, class Op, class T>
-HWY_INLINE void NhwcRows3x2(const Op& op, const T* base, size_t C, size_t rowStep, size_t padX,
-                            size_t dxBegin, size_t dxEnd, float inverse, size_t c, T* dst,
-                            size_t dstRowStep) {
-    const hn::ScalableTag<T> d;
+HWY_NOINLINE void NhwcRows3x2(const Op& op, const T* base, size_t C, size_t rowStep, size_t padX,
+                              size_t dxBegin, size_t dxEnd, float inverse, size_t c, T* dst,
+                              size_t dstRowStep) {
+    const hn::ScalableTag<typename Op::C> d;
+    const hn::Rebind<T, decltype(d)> dt;
     using V = hn::Vec<decltype(d)>;
     const size_t N = hn::Lanes(d);
     // The max folds start from the initial value: their accumulators never hold a NaN.
@@ -1065,11 +1066,11 @@ HWY_INLINE void NhwcRows3x2(const Op& op, const T* base, size_t C, size_t rowSte
         HWY_UNROLL(4)
         for (size_t v = 0; v < kVec; ++v) {
             const T* p = base + x * C + c + v * N;
-            V top = start(hn::LoadU(d, p));
+            V top = start(op.Widen(d, hn::LoadU(dt, p)));
             HWY_UNROLL(4)
             for (size_t j = 0; j < kOut; ++j) {
-                const V middle = hn::LoadU(d, p + (2 * j + 1) * rowStep);
-                const V bottom = hn::LoadU(d, p + (2 * j + 2) * rowStep);
+                const V middle = op.Widen(d, hn::LoadU(dt, p + (2 * j + 1) * rowStep));
+                const V bottom = op.Widen(d, hn::LoadU(dt, p + (2 * j + 2) * rowStep));
                 out[j][v] = op.Fold(op.Fold(top, middle), bottom);
                 top = start(bottom);
             }
@@ -1107,6 +1108,13 @@ HWY_INLINE void NhwcRowGroup3x2(const Op& op, const T* base, size_t C, size_t ro
     for (; c + kVec * N <= C; c += kVec * N)
         NhwcRows3x2<kOut, kVec>(op, base, C, rowStep, padX, dxBegin, dxEnd, inverse, c, dst,
                                 dstRowStep);
+    // Two vectors in one walk where four do not fit: each walk brings the 2*kOut + 1 input rows
+    // into L1 again, and 2*kOut + 1 rows of 64 BF16 channels overflow it (Zen 5, BF16 3x3 s2
+    // p1 64x112x112: 25.4-26.0 us in two walks of one vector, 22.2-22.7 in one of two).
+    if constexpr (kVec > 2)
+        for (; c + 2 * N <= C; c += 2 * N)
+            NhwcRows3x2<kOut, 2>(op, base, C, rowStep, padX, dxBegin, dxEnd, inverse, c, dst,
+                                 dstRowStep);
     for (; c + N <= C; c += N)
         NhwcRows3x2<kOut, 1>(op, base, C, rowStep, padX, dxBegin, dxEnd, inverse, c, dst,
                              dstRowStep);
@@ -1222,7 +1230,7 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
         tmp = reinterpret_cast<typename Op::C*>(temp + s.srcC);
     // Interior columns of 3-wide stride-2 windows slide (NhwcRow3x2); needs C >= the lanes.
     size_t slideBegin = 0, slideEnd = 0;
-    if constexpr (std::is_same<typename Op::C, T>::value) {
+    if constexpr (sizeof(typename Op::C) == sizeof(T)) {
         if (!s.channel3d && s.kernelX == 3 && s.strideX == 2 &&
             s.srcC >= hn::Lanes(hn::ScalableTag<T>()) && s.srcW + s.padX >= 3) {
             slideBegin = (s.padX + 1) / 2;
@@ -1239,7 +1247,7 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
             return;
         }
     }
-    if constexpr (std::is_same<typename Op::C, T>::value) {
+    if constexpr (sizeof(typename Op::C) == sizeof(T)) {
         // Groups of kGroup output rows whose windows are all 3 rows high (3x3 stride 2 inside
         // the image) share their input rows (NhwcRowGroup3x2); other rows slide alone.
         constexpr size_t kGroup = 2;
@@ -1283,11 +1291,11 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
                 // Unclipped 3x3 and 2x2 windows (the common pools) get unrolled taps.
                 const size_t rows = yr.end - yr.begin, cols = xr.end - xr.begin;
                 if (rows == 3 && cols == 3)
-                    NhwcPixelAny<3, 3>(op, src, s.srcC, s.srcW, yr, xr, area, out);
+                    NhwcPixel<3, 3>(op, src, s.srcC, s.srcW, yr, xr, area, out);
                 else if (rows == 2 && cols == 2)
-                    NhwcPixelAny<2, 2>(op, src, s.srcC, s.srcW, yr, xr, area, out);
+                    NhwcPixel<2, 2>(op, src, s.srcC, s.srcW, yr, xr, area, out);
                 else
-                    NhwcPixelAny<0, 0>(op, src, s.srcC, s.srcW, yr, xr, area, out);
+                    NhwcPixel<0, 0>(op, src, s.srcC, s.srcW, yr, xr, area, out);
             } else {
                 NhwcPixel<0, 0>(op, src, s.srcC, s.srcW, yr, xr, area, temp);
                 PoolRow(op, Rows<T>{temp, 1, 0, 1, s.srcC}, channels, out, tmp, nullptr);
@@ -1313,7 +1321,10 @@ void PoolingMax32fKernel(const float* src, const PoolShape& s, float* dst, void*
 }
 
 void PoolingMax16bKernel(const uint16_t* src, const PoolShape& s, uint16_t* dst, void* scratch) {
-    Pool(MaxBf16Op{}, src, s, dst, scratch);
+    if (s.nhwc)
+        PoolNhwc(MaxBf16KeyOp{}, src, s, dst, scratch);
+    else
+        PoolNchw(MaxBf16Op{}, src, s, dst, scratch);
 }
 
 void PoolingMax8uKernel(const uint8_t* src, const PoolShape& s, uint8_t* dst, void* scratch) {
