@@ -740,22 +740,32 @@ HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t c
 #if HWY_TARGET != HWY_SCALAR && (HWY_ARCH_X86 || HWY_ARCH_ARM_A64 || HWY_TARGET == HWY_EMU128)
 #define SIMD_POOL_STRIDE2_NCHW 1
 
-// [prev[N-1], cur[0], ..., cur[N-2]] for vectors of 4, 8 or 16 floats.
+// [prev[N-1], cur[0], ..., cur[N-2]] for vectors of 16, 32 or 64 bytes with 2- or 4-byte lanes.
 template <class D>
 HWY_INLINE hn::Vec<D> ShiftInLast(D d, hn::Vec<D> prev, hn::Vec<D> cur) {
-    constexpr size_t kBytes = D::kPrivateN * sizeof(hn::TFromD<D>);
+    constexpr size_t kLane = sizeof(hn::TFromD<D>);
+    constexpr size_t kBytes = D::kPrivateN * kLane;
+    static_assert(kLane == 2 || kLane == 4, "2- or 4-byte lanes");
     if constexpr (kBytes == 16) {
-        return hn::CombineShiftRightBytes<12>(d, cur, prev);
+        return hn::CombineShiftRightBytes<16 - kLane>(d, cur, prev);
     } else if constexpr (kBytes == 32) {
         // Per 128-bit block, the block below the current one supplies the shifted-in lane.
-        return hn::CombineShiftRightBytes<12>(d, cur, hn::ConcatLowerUpper(d, cur, prev));
+        return hn::CombineShiftRightBytes<16 - kLane>(d, cur, hn::ConcatLowerUpper(d, cur, prev));
     } else {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-        static_assert(kBytes == 64, "vectors of 4, 8 or 16 floats");
-        hn::Vec<D> shifted;
-        shifted.raw = _mm512_castsi512_ps(
-            _mm512_alignr_epi32(_mm512_castps_si512(cur.raw), _mm512_castps_si512(prev.raw), 15));
-        return shifted;
+        static_assert(kBytes == 64, "vectors of 16, 32 or 64 bytes");
+        const hn::Repartition<uint32_t, D> d32;
+        hn::Vec<decltype(d32)> shifted;
+        if constexpr (kLane == 4) {
+            shifted.raw =
+                _mm512_alignr_epi32(hn::BitCast(d32, cur).raw, hn::BitCast(d32, prev).raw, 15);
+            return hn::BitCast(d, shifted);
+        } else {
+            // The blocks below each block of cur (the last block of prev below block 0).
+            shifted.raw =
+                _mm512_alignr_epi64(hn::BitCast(d32, cur).raw, hn::BitCast(d32, prev).raw, 6);
+            return hn::CombineShiftRightBytes<16 - kLane>(d, cur, hn::BitCast(d, shifted));
+        }
 #else
         static_assert(kBytes == 0, "no lane shift for this vector size");
         return cur;
@@ -820,15 +830,150 @@ HWY_INLINE size_t Stride2Spans(D d, const Op& op, const T* const* rows, size_t d
     return dx;
 }
 
+// BF16 and UINT8 max pools on the same rows without a lane per element: a lane of twice the
+// storage width holds the pair of columns 2i (low half) and 2i + 1 (high half), so one shift
+// or mask per loaded vector separates the even and odd columns, with no ConcatEven/ConcatOdd
+// and, for BF16, no widening of every element and no rounding (the folds start from -inf, so
+// every accumulator is a widened BF16 value and its upper half is the result; a window of
+// -inf/NaN gives 0xFF80, the rounding of the reference's -FLT_MAX). UINT8 rows fold the bytes
+// before separating them (max is bytewise) and pad with 0, the identity of an unsigned max.
+// UINT8 rows end with one overlapping vector (its left columns loaded, not shifted in) instead
+// of halving vectors (17.1-17.7 us against 18.0-18.5; BF16 was slower so: 34-36 against
+// 31-32).
+// Measured on Zen 5, 3x3 s2 p1 64x112x112, with Stride2Planes out of line (copy of the same
+// bytes 18.5-19.0 us for BF16, 7.1-7.4 for UINT8): BF16 46 us widened to FP32 lanes, 29.5-30
+// here; UINT8 44-78 us through the padded row buffer, 15.7-16.0 here.
+struct Stride2PairsU8 {
+    using Lane = uint16_t;
+    static constexpr bool kTailOverlap = true;
+    template <class D>
+    static HWY_INLINE hn::Vec<D> Init(D d) {
+        return hn::Zero(d);
+    }
+    template <int kRows, class D>
+    static HWY_INLINE void Columns(D d, const uint8_t* const* rows, size_t x, hn::Vec<D>& even,
+                                   hn::Vec<D>& odd) {
+        const hn::Repartition<uint8_t, D> d8;
+        auto bytes = hn::LoadU(d8, rows[0] + x);
+        for (int r = 1; r < kRows; ++r) bytes = hn::Max(bytes, hn::LoadU(d8, rows[r] + x));
+        const auto pairs = hn::BitCast(d, bytes);
+        even = hn::And(pairs, hn::Set(d, uint16_t(0xFF)));
+        odd = hn::ShiftRight<8>(pairs);
+    }
+    template <class D>
+    static HWY_INLINE void Store(D d, hn::Vec<D> acc, uint8_t* p) {
+        const hn::Rebind<uint8_t, D> d8;
+        const hn::RebindToSigned<D> di;
+        hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, acc)), d8, p);  // acc <= 255
+    }
+};
+
+struct Stride2PairsBf16 {
+    using Lane = float;
+    static constexpr bool kTailOverlap = false;
+    template <class D>
+    static HWY_INLINE hn::Vec<D> Init(D d) {
+        return hn::BitCast(d, hn::Set(hn::RebindToUnsigned<D>(), 0xFF800000u));
+    }
+    template <int kRows, class D>
+    static HWY_INLINE void Columns(D d, const uint16_t* const* rows, size_t x, hn::Vec<D>& even,
+                                   hn::Vec<D>& odd) {
+        const hn::RebindToUnsigned<D> du;
+        const hn::Repartition<uint16_t, D> d16;
+        const auto high = hn::Set(du, 0xFFFF0000u);
+        even = Init(d);
+        odd = even;
+        for (int r = 0; r < kRows; ++r) {
+            const auto pairs = hn::BitCast(du, hn::LoadU(d16, rows[r] + x));
+            even = MaxIgnoringNaN(hn::BitCast(d, hn::ShiftLeft<16>(pairs)), even);
+            odd = MaxIgnoringNaN(hn::BitCast(d, hn::And(pairs, high)), odd);
+        }
+    }
+    template <class D>
+    static HWY_INLINE void Store(D d, hn::Vec<D> acc, uint16_t* p) {
+        const hn::Rebind<uint16_t, D> d16;
+        const hn::RebindToUnsigned<D> du;
+        const hn::RebindToSigned<D> di;
+        const auto upper = hn::ShiftRight<16>(hn::BitCast(du, acc));
+        hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, upper)), d16, p);  // upper <= 0xFFFF
+    }
+};
+
+template <class Op>
+struct Stride2PairsOf {
+    using type = void;
+};
+template <>
+struct Stride2PairsOf<MaxU8Op> {
+    using type = Stride2PairsU8;
+};
+template <>
+struct Stride2PairsOf<MaxBf16Op> {
+    using type = Stride2PairsBf16;
+};
+
+// As Stride2Spans, on column pairs: a vector of D covers Lanes(d) outputs.
+template <int kKernel, int kPad, int kRows, class P, class D, class T>
+HWY_INLINE size_t Stride2PairSpans(D d, const T* const* rows, size_t dx, size_t end,
+                                   hn::Vec<D> prev, T* dst) {
+    const size_t N = hn::Lanes(d);
+    for (; dx + N <= end; dx += N) {
+        hn::Vec<D> even, odd;
+        P::template Columns<kRows>(d, rows, 2 * dx, even, odd);
+        // The folds hold no NaN, so a plain Max combines them.
+        hn::Vec<D> acc;
+        if constexpr (kPad == 0) {
+            static_assert(kKernel == 2, "kernel 3 needs pad 1");
+            acc = hn::Max(even, odd);
+        } else {
+            acc = hn::Max(ShiftInLast(d, prev, odd), even);
+            if constexpr (kKernel == 3) acc = hn::Max(acc, odd);
+            prev = odd;
+        }
+        P::Store(d, acc, dst + dx);
+    }
+    if (P::kTailOverlap && dx < end && dx >= N) {
+        // One more vector ending at `end`, overlapping outputs already written with the same
+        // values; its left columns 2t - 1 + 2i are the odd halves of the pairs from 2t - 2.
+        const size_t t = end - N;
+        hn::Vec<D> even, odd;
+        P::template Columns<kRows>(d, rows, 2 * t, even, odd);
+        hn::Vec<D> acc;
+        if constexpr (kPad == 0) {
+            acc = hn::Max(even, odd);
+        } else {
+            hn::Vec<D> leftEven, left;
+            P::template Columns<kRows>(d, rows, 2 * t - 2, leftEven, left);
+            acc = hn::Max(left, even);
+            if constexpr (kKernel == 3) acc = hn::Max(acc, odd);
+        }
+        P::Store(d, acc, dst + t);
+        return end;
+    }
+    if constexpr (D::kPrivateN * sizeof(hn::TFromD<D>) > 16) {
+        const hn::Half<D> dh;
+        return Stride2PairSpans<kKernel, kPad, kRows, P>(dh, rows, dx, end, hn::UpperHalf(dh, prev),
+                                                         dst);
+    }
+    return dx;
+}
+
 template <int kKernel, int kPad, int kRows, class Op, class T>
 HWY_INLINE void Stride2Row(const Op& op, const Rows<T>& in, const Axis& ax, const float* columns,
                            T* dst) {
     const T* rows[kRows];
     for (int r = 0; r < kRows; ++r) rows[r] = in.base + r * in.rowStep;
-    const hn::ScalableTag<float> d;
     const size_t end = ax.dst < ax.src / 2 ? ax.dst : ax.src / 2;
-    const Stride2Scale scale{columns, 1.0f / float(kRows), 1.0f / op.Area(kRows, kKernel)};
-    size_t dx = Stride2Spans<kKernel, kPad, kRows>(d, op, rows, 0, end, op.Init(d), scale, dst);
+    size_t dx;
+    using Pairs = typename Stride2PairsOf<Op>::type;
+    if constexpr (!std::is_void<Pairs>::value) {
+        const hn::ScalableTag<typename Pairs::Lane> d;
+        dx = Stride2PairSpans<kKernel, kPad, kRows, Pairs>(d, rows, 0, end, Pairs::Init(d), dst);
+    } else {
+        const hn::ScalableTag<float> d;
+        const Stride2Scale scale{columns, 1.0f / float(kRows), 1.0f / op.Area(kRows, kKernel)};
+        dx = Stride2Spans<kKernel, kPad, kRows>(d, op, rows, 0, end, op.Init(d), scale, dst);
+    }
     for (; dx < ax.dst; ++dx) RowColumn(op, in, ax, dx, dst);
 }
 
@@ -852,13 +997,6 @@ inline bool Stride2Fits(const PoolShape& s) {
            ((s.kernelX == 2 && s.padX <= 1) || (s.kernelX == 3 && s.padX == 1));
 }
 
-template <class Op, class T>
-HWY_INLINE void Stride2RowDispatch(const Op& op, const Rows<T>& in, const Axis& ax,
-                                   const float* columns, T* dst) {
-    if (ax.kernel == 3) return Stride2RowAny<3, 1>(op, in, ax, columns, dst);
-    if (ax.pad == 1) return Stride2RowAny<2, 1>(op, in, ax, columns, dst);
-    return Stride2RowAny<2, 0>(op, in, ax, columns, dst);
-}
 #endif
 
 // Asks the cache for the lines of base[at, at + count), which may lie past the end of base's
@@ -874,6 +1012,29 @@ HWY_INLINE void PrefetchLines(const T* base, size_t at, size_t count) {
     for (size_t b = 0; b < count * sizeof(T); b += 64)
         __builtin_prefetch(reinterpret_cast<const void*>(first + b));
 }
+
+#ifdef SIMD_POOL_STRIDE2_NCHW
+// Every output row of the stride-2 NCHW pools for one kernel width and pad. Not inlined: inside
+// the whole pooling kernel the per-row setup kept its values on the stack, which the short
+// BF16 and UINT8 rows felt most (3x3 s2 p1 64x112x112: BF16 39.4-40.4 us inlined, 31.0-32.2
+// here; UINT8 20.4-20.8 and 18.0-18.5; FP32 unchanged).
+template <int kKernel, int kPad, class Op, class T>
+HWY_NOINLINE void Stride2Planes(const Op& op, const T* src, const PoolShape& s, const Axis& ax,
+                                const float* columns, T* dst) {
+    const size_t plane = s.srcH * s.srcW;
+    for (size_t c = 0; c < s.dstC; ++c) {
+        for (size_t dy = 0; dy < s.dstH; ++dy) {
+            const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+            const Rows<T> in{src + c * plane + yr.begin * s.srcW, 1, plane, yr.end - yr.begin,
+                             s.srcW};
+            // UINT8 rows are short enough that the loop cost more than it saved (64x112x112:
+            // 16.9-17.0 us with it, 15.7-16.0 without).
+            if (sizeof(T) > 1) PrefetchLines(src, c * plane + (yr.end + 2) * s.srcW, 2 * s.srcW);
+            Stride2RowAny<kKernel, kPad>(op, in, ax, columns, dst + (c * s.dstH + dy) * s.dstW);
+        }
+    }
+}
+#endif
 
 // `scratch`: null, or dstW floats (reciprocal clipped window widths) followed by the padded
 // row.
@@ -899,17 +1060,15 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
         }
     }
 #ifdef SIMD_POOL_STRIDE2_NCHW
-    if constexpr (std::is_same<typename Op::C, float>::value) {
+    if constexpr (std::is_same<typename Op::C, float>::value ||
+                  !std::is_void<typename Stride2PairsOf<Op>::type>::value) {
         if (scratch && Stride2Fits(s)) {
-            for (size_t c = 0; c < s.dstC; ++c) {
-                for (size_t dy = 0; dy < s.dstH; ++dy) {
-                    const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
-                    const Rows<T> in{src + c * plane + yr.begin * s.srcW, 1, plane,
-                                     yr.end - yr.begin, s.srcW};
-                    PrefetchLines(src, c * plane + (yr.end + 2) * s.srcW, 2 * s.srcW);
-                    Stride2RowDispatch(op, in, ax, columns, dst + (c * s.dstH + dy) * s.dstW);
-                }
-            }
+            if (ax.kernel == 3)
+                Stride2Planes<3, 1>(op, src, s, ax, columns, dst);
+            else if (ax.pad == 1)
+                Stride2Planes<2, 1>(op, src, s, ax, columns, dst);
+            else
+                Stride2Planes<2, 0>(op, src, s, ax, columns, dst);
             return;
         }
     }
