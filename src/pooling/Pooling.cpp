@@ -840,9 +840,9 @@ HWY_INLINE size_t Stride2Spans(D d, const Op& op, const T* const* rows, size_t d
 // UINT8 rows end with one overlapping vector (its left columns loaded, not shifted in) instead
 // of halving vectors (17.1-17.7 us against 18.0-18.5; BF16 was slower so: 34-36 against
 // 31-32).
-// Measured on Zen 5, 3x3 s2 p1 64x112x112, with Stride2Planes out of line (copy of the same
-// bytes 18.5-19.0 us for BF16, 7.1-7.4 for UINT8): BF16 46 us widened to FP32 lanes, 29.5-30
-// here; UINT8 44-78 us through the padded row buffer, 15.7-16.0 here.
+// Measured on Zen 5, 3x3 s2 p1 64x112x112, with Stride2Planes (copy of the same bytes 18.5-19.0
+// us for BF16, 7.1-7.4 for UINT8): BF16 46 us widened to FP32 lanes, 28.7-29.9 here; UINT8
+// 44-78 us through the padded row buffer, 14.8-15.1 here.
 struct Stride2PairsU8 {
     using Lane = uint16_t;
     static constexpr bool kTailOverlap = true;
@@ -1014,24 +1014,56 @@ HWY_INLINE void PrefetchLines(const T* base, size_t at, size_t count) {
 }
 
 #ifdef SIMD_POOL_STRIDE2_NCHW
+// Output rows [dy0, dy1) of plane c whose windows have exactly kRows rows, all inside the input.
+template <int kKernel, int kPad, int kRows, class Op, class T>
+HWY_INLINE void Stride2InteriorRows(const Op& op, const T* src, const PoolShape& s, const Axis& ax,
+                                    const float* columns, size_t c, size_t dy0, size_t dy1,
+                                    T* dst) {
+    const size_t plane = s.srcH * s.srcW, step = s.strideY * s.srcW;
+    const T* base = src + c * plane + (dy0 * s.strideY - s.padY) * s.srcW;
+    T* out = dst + (c * s.dstH + dy0) * s.dstW;
+    for (size_t dy = dy0; dy < dy1; ++dy, base += step, out += s.dstW) {
+        const Rows<T> in{base, 1, plane, size_t(kRows), s.srcW};
+        // UINT8 rows are short enough that the loop cost more than it saved (64x112x112:
+        // 16.9-17.0 us with it, 15.7-16.0 without).
+        if (sizeof(T) > 1) PrefetchLines(base, (kRows + 2) * s.srcW, 2 * s.srcW);
+        Stride2Row<kKernel, kPad, kRows>(op, in, ax, columns, out);
+    }
+}
+
 // Every output row of the stride-2 NCHW pools for one kernel width and pad. Not inlined: inside
 // the whole pooling kernel the per-row setup kept its values on the stack, which the short
 // BF16 and UINT8 rows felt most (3x3 s2 p1 64x112x112: BF16 39.4-40.4 us inlined, 31.0-32.2
-// here; UINT8 20.4-20.8 and 18.0-18.5; FP32 unchanged).
+// here; UINT8 20.4-20.8 and 18.0-18.5; FP32 unchanged). The rows whose windows are inside the
+// input step through the planes without clipping each window again (BF16 30.0-31.6 -> 28.7-29.9
+// us, UINT8 17.0-17.8 -> 14.8-15.1).
 template <int kKernel, int kPad, class Op, class T>
 HWY_NOINLINE void Stride2Planes(const Op& op, const T* src, const PoolShape& s, const Axis& ax,
                                 const float* columns, T* dst) {
     const size_t plane = s.srcH * s.srcW;
+    // Rows [dyIn, dyOut) have whole windows inside the input; the others are clipped.
+    const size_t dyIn = std::min((s.padY + s.strideY - 1) / s.strideY, s.dstH);
+    size_t dyOut = s.srcH + s.padY >= s.kernelY ? (s.srcH + s.padY - s.kernelY) / s.strideY + 1 : 0;
+    dyOut = std::max(dyIn, std::min(dyOut, s.dstH));
+    const auto clipped = [&](size_t c, size_t dy) HWY_ATTR {
+        const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
+        const Rows<T> in{src + c * plane + yr.begin * s.srcW, 1, plane, yr.end - yr.begin, s.srcW};
+        if (sizeof(T) > 1) PrefetchLines(src, c * plane + (yr.end + 2) * s.srcW, 2 * s.srcW);
+        Stride2RowAny<kKernel, kPad>(op, in, ax, columns, dst + (c * s.dstH + dy) * s.dstW);
+    };
     for (size_t c = 0; c < s.dstC; ++c) {
-        for (size_t dy = 0; dy < s.dstH; ++dy) {
-            const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
-            const Rows<T> in{src + c * plane + yr.begin * s.srcW, 1, plane, yr.end - yr.begin,
-                             s.srcW};
-            // UINT8 rows are short enough that the loop cost more than it saved (64x112x112:
-            // 16.9-17.0 us with it, 15.7-16.0 without).
-            if (sizeof(T) > 1) PrefetchLines(src, c * plane + (yr.end + 2) * s.srcW, 2 * s.srcW);
-            Stride2RowAny<kKernel, kPad>(op, in, ax, columns, dst + (c * s.dstH + dy) * s.dstW);
+        for (size_t dy = 0; dy < dyIn; ++dy) clipped(c, dy);
+        switch (s.kernelY) {
+            case 1:
+                Stride2InteriorRows<kKernel, kPad, 1>(op, src, s, ax, columns, c, dyIn, dyOut, dst);
+                break;
+            case 2:
+                Stride2InteriorRows<kKernel, kPad, 2>(op, src, s, ax, columns, c, dyIn, dyOut, dst);
+                break;
+            default:
+                Stride2InteriorRows<kKernel, kPad, 3>(op, src, s, ax, columns, c, dyIn, dyOut, dst);
         }
+        for (size_t dy = dyOut; dy < s.dstH; ++dy) clipped(c, dy);
     }
 }
 #endif
