@@ -1348,9 +1348,19 @@ HWY_INLINE void GlobalNhwcGroup(D d, const Op& op, const T* src, size_t C, size_
 // buffer at the same page offset made every load of the input wait for the buffer store of the same
 // offset (4K aliasing: 2.1 us).
 constexpr size_t kGlobalInL1MinVectors = 32, kGlobalInL1MaxChannels = 4096;
+// Out of line except on AVX-512 (Zen 5, 1024x7x7, us): inlined into the whole pooling kernel,
+// AVX2 took 2.02-2.31 and SSE4 3.68-3.79 once the kernel grew; out of line 1.46-1.61 and
+// 2.70-3.44 (the spread is code layout: the same code measured both ends in two builds). AVX-512
+// measured 1.22-1.44 inlined against 1.44-1.55 out of line.
+#undef SIMD_POOL_GLOBAL_IN_L1
+#if HWY_TARGET <= HWY_AVX3
+#define SIMD_POOL_GLOBAL_IN_L1 HWY_INLINE
+#else
+#define SIMD_POOL_GLOBAL_IN_L1 HWY_NOINLINE
+#endif
 template <class D, class Op>
-HWY_INLINE void GlobalNhwcInL1(D d, const Op& op, const float* src, size_t C, size_t pixels,
-                               float area, float* dst) {
+SIMD_POOL_GLOBAL_IN_L1 void GlobalNhwcInL1(D d, const Op& op, const float* src, size_t C,
+                                           size_t pixels, float area, float* dst) {
     constexpr size_t kPage = 4096, kPageFloats = kPage / sizeof(float), kLine = 64;
     alignas(64) float buffer[kGlobalInL1MaxChannels + kPageFloats];
     const uintptr_t srcOffset = reinterpret_cast<uintptr_t>(src) % kPage;
