@@ -18,9 +18,10 @@
 //   code. Global pooling (a window covering each plane) folds two planes at a time, pairs
 //   their accumulators with one ConcatEven/ConcatOdd step and folds each half. Without
 //   scratch (absurd pads/strides) each window is read directly (RowVectors / RowColumn).
-// - Faster special cases (measured, bench/pooling_bench.cpp): FP32 and BF16 (widened) NCHW rows
-//   of 2- or 3-wide stride-2 windows fold in registers (Stride2Row: ConcatEven/ConcatOdd, lane
-//   shift for the left pad, 1-lane clipped windows on the right only); NHWC 3x3 stride-2 rows go in
+// - Faster special cases (measured, bench/pooling_bench.cpp): NCHW rows of 2- or 3-wide
+//   stride-2 windows fold in registers (Stride2Row: FP32 split by ConcatEven/ConcatOdd, BF16 and
+//   UINT8 as column pairs in double-width lanes; lane shift for the left pad, 1-lane clipped
+//   windows on the right only; Stride2Planes out of line); NHWC 3x3 stride-2 rows go in
 //   pairs sharing their middle input row (NhwcRows3x2); global pools fold in registers (GlobalNchw
 //   in plane pairs, GlobalNhwc in groups of channel
 //   vectors across all pixels), except FP32 NHWC with many channels, folded pixel by pixel
@@ -728,8 +729,9 @@ HWY_INLINE void GlobalNchw(const Op& op, const T* src, size_t channels, size_t c
         ContiguousWindow(op, Rows<T>{src + c * count, 1, 0, 1, count}, count, area, dst + c);
 }
 
-// NCHW rows of windows 2 or 3 columns wide with stride 2 (the common pools), FP32 and BF16
-// (widened to FP32 as it is loaded: max 3x3 s2 p1 64x112x112 121 -> 87 us on Intel), vectorised
+// NCHW rows of windows 2 or 3 columns wide with stride 2 (the common pools), FP32 here (BF16 and
+// UINT8 on column pairs below; BF16 widened to FP32 here had taken max 3x3 s2 p1 64x112x112 from
+// 121 to 87 us on Intel, and the pairs take it further), vectorised
 // along the output row without the padded row buffer: the window rows of two vectors of input
 // columns starting at the even column 2*dx are folded in registers, ConcatEven / ConcatOdd split
 // them into the columns 2*dx + 2i and 2*dx + 2i + 1 of lane i, and the column 2*dx + 2i - 1 (left
