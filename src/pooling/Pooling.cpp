@@ -210,11 +210,14 @@ struct MaxBf16KeyOp {
         // Key of -inf (0xFF80): 0xFF80 ^ 0x7FFF = -32641, plus the offset.
         return hn::Set(d, int16_t(-32641 + kOffset));
     }
+    // Flips the magnitude bits of negative patterns (its own inverse).
+    template <class D>
+    static HWY_INLINE hn::Vec<D> FlipNegative(D d, hn::Vec<D> v) {
+        return hn::Xor(v, hn::And(hn::ShiftRight<15>(v), hn::Set(d, 0x7FFF)));
+    }
     template <class D>
     HWY_INLINE hn::Vec<D> Widen(D d, hn::Vec<hn::Rebind<T, D>> v) const {
-        const auto bits = hn::BitCast(d, v);
-        const auto flipped = hn::Xor(bits, hn::And(hn::ShiftRight<15>(bits), hn::Set(d, 0x7FFF)));
-        return hn::Add(flipped, hn::Set(d, kOffset));
+        return hn::Add(FlipNegative(d, hn::BitCast(d, v)), hn::Set(d, kOffset));
     }
     template <class V>
     HWY_INLINE V Fold(V acc, V v) const {
@@ -223,9 +226,7 @@ struct MaxBf16KeyOp {
     template <class D>
     HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
         const hn::RebindToUnsigned<D> du;
-        const auto flipped = hn::Sub(acc, hn::Set(d, kOffset));
-        const auto bits =
-            hn::Xor(flipped, hn::And(hn::ShiftRight<15>(flipped), hn::Set(d, 0x7FFF)));
+        const auto bits = FlipNegative(d, hn::Sub(acc, hn::Set(d, kOffset)));
         hn::StoreU(hn::BitCast(du, bits), du, p);
     }
     template <class D>
@@ -914,6 +915,19 @@ struct Stride2PairsOf<MaxBf16Op> {
     using type = Stride2PairsBf16;
 };
 
+// The window maxima of a vector of outputs from its folded columns: left (2dx - 1, pad 1 only),
+// even (2dx) and odd (2dx + 1). The folds hold no NaN, so a plain Max combines them.
+template <int kKernel, int kPad, class V>
+HWY_INLINE V Stride2PairWindows(V left, V even, V odd) {
+    if constexpr (kPad == 0) {
+        static_assert(kKernel == 2, "kernel 3 needs pad 1");
+        return hn::Max(even, odd);
+    } else {
+        const V acc = hn::Max(left, even);
+        return kKernel == 3 ? hn::Max(acc, odd) : acc;
+    }
+}
+
 // As Stride2Spans, on column pairs: a vector of D covers Lanes(d) outputs.
 template <int kKernel, int kPad, int kRows, class P, class D, class T>
 HWY_INLINE size_t Stride2PairSpans(D d, const T* const* rows, size_t dx, size_t end,
@@ -922,34 +936,18 @@ HWY_INLINE size_t Stride2PairSpans(D d, const T* const* rows, size_t dx, size_t 
     for (; dx + N <= end; dx += N) {
         hn::Vec<D> even, odd;
         P::template Columns<kRows>(d, rows, 2 * dx, even, odd);
-        // The folds hold no NaN, so a plain Max combines them.
-        hn::Vec<D> acc;
-        if constexpr (kPad == 0) {
-            static_assert(kKernel == 2, "kernel 3 needs pad 1");
-            acc = hn::Max(even, odd);
-        } else {
-            acc = hn::Max(ShiftInLast(d, prev, odd), even);
-            if constexpr (kKernel == 3) acc = hn::Max(acc, odd);
-            prev = odd;
-        }
-        P::Store(d, acc, dst + dx);
+        const hn::Vec<D> left = kPad ? ShiftInLast(d, prev, odd) : odd;
+        P::Store(d, Stride2PairWindows<kKernel, kPad>(left, even, odd), dst + dx);
+        prev = odd;
     }
     if (P::kTailOverlap && dx < end && dx >= N) {
         // One more vector ending at `end`, overlapping outputs already written with the same
         // values; its left columns 2t - 1 + 2i are the odd halves of the pairs from 2t - 2.
         const size_t t = end - N;
-        hn::Vec<D> even, odd;
+        hn::Vec<D> even, odd, leftEven, left = hn::Zero(d);
         P::template Columns<kRows>(d, rows, 2 * t, even, odd);
-        hn::Vec<D> acc;
-        if constexpr (kPad == 0) {
-            acc = hn::Max(even, odd);
-        } else {
-            hn::Vec<D> leftEven, left;
-            P::template Columns<kRows>(d, rows, 2 * t - 2, leftEven, left);
-            acc = hn::Max(left, even);
-            if constexpr (kKernel == 3) acc = hn::Max(acc, odd);
-        }
-        P::Store(d, acc, dst + t);
+        if constexpr (kPad != 0) P::template Columns<kRows>(d, rows, 2 * t - 2, leftEven, left);
+        P::Store(d, Stride2PairWindows<kKernel, kPad>(left, even, odd), dst + t);
         return end;
     }
     if constexpr (D::kPrivateN * sizeof(hn::TFromD<D>) > 16) {
@@ -1016,6 +1014,14 @@ HWY_INLINE void PrefetchLines(const T* base, size_t at, size_t count) {
 }
 
 #ifdef SIMD_POOL_STRIDE2_NCHW
+// Prefetch for a stride-2 NCHW output row whose window starts at row `top` and has `rows` rows:
+// the two source rows two rows past its end. UINT8 rows are short enough that the loop cost more
+// than it saved (64x112x112: 16.9-17.0 us with it, 15.7-16.0 without).
+template <class T>
+HWY_INLINE void Stride2Prefetch(const T* top, size_t rows, size_t srcW) {
+    if (sizeof(T) > 1) PrefetchLines(top, (rows + 2) * srcW, 2 * srcW);
+}
+
 // Output rows [dy0, dy1) of plane c whose windows have exactly kRows rows, all inside the input.
 template <int kKernel, int kPad, int kRows, class Op, class T>
 HWY_INLINE void Stride2InteriorRows(const Op& op, const T* src, const PoolShape& s, const Axis& ax,
@@ -1026,9 +1032,7 @@ HWY_INLINE void Stride2InteriorRows(const Op& op, const T* src, const PoolShape&
     T* out = dst + (c * s.dstH + dy0) * s.dstW;
     for (size_t dy = dy0; dy < dy1; ++dy, base += step, out += s.dstW) {
         const Rows<T> in{base, 1, plane, size_t(kRows), s.srcW};
-        // UINT8 rows are short enough that the loop cost more than it saved (64x112x112:
-        // 16.9-17.0 us with it, 15.7-16.0 without).
-        if (sizeof(T) > 1) PrefetchLines(base, (kRows + 2) * s.srcW, 2 * s.srcW);
+        Stride2Prefetch(base, kRows, s.srcW);
         Stride2Row<kKernel, kPad, kRows>(op, in, ax, columns, out);
     }
 }
@@ -1050,7 +1054,7 @@ HWY_NOINLINE void Stride2Planes(const Op& op, const T* src, const PoolShape& s, 
     const auto clipped = [&](size_t c, size_t dy) HWY_ATTR {
         const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
         const Rows<T> in{src + c * plane + yr.begin * s.srcW, 1, plane, yr.end - yr.begin, s.srcW};
-        if (sizeof(T) > 1) PrefetchLines(src, c * plane + (yr.end + 2) * s.srcW, 2 * s.srcW);
+        Stride2Prefetch(in.base, in.rows, s.srcW);
         Stride2RowAny<kKernel, kPad>(op, in, ax, columns, dst + (c * s.dstH + dy) * s.dstW);
     };
     for (size_t c = 0; c < s.dstC; ++c) {
@@ -1523,6 +1527,8 @@ void PoolingMax32fKernel(const float* src, const PoolShape& s, float* dst, void*
     Pool(MaxF32Op{}, src, s, dst, scratch);
 }
 
+// NHWC takes the int16 keys on every path; NCHW keeps FP32 compute lanes, which its stride-2
+// column pairs, plane-pair global pooling and strided gathers are built on.
 void PoolingMax16bKernel(const uint16_t* src, const PoolShape& s, uint16_t* dst, void* scratch) {
     if (s.nhwc)
         PoolNhwc(MaxBf16KeyOp{}, src, s, dst, scratch);
