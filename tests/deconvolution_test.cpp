@@ -233,9 +233,12 @@ TEST_P(DeconvolutionTest, StridePhases) {
 // Stride == kernel without padding (disjoint output patches): the NHWC kernel-row GEMMs with
 // the tile that fits the source row (14 rows on AVX-512 for widths 13 and 28, 6 for 12) and bias
 // and cheap activations in the tiles' store where no column panel spans two taps; NCHW with
-// many FLOP per transposed float through the same kernel between transposes.
+// many FLOP per transposed float through the same kernel, which then packs its source blocks
+// from the channel planes and transposes each source row's output (widths 13 and 29: 8- and
+// 16-wide transpose tiles with ragged edges).
 TEST_P(DeconvolutionTest, DisjointPatchTiles) {
     const Shape shapes[] = {{128, 32, 3, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                            {128, 32, 2, 29, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
                             {16, 64, 4, 12, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
                             {24, 64, 3, 28, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0, 1}};
     uint32_t seed = 900;

@@ -944,9 +944,9 @@ protected:
     size_t BOffset(size_t ky, size_t j, size_t k, size_t nc) const {
         return ky * q_.srcC * nPad_ + j * q_.srcC + k * RoundUp(nc, nr_);
     }
-    // A BF16 destination: the kY output rows of one source row are computed in FP32 here and
-    // rounded once when complete.
-    size_t StageFloats() const { return dstBf16_ ? q_.kY * q_.dstW * q_.dstC : 0; }
+    // A BF16 or an NCHW destination: the kY output rows of one source row are computed in FP32
+    // here, then rounded once or transposed to channel planes while they are in L1.
+    size_t StageFloats() const { return dstBf16_ || nchw_ ? q_.kY * q_.dstW * q_.dstC : 0; }
     void PackWeights(const float* weight) override {
         std::vector<float> rounded;
         const float* w = FrameworkWeights(*this, weight, q_.srcC * q_.K * q_.dstC, rounded);
@@ -974,10 +974,6 @@ protected:
                 buf, dst, batch_);
         });
     }
-    // One FP32 image (the NCHW wrapper's step).
-    void RunImage(const float* src, float* buf, float* dst) const {
-        RunOf<GemmReadF32>(src, buf, dst, 1);
-    }
     template <class Read>
     void RunOf(const typename Read::Elem* src, float* buf, float* dst, size_t images) const {
         const size_t parts = std::min(ThreadBudget(), q_.srcH);
@@ -990,7 +986,13 @@ protected:
                 for (size_t b = 0; b < images; ++b)
                     for (size_t sy = rows.first; sy < rows.second; ++sy) {
                         const size_t at = b * q_.dstImage + sy * patch;
-                        if (dstBf16_) {
+                        if (nchw_) {
+                            // The kY rows of each channel plane are contiguous.
+                            RunRow<Read>(src + b * q_.srcImage, stage, sy, pack);
+                            const size_t pixels = q_.kY * q_.dstW;
+                            TransposeStrided(stage, q_.dstC, dst + b * q_.dstImage + sy * pixels,
+                                             q_.dstPlane, pixels, q_.dstC);
+                        } else if (dstBf16_) {
                             RunRow<Read>(src + b * q_.srcImage, stage, sy, pack);
                             ConvertRow(stage, patch, reinterpret_cast<uint16_t*>(dst) + at);
                         } else {
@@ -1020,8 +1022,7 @@ protected:
             const size_t mc = std::min(blocks_.mc, q_.srcW - i);
             for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
                 const size_t kc = std::min(blocks_.kc, q_.srcC - k);
-                GemmPackA<Read>(d, mc, kc, image + (sy * q_.srcW + i) * q_.srcC + k, q_.srcC, pack,
-                                MR);
+                PackSourceBlock<Read>(image, sy, i, mc, k, kc, pack, MR);
                 const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
                 const bool last = k + kc == q_.srcC;
                 for (size_t ky = 0; ky < q_.kY; ++ky) {
@@ -1059,8 +1060,28 @@ protected:
         }
     }
 
+    // Source pixels [i, i + mc) of row sy, channels [k, k + kc), as GemmPackA's micro-panels.
+    template <class Read>
+    void PackSourceBlock(const typename Read::Elem* image, size_t sy, size_t i, size_t mc, size_t k,
+                         size_t kc, float* pack, size_t mr) const {
+        const D d;
+        if constexpr (std::is_same_v<Read, GemmReadF32>)
+            if (nchw_) {
+                // Channel k's pixels are a contiguous run of its plane.
+                TransposeStrided(image + k * q_.srcPlane + sy * q_.srcW + i, q_.srcPlane, pack, kc,
+                                 kc, mc);
+                GemmZero(d, (RoundUp(mc, mr) - mc) * kc, pack + mc * kc);
+                return;
+            }
+        GemmPackA<Read>(d, mc, kc, image + (sy * q_.srcW + i) * q_.srcC + k, q_.srcC, pack, mr);
+    }
+
     static constexpr size_t kNarrowRows = GemmTileShape<D>::kNarrowRows;
     DeconvGeometry q_;
+    // FP32 NCHW source and destination (set by NchwVia): A blocks are packed straight from the
+    // channel planes (a transpose into L1) and each source row's output patch is transposed
+    // into dst, so no whole-image NHWC copy goes through the outer caches.
+    bool nchw_ = false;
     size_t N_, nPad_;
     bool narrow_;
     size_t mr_, nr_;  // micro-tile: source pixels x columns
@@ -1253,9 +1274,13 @@ public:
         : Nhwc(batch, p, args...) {
         const std::string from = "::nhwc-";
         this->info_.replace(this->info_.find(from), from.size(), "::nchw-via-nhwc-");
+        if constexpr (kInPlace) this->nchw_ = true;
     }
     size_t ExternalBufferSize() const override {
-        return Nhwc::ExternalBufferSize() + this->q_.srcImage + this->q_.dstImage;
+        if constexpr (kInPlace)
+            return Nhwc::ExternalBufferSize();
+        else
+            return Nhwc::ExternalBufferSize() + this->q_.srcImage + this->q_.dstImage;
     }
 
 protected:
@@ -1270,12 +1295,21 @@ protected:
         Nhwc::PackWeights(nhwc.data());
     }
     void Run(const float* src, float* buf, float* dst) const override {
-        const DeconvGeometry& q = this->q_;
-        float* srcT = buf + Nhwc::ExternalBufferSize();
-        conv32f::RunNchwViaNhwc(src, q.srcC, q.srcPlane, dst, q.dstC, q.dstPlane, this->batch_,
-                                srcT, srcT + q.srcImage,
-                                [&](const float* s, float* d) { this->RunImage(s, buf, d); });
+        if constexpr (kInPlace) {
+            this->template RunOf<GemmReadF32>(src, buf, dst, this->batch_);
+        } else {
+            const DeconvGeometry& q = this->q_;
+            float* srcT = buf + Nhwc::ExternalBufferSize();
+            conv32f::RunNchwViaNhwc(src, q.srcC, q.srcPlane, dst, q.dstC, q.dstPlane, this->batch_,
+                                    srcT, srcT + q.srcImage,
+                                    [&](const float* s, float* d) { this->RunImage(s, buf, d); });
+        }
     }
+
+private:
+    // The direct algorithm reads and writes the NCHW tensors itself, transposing blocks in L1
+    // (NhwcDirect::nchw_), instead of whole NHWC images that leave the cache between passes.
+    static constexpr bool kInPlace = std::is_same_v<Nhwc, NhwcDirect>;
 };
 
 }  // namespace deconv32f
@@ -1297,7 +1331,9 @@ Deconvolution32f* DeconvolutionCreate(size_t batch, const SimdConvolutionParamet
     // through the NHWC columns between transposes. With disjoint patches the NCHW gather is a
     // plain interleave and the transposes pay off only with many FLOP per transposed float
     // (Zen 5, 2x2 s2: 128->64 28x28 266 -> 252 us, 256->128 14x14 312 -> 224 us between
-    // transposes; 64->32 56x56 281 vs 292 us, 32->16 56x56 86 vs 111 us kept in NCHW).
+    // transposes; 64->32 56x56 281 vs 292 us, 32->16 56x56 86 vs 111 us kept in NCHW). The direct
+    // kernel's transposes, in L1 per block and source row instead of whole images: 128->64 28x28
+    // 234-244 -> 225-234 us.
     if (p->group == 1 && gemm == nullptr && !bf16) {
         if (q.DisjointPatches()) {
             const double flop = 2.0 * double(q.srcC) * double(q.dstC) * double(q.K);
