@@ -43,10 +43,10 @@ double SimdSecondsPerCall(const Layer& layer, SimdTensorFormatType format) {
     void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
     if (!context) return 0.0;
     std::vector<float> weight(p.kernelY * p.kernelX * p.srcC / p.group * p.dstC, 0.01f);
-    std::vector<float> bias(p.dstC, 0.1f), src(p.srcC * p.srcH * p.srcW, 0.5f);
-    std::vector<float> dst(p.dstC * p.dstH * p.dstW);
+    bench::AlignedVector<float> bias(p.dstC, 0.1f), src(p.srcC * p.srcH * p.srcW, 0.5f);
+    bench::AlignedVector<float> dst(p.dstC * p.dstH * p.dstW);
     SimdSynetConvolution32fSetParams(context, weight.data(), nullptr, bias.data(), nullptr);
-    std::vector<float> buf(SimdSynetConvolution32fExternalBufferSize(context));
+    bench::AlignedVector<float> buf(SimdSynetConvolution32fExternalBufferSize(context));
     const double best = BestSecondsPerCall(
         [&] { SimdSynetConvolution32fForward(context, src.data(), buf.data(), dst.data()); });
     SimdRelease(context);

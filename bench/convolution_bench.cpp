@@ -31,12 +31,12 @@ void BM_Convolution(benchmark::State& state, Layer layer, SimdTensorFormatType f
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     std::vector<float> weight(layer.k * layer.k * p.srcC / p.group * p.dstC), bias(p.dstC);
-    std::vector<float> src(p.srcC * p.srcH * p.srcW), dst(p.dstC * p.dstH * p.dstW);
+    bench::AlignedVector<float> src(p.srcC * p.srcH * p.srcW), dst(p.dstC * p.dstH * p.dstW);
     for (float& x : weight) x = dist(rng);
     for (float& x : bias) x = dist(rng);
     for (float& x : src) x = dist(rng);
     SimdSynetConvolution32fSetParams(context, weight.data(), nullptr, bias.data(), nullptr);
-    std::vector<float> buf(SimdSynetConvolution32fExternalBufferSize(context));
+    bench::AlignedVector<float> buf(SimdSynetConvolution32fExternalBufferSize(context));
     SimdSetThreadNumber(threads);
     for (auto _ : state) {
         SimdSynetConvolution32fForward(context, src.data(), buf.data(), dst.data());

@@ -75,12 +75,12 @@ void BM_Deconvolution(benchmark::State& state, Layer layer, SimdTensorFormatType
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     std::vector<float> weight(layer.k * layer.k * p.srcC * p.dstC), bias(p.dstC);
-    std::vector<float> src(p.srcC * p.srcH * p.srcW), dst(p.dstC * p.dstH * p.dstW);
+    bench::AlignedVector<float> src(p.srcC * p.srcH * p.srcW), dst(p.dstC * p.dstH * p.dstW);
     for (float& x : weight) x = dist(rng);
     for (float& x : bias) x = dist(rng);
     for (float& x : src) x = dist(rng);
     SimdSynetDeconvolution32fSetParams(context, weight.data(), nullptr, bias.data(), nullptr);
-    std::vector<float> buf(SimdSynetDeconvolution32fExternalBufferSize(context));
+    bench::AlignedVector<float> buf(SimdSynetDeconvolution32fExternalBufferSize(context));
     SimdSetThreadNumber(threads);
     for (auto _ : state) {
         SimdSynetDeconvolution32fForward(context, src.data(), buf.data(), dst.data());
@@ -99,9 +99,9 @@ double Fp32SecondsPerCall(const SimdConvolutionParameters& base, size_t threads)
     void* context = SimdSynetDeconvolution32fInit(1, &p, nullptr);
     if (!context) return 0.0;
     std::vector<float> weight(p.kernelY * p.kernelX * p.srcC * p.dstC, 0.25f), bias(p.dstC, 0.1f);
-    std::vector<float> src(p.srcC * p.srcH * p.srcW, 0.5f), dst(p.dstC * p.dstH * p.dstW);
+    bench::AlignedVector<float> src(p.srcC * p.srcH * p.srcW, 0.5f), dst(p.dstC * p.dstH * p.dstW);
     SimdSynetDeconvolution32fSetParams(context, weight.data(), nullptr, bias.data(), nullptr);
-    std::vector<float> buf(SimdSynetDeconvolution32fExternalBufferSize(context));
+    bench::AlignedVector<float> buf(SimdSynetDeconvolution32fExternalBufferSize(context));
     SimdSetThreadNumber(threads);
     SimdSynetDeconvolution32fForward(context, src.data(), buf.data(), dst.data());
     double best = 1e30;
@@ -130,7 +130,7 @@ void BM_Deconvolution16b(benchmark::State& state, Layer layer, SimdTensorFormatT
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     std::vector<float> weight(layer.k * layer.k * p.srcC * p.dstC), bias(p.dstC);
-    std::vector<uint16_t> src(p.srcC * p.srcH * p.srcW), dst(p.dstC * p.dstH * p.dstW);
+    bench::AlignedVector<uint16_t> src(p.srcC * p.srcH * p.srcW), dst(p.dstC * p.dstH * p.dstW);
     for (float& x : weight) x = dist(rng);
     for (float& x : bias) x = dist(rng);
     // Upper halves of FP32 values: BF16 inputs in [-1, 1).
@@ -141,7 +141,7 @@ void BM_Deconvolution16b(benchmark::State& state, Layer layer, SimdTensorFormatT
         x = uint16_t(bits >> 16);
     }
     SimdSynetDeconvolution16bSetParams(context, weight.data(), bias.data(), nullptr);
-    std::vector<uint8_t> buf(SimdSynetDeconvolution16bExternalBufferSize(context));
+    bench::AlignedVector<uint8_t> buf(SimdSynetDeconvolution16bExternalBufferSize(context));
     const auto* in = reinterpret_cast<const uint8_t*>(src.data());
     auto* out = reinterpret_cast<uint8_t*>(dst.data());
     SimdSetThreadNumber(threads);

@@ -48,7 +48,7 @@ SimdConvolutionParameters Stage(size_t srcC, size_t dstC, size_t size, size_t k,
 // The block's three stages: P 1x1 ReLU6, D 3x3 ReLU6, Q 1x1 identity.
 struct BlockData {
     SimdConvolutionParameters convs[3];
-    std::vector<float> src, dst, weight[3], bias[3];
+    bench::AlignedVector<float> src, dst, weight[3], bias[3];
     const float relu6[2] = {0.0f, 6.0f};
     double flop = 0;
     explicit BlockData(const Block& b) {
@@ -130,7 +130,7 @@ private:
     bool merged_, ok_ = false;
     void* merged_ctx_ = nullptr;
     void* ctx_[3] = {nullptr, nullptr, nullptr};
-    std::vector<float> buf_, t0_, t1_, t2_;
+    bench::AlignedVector<float> buf_, t0_, t1_, t2_;
     std::string info_;
 };
 
