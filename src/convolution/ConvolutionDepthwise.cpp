@@ -71,6 +71,13 @@ public:
         dxHi_ = std::max(dxHi_, std::min(dxLo_, q_.dstW));
         dxLo_ = std::min(dxLo_, dxHi_);
         dyFirstInside_ = (q_.padY + q_.sY - 1) / q_.sY;
+        // The outer columns whose window has one column in the padding and two in the image go
+        // through the register blocks too (kSkipLeft/kSkipRight): 14x14 256ch spent 39% of its
+        // time on the general kernel for its 27% border pixels.
+        leftEdge_ = fast3x3_ && dxLo_ == 1 && q_.padX == 1 && q_.srcW >= 2 && q_.dstW >= 2;
+        const size_t right = q_.dstW - 1;
+        rightEdge_ = fast3x3_ && q_.dstW >= 2 && right >= dxLo_ && dxHi_ == right &&
+                     right * q_.sX + 2 == q_.srcW + q_.padX;
     }
     size_t ExternalBufferSize() const override { return 1; }
 
@@ -89,6 +96,14 @@ protected:
     }
     bool RowInside(size_t dy) const {
         return dy * q_.sY >= q_.padY && dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
+    }
+    // A 3x3 row whose window has its first (top) or last (bottom) row in the padding and the
+    // other two in the image.
+    bool RowTopEdge(size_t dy) const {
+        return fast3x3_ && dy * q_.sY + 1 == q_.padY && q_.srcH >= 2;
+    }
+    bool RowBottomEdge(size_t dy) const {
+        return fast3x3_ && dy * q_.sY >= q_.padY && dy * q_.sY + 2 == q_.srcH + q_.padY;
     }
     // Output rows [r0, r1) of the batch (row r: image r / dstH, row r % dstH). 3x3 rows whose
     // taps are all inside the image go in bands of two rows of one image.
@@ -110,6 +125,12 @@ protected:
                 else
                     Band3x3<2>(src, dst, dy, rows, narrow);
                 row += rows;
+            } else if (RowTopEdge(dy)) {
+                EdgeRow3x3<true, false>(src, dst, dy);
+                ++row;
+            } else if (RowBottomEdge(dy)) {
+                EdgeRow3x3<false, true>(src, dst, dy);
+                ++row;
             } else {
                 for (size_t dx = 0; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy, dx);
                 ++row;
@@ -180,15 +201,13 @@ protected:
     // `narrow`: two-row blocks of kNhwcColsNarrow pixels (NarrowBlocks).
     template <size_t kStride>
     void Band3x3(const float* src, float* dst, size_t dy, size_t rows, bool narrow) const {
-        for (size_t r = 0; r < rows; ++r) {
-            for (size_t dx = 0; dx < dxLo_; ++dx) GeneralPixel(src, dst, dy + r, dx);
-            for (size_t dx = dxHi_; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy + r, dx);
-        }
+        GeneralBorderPixels(src, dst, dy, rows);
         // Groups of kNhwcGroupVectors channel vectors walk along the band: the source columns
         // that neighbouring blocks share are still in L1 when the next block reads them.
         const size_t group = kNhwcGroupVectors * hn::Lanes(hn::ScalableTag<float>());
         for (size_t c0 = 0; c0 < q_.srcC; c0 += group) {
             const size_t c1 = std::min(q_.srcC, c0 + group);
+            if (leftEdge_ || rightEdge_) EdgeColumns<kStride>(src, dst, dy, rows, c0, c1);
             size_t dx = dxLo_;
             if (rows == 2 && narrow) {
                 for (; dx + kNhwcColsNarrow <= dxHi_; dx += kNhwcColsNarrow)
@@ -205,16 +224,74 @@ protected:
             }
         }
     }
+    // Channels [c0, c1) of columns 0 and dxHi_ of output rows [dy, dy + rows) where they take the
+    // blocks' edge forms. Out of line: inlined, these blocks made GCC move the wide block of
+    // Band3x3 out of line instead (144ch 56x56: 55 -> 62-66 us).
+    template <size_t kStride>
+    HWY_NOINLINE void EdgeColumns(const float* src, float* dst, size_t dy, size_t rows, size_t c0,
+                                  size_t c1) const {
+        if (leftEdge_) {
+            if (rows == 2)
+                BandBlock<2, 1, kStride, false, false, true>(src, dst, dy, 0, c0, c1);
+            else
+                BandBlock<1, 1, kStride, false, false, true>(src, dst, dy, 0, c0, c1);
+        }
+        if (rightEdge_) {
+            if (rows == 2)
+                BandBlock<2, 1, kStride, false, false, false, true>(src, dst, dy, dxHi_, c0, c1);
+            else
+                BandBlock<1, 1, kStride, false, false, false, true>(src, dst, dy, dxHi_, c0, c1);
+        }
+    }
+    // The outer columns of output rows [dy, dy + rows) that neither the register blocks nor
+    // their edge forms take, by the general kernel.
+    void GeneralBorderPixels(const float* src, float* dst, size_t dy, size_t rows) const {
+        for (size_t r = 0; r < rows; ++r) {
+            for (size_t dx = leftEdge_ ? 1 : 0; dx < dxLo_; ++dx)
+                GeneralPixel(src, dst, dy + r, dx);
+            for (size_t dx = dxHi_ + (rightEdge_ ? 1 : 0); dx < q_.dstW; ++dx)
+                GeneralPixel(src, dst, dy + r, dx);
+        }
+    }
+    // Output row dy of a 3x3 kernel whose window's top (kTop) or bottom row is in the padding:
+    // one-row blocks that skip that row, the corners skipping a column as well.
+    template <bool kTop, bool kBottom>
+    void EdgeRow3x3(const float* src, float* dst, size_t dy) const {
+        if (q_.sX == 1)
+            EdgeRow3x3Strided<kTop, kBottom, 1>(src, dst, dy);
+        else
+            EdgeRow3x3Strided<kTop, kBottom, 2>(src, dst, dy);
+    }
+    template <bool kTop, bool kBottom, size_t kStride>
+    void EdgeRow3x3Strided(const float* src, float* dst, size_t dy) const {
+        GeneralBorderPixels(src, dst, dy, 1);
+        const size_t group = kNhwcGroupVectors * hn::Lanes(hn::ScalableTag<float>());
+        for (size_t c0 = 0; c0 < q_.srcC; c0 += group) {
+            const size_t c1 = std::min(q_.srcC, c0 + group);
+            if (leftEdge_) BandBlock<1, 1, kStride, kTop, kBottom, true>(src, dst, dy, 0, c0, c1);
+            if (rightEdge_)
+                BandBlock<1, 1, kStride, kTop, kBottom, false, true>(src, dst, dy, dxHi_, c0, c1);
+            size_t dx = dxLo_;
+            for (; dx + kNhwcCols1 <= dxHi_; dx += kNhwcCols1)
+                BandBlock<1, kNhwcCols1, kStride, kTop, kBottom>(src, dst, dy, dx, c0, c1);
+            for (; dx < dxHi_; ++dx)
+                BandBlock<1, 1, kStride, kTop, kBottom>(src, dst, dy, dx, c0, c1);
+        }
+    }
     // Channels [c0, c1) (c0 a multiple of the vector) of the output block of kRows rows x kCols
-    // pixels at (dy, dx).
-    template <size_t kRows, size_t kCols, size_t kStride>
+    // pixels at (dy, dx); the kSkip flags as DepthwiseNhwc3x3Block's (the window's first row
+    // or column may then lie before the image: offsets are signed).
+    template <size_t kRows, size_t kCols, size_t kStride, bool kSkipTop = false,
+              bool kSkipBottom = false, bool kSkipLeft = false, bool kSkipRight = false>
     HWY_INLINE void BandBlock(const float* src, float* dst, size_t dy, size_t dx, size_t c0,
                               size_t c1) const {
         const hn::ScalableTag<float> d;
         const hn::CappedTag<float, 1> d1;
         const size_t L = hn::Lanes(d), C = q_.srcC, srcRow = q_.srcW * C, dstRow = q_.dstW * C;
         const Act act{p_.activation, param0_, param1_};
-        const float* in = src + ((dy * kStride - q_.padY) * q_.srcW + dx * kStride - q_.padX) * C;
+        const ptrdiff_t y = ptrdiff_t(dy * kStride) - ptrdiff_t(q_.padY);
+        const ptrdiff_t x = ptrdiff_t(dx * kStride) - ptrdiff_t(q_.padX);
+        const float* in = src + (y * ptrdiff_t(q_.srcW) + x) * ptrdiff_t(C);
         float* out = dst + (dy * q_.dstW + dx) * C;
         const float* weights = weights_.data();
         auto channels = [&](auto dv, size_t c) HWY_ATTR {
@@ -223,8 +300,9 @@ protected:
             for (size_t i = 0; i < 9; ++i) w[i] = hn::LoadU(dv, weights + i * C + c);
             const V bias = hn::LoadU(dv, bias_.data() + c);
             const V slope = slope_.empty() ? hn::Zero(dv) : hn::LoadU(dv, slope_.data() + c);
-            DepthwiseNhwc3x3Block<kRows, kCols, kStride>(dv, in + c, srcRow, C, w, bias, slope, act,
-                                                         out + c, dstRow);
+            DepthwiseNhwc3x3Block<kRows, kCols, kStride, kSkipTop, kSkipBottom, kSkipLeft,
+                                  kSkipRight>(dv, in + c, srcRow, C, w, bias, slope, act, out + c,
+                                              dstRow);
         };
         size_t c = c0;
         for (; c + L <= c1; c += L) channels(d, c);
@@ -234,7 +312,8 @@ protected:
     Geometry q_;
     bool fast3x3_;
     size_t dxLo_, dxHi_;
-    size_t dyFirstInside_;  // the first output row whose taps are inside the image (if any)
+    size_t dyFirstInside_;       // the first output row whose taps are inside the image (if any)
+    bool leftEdge_, rightEdge_;  // columns 0 / dxHi_ (the last) take the blocks' edge forms
 };
 
 // ---------------------------------------------------------------------------------------------

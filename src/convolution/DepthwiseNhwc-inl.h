@@ -132,13 +132,16 @@ HWY_INLINE void OpaqueVector(V& v) {
 #endif
 }
 
-// Output block of kRows rows x kCols pixels (all taps inside the image), 3x3 kernel of stride
-// kStride without dilation, one vector of channels: every source vector is loaded once and
-// multiplied into each output it reaches, with the nine weights held in registers. `src` is the
-// first tap of the top-left output, `out` that output. Each output's sum runs bias, then the
-// taps row by row, left to right, as DepthwiseNhwcPixel does, so every block shape (and the
-// general path) gives the same bits.
-template <size_t kRows, size_t kCols, size_t kStride, class DV>
+// Output block of kRows rows x kCols pixels, 3x3 kernel of stride kStride without dilation, one
+// vector of channels: every source vector is loaded once and multiplied into each output it
+// reaches, with the nine weights held in registers. `src` is the first tap of the top-left
+// output, `out` that output. The taps are inside the image except, at its edges, the window's
+// first or last source row or column when kSkipTop/kSkipBottom/kSkipLeft/kSkipRight say so:
+// those are never loaded (one row or column of padding). Each output's sum runs bias, then the
+// taps inside the image row by row, left to right, as DepthwiseNhwcPixel does, so every block
+// shape (and the general path) gives the same bits.
+template <size_t kRows, size_t kCols, size_t kStride, bool kSkipTop = false,
+          bool kSkipBottom = false, bool kSkipLeft = false, bool kSkipRight = false, class DV>
 HWY_INLINE void DepthwiseNhwc3x3Block(DV dv, const float* HWY_RESTRICT src, size_t srcRow, size_t C,
                                       const hn::Vec<DV>* w, hn::Vec<DV> bias, hn::Vec<DV> slope,
                                       const Act& act, float* HWY_RESTRICT out, size_t dstRow) {
@@ -150,10 +153,11 @@ HWY_INLINE void DepthwiseNhwc3x3Block(DV dv, const float* HWY_RESTRICT src, size
 #pragma GCC unroll 16
         for (size_t o = 0; o < kCols; ++o) acc[r][o] = bias;
 #pragma GCC unroll 16
-    for (size_t sr = 0; sr < kSrcRows; ++sr) {
+    for (size_t sr = kSkipTop ? 1 : 0; sr < kSrcRows - (kSkipBottom ? 1 : 0); ++sr) {
         const float* row = src + sr * srcRow;
 #pragma GCC unroll 32
         for (size_t sc = 0; sc < kSrcCols; ++sc, row += C) {
+            if ((kSkipLeft && sc == 0) || (kSkipRight && sc == kSrcCols - 1)) continue;
             OpaqueAddress(row);
             V s = hn::LoadU(dv, row);
             OpaqueVector(s);
