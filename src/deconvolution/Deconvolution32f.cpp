@@ -1329,15 +1329,18 @@ Deconvolution32f* DeconvolutionCreate(size_t batch, const SimdConvolutionParamet
     // NCHW, one group, FP32: an NHWC algorithm between transposes. Measured on Zen4 with
     // overlapping patches (4x4 s2 p1 64->32 28x28): 616 us through the NCHW columns, 555 us
     // through the NHWC columns between transposes. With disjoint patches the NCHW gather is a
-    // plain interleave and the transposes pay off only with many FLOP per transposed float
-    // (Zen 5, 2x2 s2: 128->64 28x28 266 -> 252 us, 256->128 14x14 312 -> 224 us between
-    // transposes; 64->32 56x56 281 vs 292 us, 32->16 56x56 86 vs 111 us kept in NCHW). The direct
-    // kernel's transposes, in L1 per block and source row instead of whole images: 128->64 28x28
-    // 234-244 -> 225-234 us.
+    // plain interleave and the transposes pay off only with enough FLOP per transposed float.
+    // The direct kernel transposes in L1, per block and source row (128->64 28x28 234-244 ->
+    // 225-234 us against whole images), which on AVX-512 (16x16 transpose tiles) moved the
+    // break-even from 128 to about 55 FLOP per float (Zen 5, 2x2 s2, columns vs transposes:
+    // 64->64 28x28 141 vs 126 us, 64->32 56x56 267 vs 262, 32->32 56x56 155 vs 153, 32->16 56x56
+    // 82 vs 96, 16->16 112x112 193 vs 347). AVX2 and SSE4 keep 128 (64->64 28x28: AVX2 237 vs
+    // 245 us, SSE4 576 vs 649).
     if (p->group == 1 && gemm == nullptr && !bf16) {
         if (q.DisjointPatches()) {
             const double flop = 2.0 * double(q.srcC) * double(q.dstC) * double(q.K);
-            if (flop >= 128.0 * double(q.srcC + q.dstC * q.K))
+            constexpr double kFlopPerFloat = HWY_TARGET <= HWY_AVX3 ? 64.0 : 128.0;
+            if (flop >= kFlopPerFloat * double(q.srcC + q.dstC * q.K))
                 return new deconv32f::NchwVia<deconv32f::NhwcDirect>(batch, *p, false);
         } else if (deconv32f::NhwcPhases::Preferred(*p)) {
             return new deconv32f::NchwVia<deconv32f::NhwcPhases>(batch, *p);
