@@ -63,21 +63,11 @@ public:
                    (q_.sX == 1 || q_.sX == 2);
         info_ = std::string(IsaNameOf(HWY_TARGET)) + "::nhwc-depthwise-" +
                 (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
-        // Output columns whose kernel taps are all inside the image.
-        dxLo_ = (q_.padX + q_.sX - 1) / q_.sX;
-        const ptrdiff_t last =
-            ptrdiff_t(q_.srcW) - 1 + ptrdiff_t(q_.padX) - ptrdiff_t((q_.kX - 1) * q_.dX);
-        dxHi_ = last < 0 ? 0 : std::min(q_.dstW, size_t(last) / q_.sX + 1);
-        dxHi_ = std::max(dxHi_, std::min(dxLo_, q_.dstW));
-        dxLo_ = std::min(dxLo_, dxHi_);
+        // The outer rows and columns whose window has one row or column in the padding and two
+        // in the image go through the register blocks too (their edge forms): 14x14 256ch
+        // spent 39% of its time on the general kernel for its 27% border pixels.
+        if (fast3x3_) plan_ = Depthwise3x3Plan(q_);
         dyFirstInside_ = (q_.padY + q_.sY - 1) / q_.sY;
-        // The outer columns whose window has one column in the padding and two in the image go
-        // through the register blocks too (kSkipLeft/kSkipRight): 14x14 256ch spent 39% of its
-        // time on the general kernel for its 27% border pixels.
-        leftEdge_ = fast3x3_ && dxLo_ == 1 && q_.padX == 1 && q_.srcW >= 2 && q_.dstW >= 2;
-        const size_t right = q_.dstW - 1;
-        rightEdge_ = fast3x3_ && q_.dstW >= 2 && right >= dxLo_ && dxHi_ == right &&
-                     right * q_.sX + 2 == q_.srcW + q_.padX;
     }
     size_t ExternalBufferSize() const override { return 1; }
 
@@ -94,17 +84,7 @@ protected:
             RunRows(src, dst, r.first, r.second);
         });
     }
-    bool RowInside(size_t dy) const {
-        return dy * q_.sY >= q_.padY && dy * q_.sY + (q_.kY - 1) * q_.dY - q_.padY < q_.srcH;
-    }
-    // A 3x3 row whose window has its first (top) or last (bottom) row in the padding and the
-    // other two in the image.
-    bool RowTopEdge(size_t dy) const {
-        return fast3x3_ && dy * q_.sY + 1 == q_.padY && q_.srcH >= 2;
-    }
-    bool RowBottomEdge(size_t dy) const {
-        return fast3x3_ && dy * q_.sY >= q_.padY && dy * q_.sY + 2 == q_.srcH + q_.padY;
-    }
+    bool RowInside(size_t dy) const { return Depthwise3x3Plan::RowInside(q_, dy); }
     // Output rows [r0, r1) of the batch (row r: image r / dstH, row r % dstH). 3x3 rows whose
     // taps are all inside the image go in bands of two rows of one image.
     void RunRows(const float* images, float* outputs, size_t r0, size_t r1) const {
@@ -125,24 +105,17 @@ protected:
                 else
                     Band3x3<2>(src, dst, dy, rows, narrow);
                 row += rows;
-            } else if (RowTopEdge(dy)) {
+            } else if (fast3x3_ && Depthwise3x3Plan::RowTopEdge(q_, dy)) {
                 EdgeRow3x3<true, false>(src, dst, dy);
                 ++row;
-            } else if (RowBottomEdge(dy)) {
+            } else if (fast3x3_ && Depthwise3x3Plan::RowBottomEdge(q_, dy)) {
                 EdgeRow3x3<false, true>(src, dst, dy);
                 ++row;
             } else {
-                for (size_t dx = 0; dx < q_.dstW; ++dx) GeneralPixel(src, dst, dy, dx);
+                for (size_t dx = 0; dx < q_.dstW; ++dx) GeneralPixel(q_, src, dst, dy, dx);
                 ++row;
             }
         }
-    }
-    // Every channel of output pixel (dy, dx) by the general kernel.
-    void GeneralPixel(const float* src, float* dst, size_t dy, size_t dx) const {
-        const Act act{p_.activation, param0_, param1_};
-        DepthwiseNhwcPixelAll(q_, src, weights_.data(), bias_.data(),
-                              slope_.empty() ? nullptr : slope_.data(), act, dy, dx,
-                              dst + (dy * q_.dstW + dx) * q_.srcC);
     }
     // The most cache lines that one two-row block of kCols pixels puts in a single L1 set: its
     // source window and its outputs, for one group of channel vectors of the band walk, at
@@ -153,7 +126,7 @@ protected:
     size_t BlockSetPressure(const float* src, const float* dst, size_t kCols) const {
         const size_t L = hn::Lanes(hn::ScalableTag<float>()), C = q_.srcC;
         const size_t groupBytes = std::min(C, kNhwcGroupVectors * L) * sizeof(float);
-        const size_t dy = dyFirstInside_, dx = dxLo_;
+        const size_t dy = dyFirstInside_, dx = plan_.lo;
         const size_t srcRows = q_.sY + 3, srcCols = (kCols - 1) * q_.sX + 3;
         // Addresses as integers: only their placement in the cache matters here.
         const uintptr_t in =
@@ -188,7 +161,7 @@ protected:
     // (183-195 vs 218-255) and 144ch 56x56 (116-129 vs 150-163) keep wide blocks. On a 12-way
     // Intel L1, deciding with 12 ways instead of 8 took s1 256ch 56x56 from 386-403 to 359-374 us.
     bool NarrowBlocks(const float* src, const float* dst) const {
-        if (kNhwcCols2 <= kNhwcColsNarrow || dxHi_ < dxLo_ + kNhwcCols2 ||
+        if (kNhwcCols2 <= kNhwcColsNarrow || plan_.hi < plan_.lo + kNhwcCols2 ||
             dyFirstInside_ + 1 >= q_.dstH || !RowInside(dyFirstInside_) ||
             !RowInside(dyFirstInside_ + 1))
             return false;
@@ -201,90 +174,58 @@ protected:
     // `narrow`: two-row blocks of kNhwcColsNarrow pixels (NarrowBlocks).
     template <size_t kStride>
     void Band3x3(const float* src, float* dst, size_t dy, size_t rows, bool narrow) const {
-        GeneralBorderPixels(src, dst, dy, rows);
+        Depthwise3x3BorderPixels(*this, plan_, q_, src, dst, dy, rows);
         // Groups of kNhwcGroupVectors channel vectors walk along the band: the source columns
         // that neighbouring blocks share are still in L1 when the next block reads them.
         const size_t group = kNhwcGroupVectors * hn::Lanes(hn::ScalableTag<float>());
         for (size_t c0 = 0; c0 < q_.srcC; c0 += group) {
             const size_t c1 = std::min(q_.srcC, c0 + group);
-            if (leftEdge_ || rightEdge_) EdgeColumns<kStride>(src, dst, dy, rows, c0, c1);
-            size_t dx = dxLo_;
+            if (plan_.left || plan_.right)
+                Depthwise3x3EdgeColumns<kStride>(*this, plan_, q_, src, dst, dy, rows, c0, c1);
+            size_t dx = plan_.lo;
             if (rows == 2 && narrow) {
-                for (; dx + kNhwcColsNarrow <= dxHi_; dx += kNhwcColsNarrow)
-                    BandBlock<2, kNhwcColsNarrow, kStride>(src, dst, dy, dx, c0, c1);
-                for (; dx < dxHi_; ++dx) BandBlock<2, 1, kStride>(src, dst, dy, dx, c0, c1);
+                for (; dx + kNhwcColsNarrow <= plan_.hi; dx += kNhwcColsNarrow)
+                    Block<2, kNhwcColsNarrow, kStride>(q_, src, dst, dy, dx, c0, c1);
+                for (; dx < plan_.hi; ++dx) Block<2, 1, kStride>(q_, src, dst, dy, dx, c0, c1);
             } else if (rows == 2) {
-                for (; dx + kNhwcCols2 <= dxHi_; dx += kNhwcCols2)
-                    BandBlock<2, kNhwcCols2, kStride>(src, dst, dy, dx, c0, c1);
-                for (; dx < dxHi_; ++dx) BandBlock<2, 1, kStride>(src, dst, dy, dx, c0, c1);
+                for (; dx + kNhwcCols2 <= plan_.hi; dx += kNhwcCols2)
+                    Block<2, kNhwcCols2, kStride>(q_, src, dst, dy, dx, c0, c1);
+                for (; dx < plan_.hi; ++dx) Block<2, 1, kStride>(q_, src, dst, dy, dx, c0, c1);
             } else {
-                for (; dx + kNhwcCols1 <= dxHi_; dx += kNhwcCols1)
-                    BandBlock<1, kNhwcCols1, kStride>(src, dst, dy, dx, c0, c1);
-                for (; dx < dxHi_; ++dx) BandBlock<1, 1, kStride>(src, dst, dy, dx, c0, c1);
+                for (; dx + kNhwcCols1 <= plan_.hi; dx += kNhwcCols1)
+                    Block<1, kNhwcCols1, kStride>(q_, src, dst, dy, dx, c0, c1);
+                for (; dx < plan_.hi; ++dx) Block<1, 1, kStride>(q_, src, dst, dy, dx, c0, c1);
             }
         }
     }
-    // Channels [c0, c1) of columns 0 and dxHi_ of output rows [dy, dy + rows) where they take the
-    // blocks' edge forms. Out of line: inlined, these blocks made GCC move the wide block of
-    // Band3x3 out of line instead (144ch 56x56: 55 -> 62-66 us).
-    template <size_t kStride>
-    HWY_NOINLINE void EdgeColumns(const float* src, float* dst, size_t dy, size_t rows, size_t c0,
-                                  size_t c1) const {
-        if (leftEdge_) {
-            if (rows == 2)
-                BandBlock<2, 1, kStride, false, false, true>(src, dst, dy, 0, c0, c1);
-            else
-                BandBlock<1, 1, kStride, false, false, true>(src, dst, dy, 0, c0, c1);
-        }
-        if (rightEdge_) {
-            if (rows == 2)
-                BandBlock<2, 1, kStride, false, false, false, true>(src, dst, dy, dxHi_, c0, c1);
-            else
-                BandBlock<1, 1, kStride, false, false, false, true>(src, dst, dy, dxHi_, c0, c1);
-        }
-    }
-    // The outer columns of output rows [dy, dy + rows) that neither the register blocks nor
-    // their edge forms take, by the general kernel.
-    void GeneralBorderPixels(const float* src, float* dst, size_t dy, size_t rows) const {
-        for (size_t r = 0; r < rows; ++r) {
-            for (size_t dx = leftEdge_ ? 1 : 0; dx < dxLo_; ++dx)
-                GeneralPixel(src, dst, dy + r, dx);
-            for (size_t dx = dxHi_ + (rightEdge_ ? 1 : 0); dx < q_.dstW; ++dx)
-                GeneralPixel(src, dst, dy + r, dx);
-        }
-    }
-    // Output row dy of a 3x3 kernel whose window's top (kTop) or bottom row is in the padding:
-    // one-row blocks that skip that row, the corners skipping a column as well.
+    // Output row dy of a 3x3 kernel whose window's top (kTop) or bottom row is padding.
     template <bool kTop, bool kBottom>
     void EdgeRow3x3(const float* src, float* dst, size_t dy) const {
-        if (q_.sX == 1)
-            EdgeRow3x3Strided<kTop, kBottom, 1>(src, dst, dy);
-        else
-            EdgeRow3x3Strided<kTop, kBottom, 2>(src, dst, dy);
-    }
-    template <bool kTop, bool kBottom, size_t kStride>
-    void EdgeRow3x3Strided(const float* src, float* dst, size_t dy) const {
-        GeneralBorderPixels(src, dst, dy, 1);
         const size_t group = kNhwcGroupVectors * hn::Lanes(hn::ScalableTag<float>());
-        for (size_t c0 = 0; c0 < q_.srcC; c0 += group) {
-            const size_t c1 = std::min(q_.srcC, c0 + group);
-            if (leftEdge_) BandBlock<1, 1, kStride, kTop, kBottom, true>(src, dst, dy, 0, c0, c1);
-            if (rightEdge_)
-                BandBlock<1, 1, kStride, kTop, kBottom, false, true>(src, dst, dy, dxHi_, c0, c1);
-            size_t dx = dxLo_;
-            for (; dx + kNhwcCols1 <= dxHi_; dx += kNhwcCols1)
-                BandBlock<1, kNhwcCols1, kStride, kTop, kBottom>(src, dst, dy, dx, c0, c1);
-            for (; dx < dxHi_; ++dx)
-                BandBlock<1, 1, kStride, kTop, kBottom>(src, dst, dy, dx, c0, c1);
-        }
+        if (q_.sX == 1)
+            Depthwise3x3EdgeRow<kTop, kBottom, 1, kNhwcCols1>(*this, plan_, q_, src, dst, dy,
+                                                              group);
+        else
+            Depthwise3x3EdgeRow<kTop, kBottom, 2, kNhwcCols1>(*this, plan_, q_, src, dst, dy,
+                                                              group);
+    }
+
+public:
+    // The two members the shared 3x3 walks of DepthwiseNhwc-inl.h call (q is always q_).
+    // Every channel of output pixel (dy, dx) by the general kernel.
+    void GeneralPixel(const Geometry& q, const float* src, float* dst, size_t dy, size_t dx) const {
+        const Act act{p_.activation, param0_, param1_};
+        DepthwiseNhwcPixelAll(q, src, weights_.data(), bias_.data(),
+                              slope_.empty() ? nullptr : slope_.data(), act, dy, dx,
+                              dst + (dy * q.dstW + dx) * q.srcC);
     }
     // Channels [c0, c1) (c0 a multiple of the vector) of the output block of kRows rows x kCols
     // pixels at (dy, dx); the kSkip flags as DepthwiseNhwc3x3Block's (the window's first row
     // or column may then lie before the image: offsets are signed).
     template <size_t kRows, size_t kCols, size_t kStride, bool kSkipTop = false,
               bool kSkipBottom = false, bool kSkipLeft = false, bool kSkipRight = false>
-    HWY_INLINE void BandBlock(const float* src, float* dst, size_t dy, size_t dx, size_t c0,
-                              size_t c1) const {
+    HWY_INLINE void Block(const Geometry&, const float* src, float* dst, size_t dy, size_t dx,
+                          size_t c0, size_t c1) const {
         const hn::ScalableTag<float> d;
         const hn::CappedTag<float, 1> d1;
         const size_t L = hn::Lanes(d), C = q_.srcC, srcRow = q_.srcW * C, dstRow = q_.dstW * C;
@@ -309,11 +250,11 @@ protected:
         for (; c < c1; ++c) channels(d1, c);
     }
 
+private:
     Geometry q_;
     bool fast3x3_;
-    size_t dxLo_, dxHi_;
-    size_t dyFirstInside_;       // the first output row whose taps are inside the image (if any)
-    bool leftEdge_, rightEdge_;  // columns 0 / dxHi_ (the last) take the blocks' edge forms
+    Depthwise3x3Plan plan_;  // 3x3 stride 1 or 2 only
+    size_t dyFirstInside_;   // the first output row whose taps are inside the image (if any)
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 #define SIMD_SYNET_CONVOLUTION_DEPTHWISE_NHWC_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -182,6 +183,107 @@ HWY_INLINE void DepthwiseNhwc3x3Block(DV dv, const float* HWY_RESTRICT src, size
             OpaqueAddress(pixel);
             hn::StoreU(Activate(dv, acc[r][o], slope, act), dv, pixel);
         }
+    }
+}
+
+// Which outputs of a 3x3 depthwise layer (stride 1 or 2, no dilation) the register blocks
+// take, and in which form. Columns [lo, hi) have every tap inside the image; column 0 (`left`)
+// and column hi (`right`, then the last) take the blocks' edge forms when one column of their
+// window is padding and the other two are inside. Rows are classified per call from the
+// geometry given, which may be a band of the image (merged convolution).
+struct Depthwise3x3Plan {
+    size_t lo = 0, hi = 0;
+    bool left = false, right = false;
+    Depthwise3x3Plan() = default;
+    explicit Depthwise3x3Plan(const ConvGeometry& q) {
+        lo = (q.padX + q.sX - 1) / q.sX;
+        const ptrdiff_t last = ptrdiff_t(q.srcW) - 1 + ptrdiff_t(q.padX) - ptrdiff_t(q.kX - 1);
+        hi = last < 0 ? 0 : std::min(q.dstW, size_t(last) / q.sX + 1);
+        hi = std::max(hi, std::min(lo, q.dstW));
+        lo = std::min(lo, hi);
+        left = lo == 1 && q.padX == 1 && q.srcW >= 2 && q.dstW >= 2;
+        const size_t end = q.dstW - 1;
+        right = q.dstW >= 2 && end >= lo && hi == end && end * q.sX + 2 == q.srcW + q.padX;
+    }
+    static bool RowInside(const ConvGeometry& q, size_t dy) {
+        return dy * q.sY >= q.padY && dy * q.sY + 2 < q.srcH + q.padY;
+    }
+    // The window's first (top) or last (bottom) row is padding, the other two are inside.
+    static bool RowTopEdge(const ConvGeometry& q, size_t dy) {
+        return dy * q.sY + 1 == q.padY && q.srcH >= 2;
+    }
+    static bool RowBottomEdge(const ConvGeometry& q, size_t dy) {
+        return dy * q.sY >= q.padY && dy * q.sY + 2 == q.srcH + q.padY;
+    }
+};
+
+// The walks below drive an `Owner` (the depthwise convolution, the merged convolution's D
+// stage) through two members: Block<kRows, kCols, kStride, kSkipTop, kSkipBottom, kSkipLeft,
+// kSkipRight>(q, in, out, dy, dx, c0, c1), channels [c0, c1) of one register block, and
+// GeneralPixel(q, in, out, dy, dx), every channel of one pixel by the general kernel.
+
+// The outer columns of output rows [dy, dy + rows) that neither the blocks nor their edge
+// forms take.
+template <class Owner>
+void Depthwise3x3BorderPixels(const Owner& owner, const Depthwise3x3Plan& plan,
+                              const ConvGeometry& q, const float* in, float* out, size_t dy,
+                              size_t rows) {
+    for (size_t r = 0; r < rows; ++r) {
+        for (size_t dx = plan.left ? 1 : 0; dx < plan.lo; ++dx)
+            owner.GeneralPixel(q, in, out, dy + r, dx);
+        for (size_t dx = plan.hi + (plan.right ? 1 : 0); dx < q.dstW; ++dx)
+            owner.GeneralPixel(q, in, out, dy + r, dx);
+    }
+}
+
+// Channels [c0, c1) of the edge-form columns (0 and plan.hi) of output rows [dy, dy + rows)
+// (rows 1 or 2, inside). Out of line: inlined into a band walk, these blocks made GCC move the
+// wide interior block out of line instead (144ch 56x56 on Zen 5: 55 -> 62-66 us).
+template <size_t kStride, class Owner>
+HWY_NOINLINE void Depthwise3x3EdgeColumns(const Owner& owner, const Depthwise3x3Plan& plan,
+                                          const ConvGeometry& q, const float* in, float* out,
+                                          size_t dy, size_t rows, size_t c0, size_t c1) {
+    if (plan.left) {
+        if (rows == 2)
+            owner.template Block<2, 1, kStride, false, false, true, false>(q, in, out, dy, 0, c0,
+                                                                           c1);
+        else
+            owner.template Block<1, 1, kStride, false, false, true, false>(q, in, out, dy, 0, c0,
+                                                                           c1);
+    }
+    if (plan.right) {
+        if (rows == 2)
+            owner.template Block<2, 1, kStride, false, false, false, true>(q, in, out, dy, plan.hi,
+                                                                           c0, c1);
+        else
+            owner.template Block<1, 1, kStride, false, false, false, true>(q, in, out, dy, plan.hi,
+                                                                           c0, c1);
+    }
+}
+
+// Output row dy whose window's top (kTop) or bottom row is padding: one-row blocks of kCols
+// pixels that skip that row, the edge-form corners skipping a column as well, the channels in
+// groups of `group`.
+template <bool kTop, bool kBottom, size_t kStride, size_t kCols, class Owner>
+HWY_NOINLINE void Depthwise3x3EdgeRow(const Owner& owner, const Depthwise3x3Plan& plan,
+                                      const ConvGeometry& q, const float* in, float* out, size_t dy,
+                                      size_t group) {
+    Depthwise3x3BorderPixels(owner, plan, q, in, out, dy, 1);
+    for (size_t c0 = 0; c0 < q.srcC; c0 += group) {
+        const size_t c1 = std::min(q.srcC, c0 + group);
+        if (plan.left)
+            owner.template Block<1, 1, kStride, kTop, kBottom, true, false>(q, in, out, dy, 0, c0,
+                                                                            c1);
+        if (plan.right)
+            owner.template Block<1, 1, kStride, kTop, kBottom, false, true>(q, in, out, dy, plan.hi,
+                                                                            c0, c1);
+        size_t dx = plan.lo;
+        for (; dx + kCols <= plan.hi; dx += kCols)
+            owner.template Block<1, kCols, kStride, kTop, kBottom, false, false>(q, in, out, dy, dx,
+                                                                                 c0, c1);
+        for (; dx < plan.hi; ++dx)
+            owner.template Block<1, 1, kStride, kTop, kBottom, false, false>(q, in, out, dy, dx, c0,
+                                                                             c1);
     }
 }
 

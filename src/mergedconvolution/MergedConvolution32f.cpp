@@ -169,6 +169,8 @@ constexpr size_t kDwCols2 = 6, kDwCols1 = 8;
 #else
 constexpr size_t kDwCols2 = 2, kDwCols1 = 4;
 #endif
+// Channel vectors per group of a band walk: the band buffer is L2-resident.
+constexpr size_t kDwGroupVectors = 4;
 
 // Offsets in floats are rounded to this (64 bytes) inside the scratch of one part.
 constexpr size_t kAlignFloats = 16;
@@ -188,12 +190,7 @@ public:
             qPadded_ = q.padY || q.padX || q.padH || q.padW;
         }
         fast3x3_ = gD_.kY == 3 && gD_.sY == gD_.sX && (gD_.sX == 1 || gD_.sX == 2);
-        dxLo_ = (gD_.padX + gD_.sX - 1) / gD_.sX;
-        const ptrdiff_t last =
-            ptrdiff_t(gD_.srcW) - 1 + ptrdiff_t(gD_.padX) - ptrdiff_t(gD_.kX - 1);
-        dxHi_ = last < 0 ? 0 : std::min(gD_.dstW, size_t(last) / gD_.sX + 1);
-        dxHi_ = std::max(dxHi_, std::min(dxLo_, gD_.dstW));
-        dxLo_ = std::min(dxLo_, dxHi_);
+        if (fast3x3_) plan_ = conv32f::Depthwise3x3Plan(gD_);
 
         // Band height: the P rows (stride rows per output row), the D rows and the output rows
         // of one band in about half of L2.
@@ -411,20 +408,23 @@ protected:
         }
     }
 
-    bool RowInside(const ConvGeometry& q, size_t dy) const {
-        return dy * q.sY >= q.padY && dy * q.sY + q.kY - 1 - q.padY < q.srcH;
-    }
-
     // D for every output row of `band` (image `in`, output `out`, both NHWC).
     void RunDepthwise(const ConvGeometry& band, const float* in, float* out) const {
         for (size_t dy = 0; dy < band.dstH;) {
-            if (fast3x3_ && RowInside(band, dy)) {
-                const size_t rows = dy + 1 < band.dstH && RowInside(band, dy + 1) ? 2 : 1;
+            using Plan = conv32f::Depthwise3x3Plan;
+            if (fast3x3_ && Plan::RowInside(band, dy)) {
+                const size_t rows = dy + 1 < band.dstH && Plan::RowInside(band, dy + 1) ? 2 : 1;
                 if (band.sX == 1)
                     Band3x3<1>(band, in, out, dy, rows);
                 else
                     Band3x3<2>(band, in, out, dy, rows);
                 dy += rows;
+            } else if (fast3x3_ && Plan::RowTopEdge(band, dy)) {
+                EdgeRow3x3<true, false>(band, in, out, dy);
+                ++dy;
+            } else if (fast3x3_ && Plan::RowBottomEdge(band, dy)) {
+                EdgeRow3x3<false, true>(band, in, out, dy);
+                ++dy;
             } else {
                 for (size_t dx = 0; dx < band.dstW; ++dx) GeneralPixel(band, in, out, dy, dx);
                 ++dy;
@@ -432,6 +432,20 @@ protected:
         }
     }
 
+    // Output row dy of the band whose window's top (kTop) or bottom row is padding.
+    template <bool kTop, bool kBottom>
+    void EdgeRow3x3(const ConvGeometry& q, const float* in, float* out, size_t dy) const {
+        const size_t group = kDwGroupVectors * hn::Lanes(D());
+        if (q.sX == 1)
+            conv32f::Depthwise3x3EdgeRow<kTop, kBottom, 1, kDwCols1>(*this, plan_, q, in, out, dy,
+                                                                     group);
+        else
+            conv32f::Depthwise3x3EdgeRow<kTop, kBottom, 2, kDwCols1>(*this, plan_, q, in, out, dy,
+                                                                     group);
+    }
+
+public:
+    // The two members the shared 3x3 walks of convolution/DepthwiseNhwc-inl.h call.
     void GeneralPixel(const ConvGeometry& q, const float* in, float* out, size_t dy,
                       size_t dx) const {
         const Act act{p_[dI_].activation, param0_[dI_], param1_[dI_]};
@@ -440,38 +454,17 @@ protected:
                               out + (dy * q.dstW + dx) * q.srcC);
     }
 
-    // Rows [dy, dy + rows) of a 3x3 band whose taps rows are inside: border columns by the
-    // general kernel, the interior by register blocks, four channel vectors at a time.
-    template <size_t kStride>
-    void Band3x3(const ConvGeometry& q, const float* in, float* out, size_t dy, size_t rows) const {
-        for (size_t r = 0; r < rows; ++r) {
-            for (size_t dx = 0; dx < dxLo_; ++dx) GeneralPixel(q, in, out, dy + r, dx);
-            for (size_t dx = dxHi_; dx < q.dstW; ++dx) GeneralPixel(q, in, out, dy + r, dx);
-        }
-        const size_t group = 4 * hn::Lanes(D());
-        for (size_t c0 = 0; c0 < q.srcC; c0 += group) {
-            const size_t c1 = std::min(q.srcC, c0 + group);
-            size_t dx = dxLo_;
-            if (rows == 2) {
-                for (; dx + kDwCols2 <= dxHi_; dx += kDwCols2)
-                    Block<2, kDwCols2, kStride>(q, in, out, dy, dx, c0, c1);
-                for (; dx < dxHi_; ++dx) Block<2, 1, kStride>(q, in, out, dy, dx, c0, c1);
-            } else {
-                for (; dx + kDwCols1 <= dxHi_; dx += kDwCols1)
-                    Block<1, kDwCols1, kStride>(q, in, out, dy, dx, c0, c1);
-                for (; dx < dxHi_; ++dx) Block<1, 1, kStride>(q, in, out, dy, dx, c0, c1);
-            }
-        }
-    }
-
-    template <size_t kRows, size_t kCols, size_t kStride>
+    template <size_t kRows, size_t kCols, size_t kStride, bool kSkipTop = false,
+              bool kSkipBottom = false, bool kSkipLeft = false, bool kSkipRight = false>
     HWY_INLINE void Block(const ConvGeometry& q, const float* in, float* out, size_t dy, size_t dx,
                           size_t c0, size_t c1) const {
         const D d;
         const hn::CappedTag<float, 1> d1;
         const size_t L = hn::Lanes(d), C = q.srcC, srcRow = q.srcW * C, dstRow = q.dstW * C;
         const Act act{p_[dI_].activation, param0_[dI_], param1_[dI_]};
-        const float* src = in + ((dy * kStride - q.padY) * q.srcW + dx * kStride - q.padX) * C;
+        const ptrdiff_t y = ptrdiff_t(dy * kStride) - ptrdiff_t(q.padY);
+        const ptrdiff_t x = ptrdiff_t(dx * kStride) - ptrdiff_t(q.padX);
+        const float* src = in + (y * ptrdiff_t(q.srcW) + x) * ptrdiff_t(C);
         float* dst = out + (dy * q.dstW + dx) * C;
         const float* weights = weights_[dI_].data();
         const float* biasAll = bias_[dI_].data();
@@ -482,19 +475,47 @@ protected:
             for (size_t i = 0; i < 9; ++i) w[i] = hn::LoadU(dv, weights + i * C + c);
             const V bias = hn::LoadU(dv, biasAll + c);
             const V slope = slopeAll ? hn::LoadU(dv, slopeAll + c) : hn::Zero(dv);
-            DepthwiseNhwc3x3Block<kRows, kCols, kStride>(dv, src + c, srcRow, C, w, bias, slope,
-                                                         act, dst + c, dstRow);
+            DepthwiseNhwc3x3Block<kRows, kCols, kStride, kSkipTop, kSkipBottom, kSkipLeft,
+                                  kSkipRight>(dv, src + c, srcRow, C, w, bias, slope, act, dst + c,
+                                              dstRow);
         };
         size_t c = c0;
         for (; c + L <= c1; c += L) channels(d, c);
         for (; c < c1; ++c) channels(d1, c);
     }
 
+private:
+    // Rows [dy, dy + rows) of a 3x3 band whose taps rows are inside: the outer columns by the
+    // blocks' edge forms or the general kernel, the interior by register blocks, four channel
+    // vectors at a time.
+    template <size_t kStride>
+    void Band3x3(const ConvGeometry& q, const float* in, float* out, size_t dy, size_t rows) const {
+        conv32f::Depthwise3x3BorderPixels(*this, plan_, q, in, out, dy, rows);
+        const size_t group = kDwGroupVectors * hn::Lanes(D());
+        for (size_t c0 = 0; c0 < q.srcC; c0 += group) {
+            const size_t c1 = std::min(q.srcC, c0 + group);
+            if (plan_.left || plan_.right)
+                conv32f::Depthwise3x3EdgeColumns<kStride>(*this, plan_, q, in, out, dy, rows, c0,
+                                                          c1);
+            size_t dx = plan_.lo;
+            if (rows == 2) {
+                for (; dx + kDwCols2 <= plan_.hi; dx += kDwCols2)
+                    Block<2, kDwCols2, kStride>(q, in, out, dy, dx, c0, c1);
+                for (; dx < plan_.hi; ++dx) Block<2, 1, kStride>(q, in, out, dy, dx, c0, c1);
+            } else {
+                for (; dx + kDwCols1 <= plan_.hi; dx += kDwCols1)
+                    Block<1, kDwCols1, kStride>(q, in, out, dy, dx, c0, c1);
+                for (; dx < plan_.hi; ++dx) Block<1, 1, kStride>(q, in, out, dy, dx, c0, c1);
+            }
+        }
+    }
+
     const bool hasP_, hasQ_;
     const size_t dI_;  // index of the depthwise stage
     const ConvGeometry gD_;
     bool pointwiseP_ = false, qPadded_ = false, fast3x3_ = false;
-    size_t dxLo_ = 0, dxHi_ = 0, bandH_ = 1, kP_ = 0;
+    conv32f::Depthwise3x3Plan plan_;  // 3x3 stride 1 or 2 only
+    size_t bandH_ = 1, kP_ = 0;
     size_t pOffset_ = 0, im2rowOffset_ = 0, dOffset_ = 0, tailOffset_ = 0, partFloats_ = 1;
     std::vector<Panel> panels_[kMaxStages];
     // Activate(bias of Q) per output channel: what a padded Q writes where no source pixel
