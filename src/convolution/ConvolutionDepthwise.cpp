@@ -182,20 +182,13 @@ protected:
             const size_t c1 = std::min(q_.srcC, c0 + group);
             if (plan_.left || plan_.right)
                 Depthwise3x3EdgeColumns<kStride>(*this, plan_, q_, src, dst, dy, rows, c0, c1);
-            size_t dx = plan_.lo;
-            if (rows == 2 && narrow) {
-                for (; dx + kNhwcColsNarrow <= plan_.hi; dx += kNhwcColsNarrow)
-                    Block<2, kNhwcColsNarrow, kStride>(q_, src, dst, dy, dx, c0, c1);
-                for (; dx < plan_.hi; ++dx) Block<2, 1, kStride>(q_, src, dst, dy, dx, c0, c1);
-            } else if (rows == 2) {
-                for (; dx + kNhwcCols2 <= plan_.hi; dx += kNhwcCols2)
-                    Block<2, kNhwcCols2, kStride>(q_, src, dst, dy, dx, c0, c1);
-                for (; dx < plan_.hi; ++dx) Block<2, 1, kStride>(q_, src, dst, dy, dx, c0, c1);
-            } else {
-                for (; dx + kNhwcCols1 <= plan_.hi; dx += kNhwcCols1)
-                    Block<1, kNhwcCols1, kStride>(q_, src, dst, dy, dx, c0, c1);
-                for (; dx < plan_.hi; ++dx) Block<1, 1, kStride>(q_, src, dst, dy, dx, c0, c1);
-            }
+            if (rows == 2 && narrow)
+                Depthwise3x3Span<2, kNhwcColsNarrow, kStride>(*this, plan_, q_, src, dst, dy, c0,
+                                                              c1);
+            else if (rows == 2)
+                Depthwise3x3Span<2, kNhwcCols2, kStride>(*this, plan_, q_, src, dst, dy, c0, c1);
+            else
+                Depthwise3x3Span<1, kNhwcCols1, kStride>(*this, plan_, q_, src, dst, dy, c0, c1);
         }
     }
     // Output row dy of a 3x3 kernel whose window's top (kTop) or bottom row is padding.

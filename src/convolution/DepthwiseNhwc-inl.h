@@ -236,6 +236,22 @@ void Depthwise3x3BorderPixels(const Owner& owner, const Depthwise3x3Plan& plan,
     }
 }
 
+// Channels [c0, c1) of the columns [plan.lo, plan.hi) of output rows [dy, dy + kRows): blocks
+// of kCols pixels, then single pixels; kTop/kBottom: the window's top or bottom row is padding.
+template <size_t kRows, size_t kCols, size_t kStride, bool kTop = false, bool kBottom = false,
+          class Owner>
+HWY_INLINE void Depthwise3x3Span(const Owner& owner, const Depthwise3x3Plan& plan,
+                                 const ConvGeometry& q, const float* in, float* out, size_t dy,
+                                 size_t c0, size_t c1) {
+    size_t dx = plan.lo;
+    for (; dx + kCols <= plan.hi; dx += kCols)
+        owner.template Block<kRows, kCols, kStride, kTop, kBottom, false, false>(q, in, out, dy, dx,
+                                                                                 c0, c1);
+    for (; dx < plan.hi; ++dx)
+        owner.template Block<kRows, 1, kStride, kTop, kBottom, false, false>(q, in, out, dy, dx, c0,
+                                                                             c1);
+}
+
 // Channels [c0, c1) of the edge-form columns (0 and plan.hi) of output rows [dy, dy + rows)
 // (rows 1 or 2, inside). Out of line: inlined into a band walk, these blocks made GCC move the
 // wide interior block out of line instead (144ch 56x56 on Zen 5: 55 -> 62-66 us).
@@ -277,13 +293,7 @@ HWY_NOINLINE void Depthwise3x3EdgeRow(const Owner& owner, const Depthwise3x3Plan
         if (plan.right)
             owner.template Block<1, 1, kStride, kTop, kBottom, false, true>(q, in, out, dy, plan.hi,
                                                                             c0, c1);
-        size_t dx = plan.lo;
-        for (; dx + kCols <= plan.hi; dx += kCols)
-            owner.template Block<1, kCols, kStride, kTop, kBottom, false, false>(q, in, out, dy, dx,
-                                                                                 c0, c1);
-        for (; dx < plan.hi; ++dx)
-            owner.template Block<1, 1, kStride, kTop, kBottom, false, false>(q, in, out, dy, dx, c0,
-                                                                             c1);
+        Depthwise3x3Span<1, kCols, kStride, kTop, kBottom>(owner, plan, q, in, out, dy, c0, c1);
     }
 }
 

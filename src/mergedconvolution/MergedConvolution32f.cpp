@@ -497,16 +497,12 @@ private:
             if (plan_.left || plan_.right)
                 conv32f::Depthwise3x3EdgeColumns<kStride>(*this, plan_, q, in, out, dy, rows, c0,
                                                           c1);
-            size_t dx = plan_.lo;
-            if (rows == 2) {
-                for (; dx + kDwCols2 <= plan_.hi; dx += kDwCols2)
-                    Block<2, kDwCols2, kStride>(q, in, out, dy, dx, c0, c1);
-                for (; dx < plan_.hi; ++dx) Block<2, 1, kStride>(q, in, out, dy, dx, c0, c1);
-            } else {
-                for (; dx + kDwCols1 <= plan_.hi; dx += kDwCols1)
-                    Block<1, kDwCols1, kStride>(q, in, out, dy, dx, c0, c1);
-                for (; dx < plan_.hi; ++dx) Block<1, 1, kStride>(q, in, out, dy, dx, c0, c1);
-            }
+            if (rows == 2)
+                conv32f::Depthwise3x3Span<2, kDwCols2, kStride>(*this, plan_, q, in, out, dy, c0,
+                                                                c1);
+            else
+                conv32f::Depthwise3x3Span<1, kDwCols1, kStride>(*this, plan_, q, in, out, dy, c0,
+                                                                c1);
         }
     }
 
