@@ -177,6 +177,27 @@ TEST_P(ConvolutionTest, Shapes) {
         }
 }
 
+// One output pixel in the whole batch (a classifier's 1x1 convolution on a 1x1 image): the
+// direct kernel's one-row tiles of the full panel width, a K in one block and in several, every
+// panel width's tail, both layouts; batch 2 keeps the usual tile.
+TEST_P(ConvolutionTest, SinglePixelOneRowTiles) {
+    const Shape shapes[] = {{19, 70, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+                            {1100, 37, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}};
+    uint32_t seed = 1500;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (size_t batch : {1, 2})
+                for (bool callerBuffer : {false, true}) {
+                    const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationPrelu);
+                    std::string info;
+                    EXPECT_TRUE(RunCase(p, batch, true, callerBuffer, nullptr, seed++, &info))
+                        << Describe(p, batch);
+                    // AVX-512 keeps its 14-row narrow tile for at most 32 channels.
+                    const bool oneRow = batch == 1 && (s.dstC > 32 || info.rfind("avx512", 0) != 0);
+                    EXPECT_EQ(info.find("-1x") != std::string::npos, oneRow) << info;
+                }
+}
+
 TEST_P(ConvolutionTest, EveryActivation) {
     // The last two fill whole register tiles on every target (70 channels: a 64-wide AVX-512
     // panel and a tail; 32 channels and 27 pixels a row: two of AVX-512's 14 x 32 row tiles,

@@ -68,7 +68,7 @@ protected:
 
 public:
     NhwcGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm)
-        : Convolution32f(batch, p, gemm), q_(p), tile_(q_.Dg) {
+        : Convolution32f(batch, p, gemm), q_(p), tile_(q_.Dg, batch * q_.pixels) {
         K_ = q_.kY * q_.kX * q_.Cg;
         // Few output channels (a first layer) would leave most of a kVecs-wide tile on the
         // zero padding of the weights: AVX-512 then takes 14 x 2- or 14 x 1-vector tiles
