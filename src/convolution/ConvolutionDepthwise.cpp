@@ -88,6 +88,8 @@ protected:
     // Output rows [r0, r1) of the batch (row r: image r / dstH, row r % dstH). 3x3 rows whose
     // taps are all inside the image go in bands of two rows of one image.
     void RunRows(const float* images, float* outputs, size_t r0, size_t r1) const {
+        const DepthwiseParams params = Params();
+        const size_t group = kNhwcGroupVectors * hn::Lanes(hn::ScalableTag<float>());
         size_t image = SIZE_MAX;
         bool narrow = false;
         for (size_t row = r0; row < r1;) {
@@ -106,13 +108,16 @@ protected:
                     Band3x3<2>(src, dst, dy, rows, narrow);
                 row += rows;
             } else if (fast3x3_ && Depthwise3x3Plan::RowTopEdge(q_, dy)) {
-                EdgeRow3x3<true, false>(src, dst, dy);
+                Depthwise3x3EdgeRow<true, false, kNhwcCols1>(params, plan_, q_, src, dst, dy,
+                                                             group);
                 ++row;
             } else if (fast3x3_ && Depthwise3x3Plan::RowBottomEdge(q_, dy)) {
-                EdgeRow3x3<false, true>(src, dst, dy);
+                Depthwise3x3EdgeRow<false, true, kNhwcCols1>(params, plan_, q_, src, dst, dy,
+                                                             group);
                 ++row;
             } else {
-                for (size_t dx = 0; dx < q_.dstW; ++dx) GeneralPixel(q_, src, dst, dy, dx);
+                for (size_t dx = 0; dx < q_.dstW; ++dx)
+                    DepthwiseGeneralPixel(params, q_, src, dst, dy, dx);
                 ++row;
             }
         }
@@ -169,78 +174,33 @@ protected:
         return wide > L1DataWays() && BlockSetPressure(src, dst, kNhwcColsNarrow) < wide;
     }
     // Output rows [dy, dy + rows) (rows 1 or 2, every tap row inside the image) of a 3x3
-    // kernel: the border columns by the general kernel, the interior by register blocks, one
+    // kernel: the outer columns by the blocks' edge forms or the general kernel, the interior
+    // by register blocks, one
     // channel vector at a time (its weights stay in registers along the rows);
     // `narrow`: two-row blocks of kNhwcColsNarrow pixels (NarrowBlocks).
     template <size_t kStride>
     void Band3x3(const float* src, float* dst, size_t dy, size_t rows, bool narrow) const {
-        Depthwise3x3BorderPixels(*this, plan_, q_, src, dst, dy, rows);
+        const DepthwiseParams p = Params();
+        Depthwise3x3BorderPixels(p, plan_, q_, src, dst, dy, rows);
         // Groups of kNhwcGroupVectors channel vectors walk along the band: the source columns
         // that neighbouring blocks share are still in L1 when the next block reads them.
         const size_t group = kNhwcGroupVectors * hn::Lanes(hn::ScalableTag<float>());
         for (size_t c0 = 0; c0 < q_.srcC; c0 += group) {
             const size_t c1 = std::min(q_.srcC, c0 + group);
             if (plan_.left || plan_.right)
-                Depthwise3x3EdgeColumns<kStride>(*this, plan_, q_, src, dst, dy, rows, c0, c1);
+                Depthwise3x3EdgeColumns<kStride>(p, plan_, q_, src, dst, dy, rows, c0, c1);
             if (rows == 2 && narrow)
-                Depthwise3x3Span<2, kNhwcColsNarrow, kStride>(*this, plan_, q_, src, dst, dy, c0,
-                                                              c1);
+                Depthwise3x3Span<2, kNhwcColsNarrow, kStride>(p, plan_, q_, src, dst, dy, c0, c1);
             else if (rows == 2)
-                Depthwise3x3Span<2, kNhwcCols2, kStride>(*this, plan_, q_, src, dst, dy, c0, c1);
+                Depthwise3x3Span<2, kNhwcCols2, kStride>(p, plan_, q_, src, dst, dy, c0, c1);
             else
-                Depthwise3x3Span<1, kNhwcCols1, kStride>(*this, plan_, q_, src, dst, dy, c0, c1);
+                Depthwise3x3Span<1, kNhwcCols1, kStride>(p, plan_, q_, src, dst, dy, c0, c1);
         }
     }
-    // Output row dy of a 3x3 kernel whose window's top (kTop) or bottom row is padding.
-    template <bool kTop, bool kBottom>
-    void EdgeRow3x3(const float* src, float* dst, size_t dy) const {
-        const size_t group = kNhwcGroupVectors * hn::Lanes(hn::ScalableTag<float>());
-        if (q_.sX == 1)
-            Depthwise3x3EdgeRow<kTop, kBottom, 1, kNhwcCols1>(*this, plan_, q_, src, dst, dy,
-                                                              group);
-        else
-            Depthwise3x3EdgeRow<kTop, kBottom, 2, kNhwcCols1>(*this, plan_, q_, src, dst, dy,
-                                                              group);
-    }
-
-public:
-    // The two members the shared 3x3 walks of DepthwiseNhwc-inl.h call (q is always q_).
-    // Every channel of output pixel (dy, dx) by the general kernel.
-    void GeneralPixel(const Geometry& q, const float* src, float* dst, size_t dy, size_t dx) const {
-        const Act act{p_.activation, param0_, param1_};
-        DepthwiseNhwcPixelAll(q, src, weights_.data(), bias_.data(),
-                              slope_.empty() ? nullptr : slope_.data(), act, dy, dx,
-                              dst + (dy * q.dstW + dx) * q.srcC);
-    }
-    // Channels [c0, c1) (c0 a multiple of the vector) of the output block of kRows rows x kCols
-    // pixels at (dy, dx); the kSkip flags as DepthwiseNhwc3x3Block's (the window's first row
-    // or column may then lie before the image: offsets are signed).
-    template <size_t kRows, size_t kCols, size_t kStride, bool kSkipTop = false,
-              bool kSkipBottom = false, bool kSkipLeft = false, bool kSkipRight = false>
-    HWY_INLINE void Block(const Geometry&, const float* src, float* dst, size_t dy, size_t dx,
-                          size_t c0, size_t c1) const {
-        const hn::ScalableTag<float> d;
-        const hn::CappedTag<float, 1> d1;
-        const size_t L = hn::Lanes(d), C = q_.srcC, srcRow = q_.srcW * C, dstRow = q_.dstW * C;
-        const Act act{p_.activation, param0_, param1_};
-        const ptrdiff_t y = ptrdiff_t(dy * kStride) - ptrdiff_t(q_.padY);
-        const ptrdiff_t x = ptrdiff_t(dx * kStride) - ptrdiff_t(q_.padX);
-        const float* in = src + (y * ptrdiff_t(q_.srcW) + x) * ptrdiff_t(C);
-        float* out = dst + (dy * q_.dstW + dx) * C;
-        const float* weights = weights_.data();
-        auto channels = [&](auto dv, size_t c) HWY_ATTR {
-            using V = hn::Vec<decltype(dv)>;
-            V w[9];
-            for (size_t i = 0; i < 9; ++i) w[i] = hn::LoadU(dv, weights + i * C + c);
-            const V bias = hn::LoadU(dv, bias_.data() + c);
-            const V slope = slope_.empty() ? hn::Zero(dv) : hn::LoadU(dv, slope_.data() + c);
-            DepthwiseNhwc3x3Block<kRows, kCols, kStride, kSkipTop, kSkipBottom, kSkipLeft,
-                                  kSkipRight>(dv, in + c, srcRow, C, w, bias, slope, act, out + c,
-                                              dstRow);
-        };
-        size_t c = c0;
-        for (; c + L <= c1; c += L) channels(d, c);
-        for (; c < c1; ++c) channels(d1, c);
+    // What the shared 3x3 walks (DepthwiseNhwc-inl.h) read of this layer.
+    DepthwiseParams Params() const {
+        return {weights_.data(), bias_.data(), slope_.empty() ? nullptr : slope_.data(),
+                Act{p_.activation, param0_, param1_}};
     }
 
 private:

@@ -217,84 +217,133 @@ struct Depthwise3x3Plan {
     }
 };
 
-// The walks below drive an `Owner` (the depthwise convolution, the merged convolution's D
-// stage) through two members: Block<kRows, kCols, kStride, kSkipTop, kSkipBottom, kSkipLeft,
-// kSkipRight>(q, in, out, dy, dx, c0, c1), channels [c0, c1) of one register block, and
-// GeneralPixel(q, in, out, dy, dx), every channel of one pixel by the general kernel.
+// What the 3x3 walks below read of a depthwise layer: weights [9][C], bias [C], the negative
+// slope [C] (NULL unless LeakyRelu/Prelu) and the activation.
+struct DepthwiseParams {
+    const float* weights;
+    const float* bias;
+    const float* slope;
+    Act act;
+};
+
+// Every channel of output pixel (dy, dx) of geometry q by the general kernel (any kernel size).
+HWY_INLINE void DepthwiseGeneralPixel(const DepthwiseParams& p, const ConvGeometry& q,
+                                      const float* in, float* out, size_t dy, size_t dx) {
+    DepthwiseNhwcPixelAll(q, in, p.weights, p.bias, p.slope, p.act, dy, dx,
+                          out + (dy * q.dstW + dx) * q.srcC);
+}
+
+// Channels [c0, c1) (c0 a multiple of the vector) of the output block of kRows rows x kCols
+// pixels at (dy, dx); the kSkip flags as DepthwiseNhwc3x3Block's (the window's first row or
+// column may then lie before the image: offsets are signed).
+template <size_t kRows, size_t kCols, size_t kStride, bool kSkipTop = false,
+          bool kSkipBottom = false, bool kSkipLeft = false, bool kSkipRight = false>
+HWY_INLINE void Depthwise3x3BlockChannels(const DepthwiseParams& p, const ConvGeometry& q,
+                                          const float* in, float* out, size_t dy, size_t dx,
+                                          size_t c0, size_t c1) {
+    const hn::ScalableTag<float> d;
+    const hn::CappedTag<float, 1> d1;
+    const size_t L = hn::Lanes(d), C = q.srcC, srcRow = q.srcW * C, dstRow = q.dstW * C;
+    const ptrdiff_t y = ptrdiff_t(dy * kStride) - ptrdiff_t(q.padY);
+    const ptrdiff_t x = ptrdiff_t(dx * kStride) - ptrdiff_t(q.padX);
+    const float* src = in + (y * ptrdiff_t(q.srcW) + x) * ptrdiff_t(C);
+    float* dst = out + (dy * q.dstW + dx) * C;
+    auto channels = [&](auto dv, size_t c) HWY_ATTR {
+        using V = hn::Vec<decltype(dv)>;
+        V w[9];
+        for (size_t i = 0; i < 9; ++i) w[i] = hn::LoadU(dv, p.weights + i * C + c);
+        const V bias = hn::LoadU(dv, p.bias + c);
+        const V slope = p.slope ? hn::LoadU(dv, p.slope + c) : hn::Zero(dv);
+        DepthwiseNhwc3x3Block<kRows, kCols, kStride, kSkipTop, kSkipBottom, kSkipLeft, kSkipRight>(
+            dv, src + c, srcRow, C, w, bias, slope, p.act, dst + c, dstRow);
+    };
+    size_t c = c0;
+    for (; c + L <= c1; c += L) channels(d, c);
+    for (; c < c1; ++c) channels(d1, c);
+}
+
+// The walks below serve the depthwise convolution and the merged convolution's D stage (whose
+// geometry q is a band of the image).
 
 // The outer columns of output rows [dy, dy + rows) that neither the blocks nor their edge
 // forms take.
-template <class Owner>
-void Depthwise3x3BorderPixels(const Owner& owner, const Depthwise3x3Plan& plan,
-                              const ConvGeometry& q, const float* in, float* out, size_t dy,
-                              size_t rows) {
+inline void Depthwise3x3BorderPixels(const DepthwiseParams& p, const Depthwise3x3Plan& plan,
+                                     const ConvGeometry& q, const float* in, float* out, size_t dy,
+                                     size_t rows) {
     for (size_t r = 0; r < rows; ++r) {
         for (size_t dx = plan.left ? 1 : 0; dx < plan.lo; ++dx)
-            owner.GeneralPixel(q, in, out, dy + r, dx);
+            DepthwiseGeneralPixel(p, q, in, out, dy + r, dx);
         for (size_t dx = plan.hi + (plan.right ? 1 : 0); dx < q.dstW; ++dx)
-            owner.GeneralPixel(q, in, out, dy + r, dx);
+            DepthwiseGeneralPixel(p, q, in, out, dy + r, dx);
     }
 }
 
 // Channels [c0, c1) of the columns [plan.lo, plan.hi) of output rows [dy, dy + kRows): blocks
 // of kCols pixels, then single pixels; kTop/kBottom: the window's top or bottom row is padding.
-template <size_t kRows, size_t kCols, size_t kStride, bool kTop = false, bool kBottom = false,
-          class Owner>
-HWY_INLINE void Depthwise3x3Span(const Owner& owner, const Depthwise3x3Plan& plan,
+template <size_t kRows, size_t kCols, size_t kStride, bool kTop = false, bool kBottom = false>
+HWY_INLINE void Depthwise3x3Span(const DepthwiseParams& p, const Depthwise3x3Plan& plan,
                                  const ConvGeometry& q, const float* in, float* out, size_t dy,
                                  size_t c0, size_t c1) {
     size_t dx = plan.lo;
     for (; dx + kCols <= plan.hi; dx += kCols)
-        owner.template Block<kRows, kCols, kStride, kTop, kBottom, false, false>(q, in, out, dy, dx,
-                                                                                 c0, c1);
+        Depthwise3x3BlockChannels<kRows, kCols, kStride, kTop, kBottom>(p, q, in, out, dy, dx, c0,
+                                                                        c1);
     for (; dx < plan.hi; ++dx)
-        owner.template Block<kRows, 1, kStride, kTop, kBottom, false, false>(q, in, out, dy, dx, c0,
-                                                                             c1);
+        Depthwise3x3BlockChannels<kRows, 1, kStride, kTop, kBottom>(p, q, in, out, dy, dx, c0, c1);
 }
 
 // Channels [c0, c1) of the edge-form columns (0 and plan.hi) of output rows [dy, dy + rows)
 // (rows 1 or 2, inside). Out of line: inlined into a band walk, these blocks made GCC move the
 // wide interior block out of line instead (144ch 56x56 on Zen 5: 55 -> 62-66 us).
-template <size_t kStride, class Owner>
-HWY_NOINLINE void Depthwise3x3EdgeColumns(const Owner& owner, const Depthwise3x3Plan& plan,
+template <size_t kStride>
+HWY_NOINLINE void Depthwise3x3EdgeColumns(const DepthwiseParams& p, const Depthwise3x3Plan& plan,
                                           const ConvGeometry& q, const float* in, float* out,
                                           size_t dy, size_t rows, size_t c0, size_t c1) {
     if (plan.left) {
         if (rows == 2)
-            owner.template Block<2, 1, kStride, false, false, true, false>(q, in, out, dy, 0, c0,
-                                                                           c1);
+            Depthwise3x3BlockChannels<2, 1, kStride, false, false, true>(p, q, in, out, dy, 0, c0,
+                                                                         c1);
         else
-            owner.template Block<1, 1, kStride, false, false, true, false>(q, in, out, dy, 0, c0,
-                                                                           c1);
+            Depthwise3x3BlockChannels<1, 1, kStride, false, false, true>(p, q, in, out, dy, 0, c0,
+                                                                         c1);
     }
     if (plan.right) {
         if (rows == 2)
-            owner.template Block<2, 1, kStride, false, false, false, true>(q, in, out, dy, plan.hi,
-                                                                           c0, c1);
+            Depthwise3x3BlockChannels<2, 1, kStride, false, false, false, true>(p, q, in, out, dy,
+                                                                                plan.hi, c0, c1);
         else
-            owner.template Block<1, 1, kStride, false, false, false, true>(q, in, out, dy, plan.hi,
-                                                                           c0, c1);
+            Depthwise3x3BlockChannels<1, 1, kStride, false, false, false, true>(p, q, in, out, dy,
+                                                                                plan.hi, c0, c1);
     }
 }
 
 // Output row dy whose window's top (kTop) or bottom row is padding: one-row blocks of kCols
 // pixels that skip that row, the edge-form corners skipping a column as well, the channels in
 // groups of `group`.
-template <bool kTop, bool kBottom, size_t kStride, size_t kCols, class Owner>
-HWY_NOINLINE void Depthwise3x3EdgeRow(const Owner& owner, const Depthwise3x3Plan& plan,
-                                      const ConvGeometry& q, const float* in, float* out, size_t dy,
-                                      size_t group) {
-    Depthwise3x3BorderPixels(owner, plan, q, in, out, dy, 1);
+template <bool kTop, bool kBottom, size_t kStride, size_t kCols>
+HWY_NOINLINE void Depthwise3x3EdgeRowStrided(const DepthwiseParams& p, const Depthwise3x3Plan& plan,
+                                             const ConvGeometry& q, const float* in, float* out,
+                                             size_t dy, size_t group) {
+    Depthwise3x3BorderPixels(p, plan, q, in, out, dy, 1);
     for (size_t c0 = 0; c0 < q.srcC; c0 += group) {
         const size_t c1 = std::min(q.srcC, c0 + group);
         if (plan.left)
-            owner.template Block<1, 1, kStride, kTop, kBottom, true, false>(q, in, out, dy, 0, c0,
-                                                                            c1);
+            Depthwise3x3BlockChannels<1, 1, kStride, kTop, kBottom, true>(p, q, in, out, dy, 0, c0,
+                                                                          c1);
         if (plan.right)
-            owner.template Block<1, 1, kStride, kTop, kBottom, false, true>(q, in, out, dy, plan.hi,
-                                                                            c0, c1);
-        Depthwise3x3Span<1, kCols, kStride, kTop, kBottom>(owner, plan, q, in, out, dy, c0, c1);
+            Depthwise3x3BlockChannels<1, 1, kStride, kTop, kBottom, false, true>(p, q, in, out, dy,
+                                                                                 plan.hi, c0, c1);
+        Depthwise3x3Span<1, kCols, kStride, kTop, kBottom>(p, plan, q, in, out, dy, c0, c1);
     }
+}
+template <bool kTop, bool kBottom, size_t kCols>
+HWY_INLINE void Depthwise3x3EdgeRow(const DepthwiseParams& p, const Depthwise3x3Plan& plan,
+                                    const ConvGeometry& q, const float* in, float* out, size_t dy,
+                                    size_t group) {
+    if (q.sX == 1)
+        Depthwise3x3EdgeRowStrided<kTop, kBottom, 1, kCols>(p, plan, q, in, out, dy, group);
+    else
+        Depthwise3x3EdgeRowStrided<kTop, kBottom, 2, kCols>(p, plan, q, in, out, dy, group);
 }
 
 }  // namespace conv32f

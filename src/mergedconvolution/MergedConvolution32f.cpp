@@ -49,8 +49,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 using conv32f::Act;
 using conv32f::ActivationIsCheap;
 using conv32f::BiasActivateChannels;
-using conv32f::DepthwiseNhwc3x3Block;
-using conv32f::DepthwiseNhwcPixelAll;
 using conv32f::WithConvEpilogue;
 
 using D = hn::ScalableTag<float>;
@@ -410,99 +408,51 @@ protected:
 
     // D for every output row of `band` (image `in`, output `out`, both NHWC).
     void RunDepthwise(const ConvGeometry& band, const float* in, float* out) const {
+        using Plan = conv32f::Depthwise3x3Plan;
+        const conv32f::DepthwiseParams params{weights_[dI_].data(), bias_[dI_].data(),
+                                              slope_[dI_].empty() ? nullptr : slope_[dI_].data(),
+                                              Act{p_[dI_].activation, param0_[dI_], param1_[dI_]}};
+        const size_t group = kDwGroupVectors * hn::Lanes(D());
         for (size_t dy = 0; dy < band.dstH;) {
-            using Plan = conv32f::Depthwise3x3Plan;
             if (fast3x3_ && Plan::RowInside(band, dy)) {
                 const size_t rows = dy + 1 < band.dstH && Plan::RowInside(band, dy + 1) ? 2 : 1;
                 if (band.sX == 1)
-                    Band3x3<1>(band, in, out, dy, rows);
+                    Band3x3<1>(params, band, in, out, dy, rows);
                 else
-                    Band3x3<2>(band, in, out, dy, rows);
+                    Band3x3<2>(params, band, in, out, dy, rows);
                 dy += rows;
             } else if (fast3x3_ && Plan::RowTopEdge(band, dy)) {
-                EdgeRow3x3<true, false>(band, in, out, dy);
+                conv32f::Depthwise3x3EdgeRow<true, false, kDwCols1>(params, plan_, band, in, out,
+                                                                    dy, group);
                 ++dy;
             } else if (fast3x3_ && Plan::RowBottomEdge(band, dy)) {
-                EdgeRow3x3<false, true>(band, in, out, dy);
+                conv32f::Depthwise3x3EdgeRow<false, true, kDwCols1>(params, plan_, band, in, out,
+                                                                    dy, group);
                 ++dy;
             } else {
-                for (size_t dx = 0; dx < band.dstW; ++dx) GeneralPixel(band, in, out, dy, dx);
+                for (size_t dx = 0; dx < band.dstW; ++dx)
+                    conv32f::DepthwiseGeneralPixel(params, band, in, out, dy, dx);
                 ++dy;
             }
         }
     }
 
-    // Output row dy of the band whose window's top (kTop) or bottom row is padding.
-    template <bool kTop, bool kBottom>
-    void EdgeRow3x3(const ConvGeometry& q, const float* in, float* out, size_t dy) const {
-        const size_t group = kDwGroupVectors * hn::Lanes(D());
-        if (q.sX == 1)
-            conv32f::Depthwise3x3EdgeRow<kTop, kBottom, 1, kDwCols1>(*this, plan_, q, in, out, dy,
-                                                                     group);
-        else
-            conv32f::Depthwise3x3EdgeRow<kTop, kBottom, 2, kDwCols1>(*this, plan_, q, in, out, dy,
-                                                                     group);
-    }
-
-public:
-    // The two members the shared 3x3 walks of convolution/DepthwiseNhwc-inl.h call.
-    void GeneralPixel(const ConvGeometry& q, const float* in, float* out, size_t dy,
-                      size_t dx) const {
-        const Act act{p_[dI_].activation, param0_[dI_], param1_[dI_]};
-        DepthwiseNhwcPixelAll(q, in, weights_[dI_].data(), bias_[dI_].data(),
-                              slope_[dI_].empty() ? nullptr : slope_[dI_].data(), act, dy, dx,
-                              out + (dy * q.dstW + dx) * q.srcC);
-    }
-
-    template <size_t kRows, size_t kCols, size_t kStride, bool kSkipTop = false,
-              bool kSkipBottom = false, bool kSkipLeft = false, bool kSkipRight = false>
-    HWY_INLINE void Block(const ConvGeometry& q, const float* in, float* out, size_t dy, size_t dx,
-                          size_t c0, size_t c1) const {
-        const D d;
-        const hn::CappedTag<float, 1> d1;
-        const size_t L = hn::Lanes(d), C = q.srcC, srcRow = q.srcW * C, dstRow = q.dstW * C;
-        const Act act{p_[dI_].activation, param0_[dI_], param1_[dI_]};
-        const ptrdiff_t y = ptrdiff_t(dy * kStride) - ptrdiff_t(q.padY);
-        const ptrdiff_t x = ptrdiff_t(dx * kStride) - ptrdiff_t(q.padX);
-        const float* src = in + (y * ptrdiff_t(q.srcW) + x) * ptrdiff_t(C);
-        float* dst = out + (dy * q.dstW + dx) * C;
-        const float* weights = weights_[dI_].data();
-        const float* biasAll = bias_[dI_].data();
-        const float* slopeAll = slope_[dI_].empty() ? nullptr : slope_[dI_].data();
-        auto channels = [&](auto dv, size_t c) HWY_ATTR {
-            using V = hn::Vec<decltype(dv)>;
-            V w[9];
-            for (size_t i = 0; i < 9; ++i) w[i] = hn::LoadU(dv, weights + i * C + c);
-            const V bias = hn::LoadU(dv, biasAll + c);
-            const V slope = slopeAll ? hn::LoadU(dv, slopeAll + c) : hn::Zero(dv);
-            DepthwiseNhwc3x3Block<kRows, kCols, kStride, kSkipTop, kSkipBottom, kSkipLeft,
-                                  kSkipRight>(dv, src + c, srcRow, C, w, bias, slope, act, dst + c,
-                                              dstRow);
-        };
-        size_t c = c0;
-        for (; c + L <= c1; c += L) channels(d, c);
-        for (; c < c1; ++c) channels(d1, c);
-    }
-
-private:
     // Rows [dy, dy + rows) of a 3x3 band whose taps rows are inside: the outer columns by the
     // blocks' edge forms or the general kernel, the interior by register blocks, four channel
     // vectors at a time.
     template <size_t kStride>
-    void Band3x3(const ConvGeometry& q, const float* in, float* out, size_t dy, size_t rows) const {
-        conv32f::Depthwise3x3BorderPixels(*this, plan_, q, in, out, dy, rows);
+    void Band3x3(const conv32f::DepthwiseParams& p, const ConvGeometry& q, const float* in,
+                 float* out, size_t dy, size_t rows) const {
+        conv32f::Depthwise3x3BorderPixels(p, plan_, q, in, out, dy, rows);
         const size_t group = kDwGroupVectors * hn::Lanes(D());
         for (size_t c0 = 0; c0 < q.srcC; c0 += group) {
             const size_t c1 = std::min(q.srcC, c0 + group);
             if (plan_.left || plan_.right)
-                conv32f::Depthwise3x3EdgeColumns<kStride>(*this, plan_, q, in, out, dy, rows, c0,
-                                                          c1);
+                conv32f::Depthwise3x3EdgeColumns<kStride>(p, plan_, q, in, out, dy, rows, c0, c1);
             if (rows == 2)
-                conv32f::Depthwise3x3Span<2, kDwCols2, kStride>(*this, plan_, q, in, out, dy, c0,
-                                                                c1);
+                conv32f::Depthwise3x3Span<2, kDwCols2, kStride>(p, plan_, q, in, out, dy, c0, c1);
             else
-                conv32f::Depthwise3x3Span<1, kDwCols1, kStride>(*this, plan_, q, in, out, dy, c0,
-                                                                c1);
+                conv32f::Depthwise3x3Span<1, kDwCols1, kStride>(p, plan_, q, in, out, dy, c0, c1);
         }
     }
 
