@@ -21,11 +21,12 @@
 // - Faster special cases (measured, bench/pooling_bench.cpp): NCHW rows of 2- or 3-wide
 //   stride-2 windows fold in registers (Stride2Row: FP32 split by ConcatEven/ConcatOdd, BF16 and
 //   UINT8 as column pairs in double-width lanes; lane shift for the left pad, 1-lane clipped
-//   windows on the right only; Stride2Planes out of line); NHWC 3x3 stride-2 rows go in
-//   pairs sharing their middle input row (NhwcRows3x2); global pools fold in registers (GlobalNchw
-//   in plane pairs, GlobalNhwc in groups of channel
-//   vectors across all pixels), except FP32 NHWC with many channels, folded pixel by pixel
-//   into an L1 buffer (GlobalNhwcInL1).
+//   windows on the right only; Stride2Planes out of line; BF16 and UINT8 rows away from the
+//   tensor's end read and write whole vectors past the row, Stride2PairRowsOverrun); NHWC 3x3
+//   stride-2 rows go in pairs sharing their middle input row (NhwcRows3x2); global pools fold
+//   in registers (GlobalNchw in plane pairs, GlobalNhwc in groups of channel vectors across all
+//   pixels), except FP32 NHWC with many channels, folded pixel by pixel into an L1 buffer
+//   (GlobalNhwcInL1).
 // - 3D max pooling (Max32f) folds the spatial window of every input channel, then pools that
 //   row of channels like an NCHW row.
 //
@@ -869,6 +870,12 @@ struct Stride2PairsU8 {
         const hn::RebindToSigned<D> di;
         hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, acc)), d8, p);  // acc <= 255
     }
+    // The outputs of two vectors, lo first, with one store.
+    template <class D>
+    static HWY_INLINE void StorePair(D d, hn::Vec<D> lo, hn::Vec<D> hi, uint8_t* p) {
+        const hn::Repartition<uint8_t, D> d8;
+        hn::StoreU(hn::ConcatEven(d8, hn::BitCast(d8, hi), hn::BitCast(d8, lo)), d8, p);
+    }
 };
 
 struct Stride2PairsBf16 {
@@ -899,6 +906,12 @@ struct Stride2PairsBf16 {
         const hn::RebindToSigned<D> di;
         const auto upper = hn::ShiftRight<16>(hn::BitCast(du, acc));
         hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, upper)), d16, p);  // upper <= 0xFFFF
+    }
+    // The upper halves of two vectors, lo first, with one store.
+    template <class D>
+    static HWY_INLINE void StorePair(D d, hn::Vec<D> lo, hn::Vec<D> hi, uint16_t* p) {
+        const hn::Repartition<uint16_t, D> d16;
+        hn::StoreU(hn::ConcatOdd(d16, hn::BitCast(d16, hi), hn::BitCast(d16, lo)), d16, p);
     }
 };
 
@@ -956,6 +969,39 @@ HWY_INLINE size_t Stride2PairSpans(D d, const T* const* rows, size_t dx, size_t 
                                                          dst);
     }
     return dx;
+}
+
+// Outputs [0, end) of a row whose loads and stores may run past it: the elements after its
+// input rows are still in the tensor (the next rows), and the outputs after it belong to rows
+// written later (RowColumn rewrites the clipped columns [end, dstW) of this row afterwards).
+// So every vector is whole, with no halving and no overlap, and vectors go in pairs that
+// store together. The lanes past `end` hold garbage: the left columns only move up a lane.
+// Writes Stride2Overrun(end, N) outputs and reads twice as many elements of each row.
+inline size_t Stride2Overrun(size_t end, size_t N) {
+    return (end + N - 1) / N * N;
+}
+
+template <int kKernel, int kPad, int kRows, class P, class D, class T>
+HWY_INLINE void Stride2PairSpansOverrun(D d, const T* const* rows, size_t end, T* dst) {
+    const size_t N = hn::Lanes(d);
+    hn::Vec<D> prev = P::Init(d);
+    size_t dx = 0;
+    for (; dx + N < end; dx += 2 * N) {
+        hn::Vec<D> even0, odd0, even1, odd1;
+        P::template Columns<kRows>(d, rows, 2 * dx, even0, odd0);
+        P::template Columns<kRows>(d, rows, 2 * dx + 2 * N, even1, odd1);
+        const hn::Vec<D> left0 = kPad ? ShiftInLast(d, prev, odd0) : odd0;
+        const hn::Vec<D> left1 = kPad ? ShiftInLast(d, odd0, odd1) : odd1;
+        P::StorePair(d, Stride2PairWindows<kKernel, kPad>(left0, even0, odd0),
+                     Stride2PairWindows<kKernel, kPad>(left1, even1, odd1), dst + dx);
+        prev = odd1;
+    }
+    if (dx < end) {
+        hn::Vec<D> even, odd;
+        P::template Columns<kRows>(d, rows, 2 * dx, even, odd);
+        const hn::Vec<D> left = kPad ? ShiftInLast(d, prev, odd) : odd;
+        P::Store(d, Stride2PairWindows<kKernel, kPad>(left, even, odd), dst + dx);
+    }
 }
 
 template <int kKernel, int kPad, int kRows, class Op, class T>
@@ -1022,6 +1068,29 @@ HWY_INLINE void Stride2Prefetch(const T* top, size_t rows, size_t srcW) {
     if (sizeof(T) > 1) PrefetchLines(top, (rows + 2) * srcW, 2 * srcW);
 }
 
+// `count` output rows whose windows have kRows input rows, the first at `base`, each next one
+// `step` further, every one taking Stride2PairSpansOverrun. Out of line, carrying only the two
+// pointers from row to row. Measured on Zen 5, 3x3 s2 p1 64x112x112 NCHW, alternating runs:
+// Stride2PairSpans (halving vectors, overlapping UINT8 tail) 29.0-29.3 us (BF16) and 14.5-14.6
+// us (UINT8); these rows inline in Stride2Planes with a fit test per row 31-32 and 12.8-13.1;
+// out of line 24.1-26.4 and 9.8-10.2 (copy of the same bytes 17.8-18.5 and 6.6-7.2).
+// Measured and dropped: two output rows per step sharing their middle input row (no gain for
+// BF16, UINT8 slower), 256-bit half loads (no gain), one two-table permute for the 16-bit lane
+// shift (no gain). What remains is mostly the loads that straddle cache lines (1 per cycle
+// against 2): BF16 rows of 128 columns, every row on a line boundary, take 25% less time per
+// vector than rows of 112.
+template <int kKernel, int kPad, int kRows, class P, class T>
+HWY_NOINLINE void Stride2PairRowsOverrun(const T* base, size_t srcW, size_t step, size_t count,
+                                         size_t end, T* dst, size_t dstW) {
+    const hn::ScalableTag<typename P::Lane> d;
+    for (; count != 0; --count, base += step, dst += dstW) {
+        Stride2Prefetch(base, kRows, srcW);
+        const T* rows[kRows];
+        for (int r = 0; r < kRows; ++r) rows[r] = base + r * srcW;
+        Stride2PairSpansOverrun<kKernel, kPad, kRows, P>(d, rows, end, dst);
+    }
+}
+
 // Output rows [dy0, dy1) of plane c whose windows have exactly kRows rows, all inside the input.
 template <int kKernel, int kPad, int kRows, class Op, class T>
 HWY_INLINE void Stride2InteriorRows(const Op& op, const T* src, const PoolShape& s, const Axis& ax,
@@ -1030,6 +1099,26 @@ HWY_INLINE void Stride2InteriorRows(const Op& op, const T* src, const PoolShape&
     const size_t plane = s.srcH * s.srcW, step = s.strideY * s.srcW;
     const T* base = src + c * plane + (dy0 * s.strideY - s.padY) * s.srcW;
     T* out = dst + (c * s.dstH + dy0) * s.dstW;
+    using Pairs = typename Stride2PairsOf<Op>::type;
+    if constexpr (!std::is_void<Pairs>::value) {
+        // Rows far enough from the tensor's end take whole vectors past the row's end.
+        const hn::ScalableTag<typename Pairs::Lane> d;
+        const size_t end = std::min(ax.dst, ax.src / 2);
+        const size_t covered = Stride2Overrun(end, hn::Lanes(d));
+        const size_t srcSize = s.srcC * plane, dstSize = s.dstC * s.dstH * s.dstW;
+        const size_t reach = (kRows - 1) * s.srcW + 2 * covered;
+        // Rows [dy0, dyFit) have their reads and writes inside the tensors.
+        size_t dyFit = dy1;
+        while (dyFit > dy0 && (size_t(base - src) + (dyFit - 1 - dy0) * step + reach > srcSize ||
+                               size_t(out - dst) + (dyFit - 1 - dy0) * s.dstW + covered > dstSize))
+            --dyFit;
+        Stride2PairRowsOverrun<kKernel, kPad, kRows, Pairs>(base, s.srcW, step, dyFit - dy0, end,
+                                                            out, s.dstW);
+        for (size_t dy = dy0; dy < dyFit; ++dy, base += step, out += s.dstW)
+            for (size_t dx = end; dx < ax.dst; ++dx)
+                RowColumn(op, Rows<T>{base, 1, plane, size_t(kRows), s.srcW}, ax, dx, out);
+        dy0 = dyFit;
+    }
     for (size_t dy = dy0; dy < dy1; ++dy, base += step, out += s.dstW) {
         const Rows<T> in{base, 1, plane, size_t(kRows), s.srcW};
         Stride2Prefetch(base, kRows, s.srcW);
