@@ -218,7 +218,13 @@ struct MaxBf16KeyOp {
     }
     template <class D>
     HWY_INLINE hn::Vec<D> Widen(D d, hn::Vec<hn::Rebind<T, D>> v) const {
-        return hn::Add(FlipNegative(d, hn::BitCast(d, v)), hn::Set(d, kOffset));
+        auto bits = hn::BitCast(d, v);
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+        // In a register for the shift and the flip: GCC otherwise loads it for each (BF16 3x3
+        // s2 p1 64x112x112 NHWC on Zen 5: 23.5-23.9 -> 22.7-23.4 us).
+        asm("" : "+v"(bits.raw));
+#endif
+        return hn::Add(FlipNegative(d, bits), hn::Set(d, kOffset));
     }
     template <class V>
     HWY_INLINE V Fold(V acc, V v) const {
