@@ -1094,9 +1094,9 @@ HWY_INLINE void Stride2Prefetch(const T* top, size_t rows, size_t srcW) {
 // out of line 24.1-26.4 and 9.8-10.2 (copy of the same bytes 17.8-18.5 and 6.6-7.2).
 // Measured and dropped: two output rows per step sharing their middle input row (no gain for
 // BF16, UINT8 slower), 256-bit half loads (no gain), one two-table permute for the 16-bit lane
-// shift (no gain). What remains is mostly the loads that straddle cache lines (1 per cycle
-// against 2): BF16 rows of 128 columns, every row on a line boundary, take 25% less time per
-// vector than rows of 112.
+// shift (no gain). Loads that straddle cache lines weigh (1 per cycle against 2): BF16 rows of
+// 128 columns, every row on a line boundary, took 25% less time per vector than rows of 112
+// (before each row vector was loaded once, KeepInRegister).
 template <int kKernel, int kPad, int kRows, class P, class T>
 HWY_NOINLINE void Stride2PairRowsOverrun(const T* base, size_t srcW, size_t step, size_t count,
                                          size_t end, T* dst, size_t dstW) {
