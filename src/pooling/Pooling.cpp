@@ -885,11 +885,18 @@ struct Stride2PairsU8 {
         const hn::RebindToSigned<D> di;
         hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, acc)), d8, p);  // acc <= 255
     }
-    // The outputs of two vectors, lo first, with one store.
+    // The outputs of two vectors, lo first: one store, except for 16-byte vectors, whose
+    // ConcatEven masks both inputs (SSE4, 3x3 s2 p1 64x112x112 NCHW: 20.0-21.2 us with it,
+    // 19.0-19.3 with two stores).
     template <class D>
     static HWY_INLINE void StorePair(D d, hn::Vec<D> lo, hn::Vec<D> hi, uint8_t* p) {
-        const hn::Repartition<uint8_t, D> d8;
-        hn::StoreU(hn::ConcatEven(d8, hn::BitCast(d8, hi), hn::BitCast(d8, lo)), d8, p);
+        if constexpr (D::kPrivateN * sizeof(hn::TFromD<D>) == 16) {
+            Store(d, lo, p);
+            Store(d, hi, p + hn::Lanes(d));
+        } else {
+            const hn::Repartition<uint8_t, D> d8;
+            hn::StoreU(hn::ConcatEven(d8, hn::BitCast(d8, hi), hn::BitCast(d8, lo)), d8, p);
+        }
     }
 };
 
