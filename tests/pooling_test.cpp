@@ -1,8 +1,11 @@
 // Tests of the pooling family (SUPPLEMENT.md §5) on every compiled and supported Highway target.
+#include <array>
 #include <cfloat>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <random>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -319,6 +322,50 @@ TEST_P(Pooling, Max8u) {
     for (const ref::Pool& p : Shapes2D()) CheckMax8u(p, seed++);
     for (const auto& shapes : {GlobalShapes(), LargeShapes()})
         for (const ref::Pool& p : shapes) CheckMax8u(p, seed++);
+}
+
+// BF16 and UINT8 NCHW stride-2 rows load and store whole vectors past the row when the tensor
+// goes on far enough: tensors in exactly-sized heap blocks (no guard elements), so that the
+// sanitizer build reports any access past either tensor; values against the reference.
+TEST_P(Pooling, NchwStride2StaysInTensors) {
+    uint32_t seed = 650;
+    std::vector<ref::Pool> shapes;
+    // Ceil sizes on even heights: the last whole window ends on the last input row and a clipped
+    // output row follows it, so the reads, not the writes, limit the rows that run past.
+    for (size_t C : {1, 2, 5})
+        for (size_t H : {11, 12})
+            for (size_t W : {9, 40, 67, 112, 130})
+                for (const auto& k : {std::array<size_t, 2>{3, 1}, {2, 1}, {2, 0}})
+                    for (bool ceilMode : {false, true})
+                        shapes.push_back(Shape2D(C, H, W, k[0], k[0], 2, 2, k[1], k[1],
+                                                 OutSize(H, k[0], 2, k[1], ceilMode),
+                                                 OutSize(W, k[0], 2, k[1], ceilMode), false));
+    for (const ref::Pool& p : shapes) {
+        if (HasEmptyWindow(p)) continue;
+        std::mt19937 rng(seed++);
+        std::unique_ptr<uint16_t[]> src16(new uint16_t[p.SrcSize()]);
+        std::unique_ptr<uint8_t[]> src8(new uint8_t[p.SrcSize()]);
+        for (size_t i = 0; i < p.SrcSize(); ++i) {
+            src16[i] = uint16_t(rng());
+            src8[i] = uint8_t(rng());
+        }
+        std::unique_ptr<uint16_t[]> dst16(new uint16_t[p.DstSize()]);
+        std::unique_ptr<uint8_t[]> dst8(new uint8_t[p.DstSize()]);
+        SimdSynetPoolingMax16b(src16.get(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX, 2, 2,
+                               p.padY, p.padX, dst16.get(), p.dstH, p.dstW, SimdTensorFormatNchw);
+        SimdSynetPoolingMax8u(src8.get(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX, 2, 2,
+                              p.padY, p.padX, dst8.get(), p.dstH, p.dstW, SimdTensorFormatNchw);
+        const std::vector<uint16_t> expected16 = ref::Max16b(p, src16.get());
+        const std::vector<uint8_t> expected8 = ref::Max8u(p, src8.get());
+        EXPECT_TRUE(test::AllOf(p.DstSize(), [&](size_t i) {
+            return SameBf16(dst16[i], expected16[i]);
+        })) << Describe(p);
+        EXPECT_TRUE(test::AllOf(p.DstSize(), [&](size_t i) {
+            return dst8[i] == expected8[i] ? ::testing::AssertionSuccess()
+                                           : ::testing::AssertionFailure()
+                                                 << int(dst8[i]) << " vs " << int(expected8[i]);
+        })) << Describe(p);
+    }
 }
 
 // Geometries too sparse for the padded-row scratch of the NCHW kernels (strides above 64,
