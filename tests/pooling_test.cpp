@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -355,6 +355,7 @@ TEST_P(Pooling, NchwStride2StaysInTensors) {
                                p.padY, p.padX, dst16.get(), p.dstH, p.dstW, SimdTensorFormatNchw);
         SimdSynetPoolingMax8u(src8.get(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX, 2, 2,
                               p.padY, p.padX, dst8.get(), p.dstH, p.dstW, SimdTensorFormatNchw);
+        EXPECT_EQ(SimdSynetGetLastError(), nullptr) << Describe(p);
         const std::vector<uint16_t> expected16 = ref::Max16b(p, src16.get());
         const std::vector<uint8_t> expected8 = ref::Max8u(p, src8.get());
         EXPECT_TRUE(test::AllOf(p.DstSize(), [&](size_t i) {
