@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "BenchUtil.h"
 #include "ConvolutionLayers.h"
 #include "SimdSynet.h"
 #include "oneapi/dnnl/dnnl.hpp"

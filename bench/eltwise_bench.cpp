@@ -57,8 +57,8 @@ void RegisterEltwise(SimdSynetEltwiseOperationType type, size_t count, const Siz
         });
 }
 
-// ShuffleNet-v2 stage 2: 116 + 116 channels of 28x28. The baseline is memcpy of the same
-// number of bytes (the shuffle is a permuted copy).
+// ShuffleNet-v2 stage 2: 116 + 116 channels of 28x28. The baseline is the vector copy loop over
+// the same number of bytes (the shuffle is a permuted copy).
 void RegisterShuffle(SimdTensorFormatType format, const char* formatName) {
     const size_t channels = 116, spatial = 28 * 28, n = channels * spatial;
     bench::RegisterWithBaseline(

@@ -51,6 +51,9 @@ def main(folder):
               f"{context.get('mhz_per_cpu', '?')} MHz, caches: " +
               ", ".join(f"L{c['level']} {c['size'] // 1024} KiB" for c in context.get("caches", [])
                         if c.get("type") != "Instruction"))
+    print("baselines: every 'base' is the same vector loop (4 vectors per step, no arithmetic) "
+          "moving the function's bytes with its read/write mix, one input or several, in every "
+          "cache level; L1-resident float streams use a load -> multiply-add -> store loop")
     print()
     header = f"{'benchmark':58} {'time':>10} {'GB/s':>8} {'base GB/s':>10} {'% of base':>9}"
     print(header)
