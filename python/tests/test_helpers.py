@@ -1,6 +1,7 @@
 """Library helpers, enumerations and the module's conventions."""
 
 import gc
+import pathlib
 import re
 
 import numpy as np
@@ -105,3 +106,57 @@ def test_docstrings_name_the_c_functions():
     assert "SimdSynetPoolingMax8u" in ss.pooling_max8u.__doc__
     assert "SimdGemm32fNN" in ss.gemm32f_nn.__doc__
     assert "Error" in ss.__all__ and "Convolution32f" in ss.__all__
+
+
+HEADER = pathlib.Path(__file__).resolve().parents[2] / "include" / "SimdSynet.h"
+# C functions whose Python form is not the mechanical snake-case name.
+RENAMED = {"SimdSynetConvert32fTo8u": "convert_32f_to_8u",
+           "SimdSynetConvert8uTo32f": "convert_8u_to_32f",
+           "SimdSynetGetLastError": "last_error", "SimdAllocate": "empty", "SimdFree": "empty",
+           "SimdRelease": "LayerContext.close"}
+CONTEXTS = ("Convolution32f", "Deconvolution32f", "Deconvolution16b", "MergedConvolution32f",
+            "Convolution8i")
+
+
+def snake(name):
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+@pytest.mark.skipif(not HEADER.exists(), reason="needs the source tree")
+def test_every_c_function_has_a_binding():
+    names = re.findall(r"^SIMD_API [^(]*?\b(Simd\w+)\s*\(", HEADER.read_text(), re.M)
+    assert len(names) > 90
+    missing = []
+    for name in names:
+        short = re.sub(r"^Simd(Synet)?", "", name)
+        context = next((c for c in CONTEXTS if short.startswith(c)), None)
+        if context:
+            method = short[len(context):]
+            found = hasattr(ss, context) and (method == "Init" or
+                                              hasattr(getattr(ss, context), snake(method)))
+        else:
+            target = RENAMED.get(name, snake(short))
+            obj = ss
+            for part in target.split("."):
+                obj = getattr(obj, part, None)
+            found = obj is not None
+        if not found:
+            missing.append(name)
+    assert not missing
+
+
+def test_a_second_extension_module_shares_the_library_errors_and_enums():
+    from simdsynet import _common_probe as probe
+    with pytest.raises(ss.Error, match="SimdSynetRestrictRange32f: lower must not exceed"):
+        probe.rejected_call()
+    assert probe.format_value("nhwc") == 1
+    assert probe.format_value(ss.TensorFormat.NCHW16C) == 4
+    assert probe.format_member(1) is ss.TensorFormat.NHWC
+    with pytest.raises(ValueError, match="not a valid TensorFormat"):
+        probe.format_value(42)
+    before = ss.get_thread_number()
+    try:
+        ss.set_thread_number(3)
+        assert probe.thread_number() == 3  # one copy of the library in the process
+    finally:
+        ss.set_thread_number(before)
