@@ -258,6 +258,8 @@ std::vector<size_t> ToSizes(py::handle value, size_t n, const char* argument) {
 
 SimdBool ToBool(py::handle value, const char* argument) {
     if (PyBool_Check(value.ptr())) return value.ptr() == Py_True ? SimdTrue : SimdFalse;
+    if (std::string(Py_TYPE(value.ptr())->tp_name) == "numpy.bool_")
+        return PyObject_IsTrue(value.ptr()) ? SimdTrue : SimdFalse;
     if (PyIndex_Check(value.ptr())) {
         long long v =
             PyLong_AsLongLong(py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr())).ptr());

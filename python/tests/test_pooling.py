@@ -21,7 +21,7 @@ GEOMETRIES = [
 @pytest.mark.parametrize("kernel,stride,pad,pad_end,ceil,size", GEOMETRIES)
 def test_average(fmt, kernel, stride, pad, pad_end, ceil, size):
     pads = pad if isinstance(pad, tuple) else (pad, pad)
-    for exclude in (True, False):
+    for exclude in (True, False, np.bool_(True)):
         for function in (ss.pooling_average, ss.pooling_forward_average):
             out = function(nchw_to(X, fmt), kernel, stride, pad, pad_end, exclude, fmt, ceil)
             assert_tol(to_nchw(out, fmt), pool(X, kernel, stride, pads, size, "avg", exclude),
