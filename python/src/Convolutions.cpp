@@ -325,6 +325,10 @@ void RegisterContexts(py::module_& m) {
                "convolution, each None or dst_c values) and activation parameters (params: "
                "None, or one entry per convolution, each None or numbers). The context copies "
                "them.");
+    // Shown as simdsynet.<name>, the module users import.
+    for (const char* name : {"LayerContext", "Convolution32f", "Deconvolution32f",
+                             "Deconvolution16b", "MergedConvolution32f"})
+        m.attr(name).attr("__module__") = "simdsynet";
 }
 
 }  // namespace simdsynet_python
