@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, tests and benchmarks need (no-op when present).
 set -euo pipefail
-packages=(cmake make g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev python3)
+# python3-dev, pybind11-dev, python3-numpy, python3-pytest: the Python package and its tests
+# (for Debian's /usr/bin/python3; nothing comes from PyPI).
+packages=(cmake make g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev python3
+          python3-dev pybind11-dev python3-numpy python3-pytest)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,0 +1,99 @@
+// Element-wise layers over several tensors (SUPPLEMENT.md §4.5, §4.8): eltwise and the
+// ShuffleNet channel shuffle.
+#include "Common.h"
+
+namespace simdsynet_python {
+
+namespace {
+
+py::array Eltwise(py::sequence src, py::handle type, py::handle weight, py::handle out) {
+    auto t = SimdSynetEltwiseOperationType(ToEnum(type, g_eltwiseOperation, "type"));
+    size_t count = src.size();
+    std::vector<py::array> inputs;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < count; ++i) {
+        names.push_back(Format("src[%zu]", i));
+        inputs.push_back(Input<float>(src[i], names[i].c_str()));
+        if (i > 0 && ShapeOf(inputs[i]) != ShapeOf(inputs[0]))
+            throw py::value_error(Format("%s has shape %s, src[0] %s", names[i].c_str(),
+                                         ShapeText(ShapeOf(inputs[i])).c_str(),
+                                         ShapeText(ShapeOf(inputs[0])).c_str()));
+    }
+    if (count < 2) {
+        // The library's own message for a count it does not take (nothing is read).
+        float none = 0.0f;
+        const float* pointers[1] = {&none};
+        Run([&] { SimdSynetEltwiseLayerForward(pointers, nullptr, count, 0, t, &none); });
+        throw LibraryError("SimdSynetEltwiseLayerForward: count must be at least 2");
+    }
+    py::array d = Output<float>(out, "out", ShapeOf(inputs[0]));
+    for (size_t i = 0; i < count; ++i) {
+        // In place is allowed on the first two inputs only.
+        if (i < 2)
+            CheckDisjointOrSame(d, "out", inputs[i], names[i].c_str());
+        else
+            CheckDisjoint(d, "out", inputs[i], names[i].c_str());
+    }
+    const float* w = nullptr;
+    py::array weights = NoArray();
+    if (!weight.is_none()) {
+        weights = Vector(weight, "weight", count);
+        CheckDisjoint(d, "out", weights, "weight");
+        w = Data<float>(weights);
+    }
+    std::vector<const float*> pointers;
+    for (const py::array& a : inputs) pointers.push_back(Data<float>(a));
+    size_t size = size_t(d.size());
+    float* dst = MutableData<float>(d);
+    Run([&] { SimdSynetEltwiseLayerForward(pointers.data(), w, count, size, t, dst); });
+    return d;
+}
+
+py::tuple Shuffle(py::handle src0, py::handle src1, py::handle format, py::handle out0,
+                  py::handle out1) {
+    auto f = ToImageFormat(format, "format", Layouts::Plain);
+    py::array s0 = Input<float>(src0, "src0"), s1 = Input<float>(src1, "src1");
+    Image i0 = ParseImage(s0, f, "src0", Layouts::Plain);
+    Image i1 = ParseImage(s1, f, "src1", Layouts::Plain);
+    if (i1.batch != i0.batch || i1.spatialShape != i0.spatialShape)
+        throw py::value_error(Format("src1 %s must have the batch and spatial axes of src0 %s",
+                                     ShapeText(ShapeOf(s1)).c_str(),
+                                     ShapeText(ShapeOf(s0)).c_str()));
+    size_t c0 = i0.channels, c1 = i1.channels, dstC = (c0 + c1) / 2;
+    // Odd channel counts are the library's to reject (with its message).
+    py::array d0 = Output<float>(out0, "out0", i0.ShapeFor(dstC));
+    py::array d1 = Output<float>(out1, "out1", i0.ShapeFor(dstC));
+    for (const py::array* d : {&d0, &d1}) {
+        const char* name = d == &d0 ? "out0" : "out1";
+        CheckDisjoint(*d, name, s0, "src0");
+        CheckDisjoint(*d, name, s1, "src1");
+    }
+    CheckDisjoint(d1, "out1", d0, "out0");
+    size_t spatialAll = i0.spatial;
+    RunImages(i0, [&](size_t b, size_t spatial) {
+        SimdSynetShuffleLayerForward(Data<float>(s0) + b * c0 * spatialAll, c0,
+                                     Data<float>(s1) + b * c1 * spatialAll, c1, spatial,
+                                     MutableData<float>(d0) + b * dstC * spatialAll,
+                                     MutableData<float>(d1) + b * dstC * spatialAll, dstC, f);
+    });
+    return py::make_tuple(d0, d1);
+}
+
+}  // namespace
+
+void RegisterEltwise(py::module_& m) {
+    m.def("eltwise_layer_forward", &Eltwise, "src"_a, "type"_a, "weight"_a = py::none(),
+          py::kw_only(), "out"_a = py::none(),
+          "Combines the arrays of the sequence src (at least 2, one shape) element by element, "
+          "folded left to right: PRODUCT, SUM (weighted by weight, one float32 per array), MAX "
+          "or MIN (SimdSynetEltwiseLayerForward; type: EltwiseOperation). out may be src[0] "
+          "or src[1].");
+    m.def("shuffle_layer_forward", &Shuffle, "src0"_a, "src1"_a, "format"_a = "nchw", py::kw_only(),
+          "out0"_a = py::none(), "out1"_a = py::none(),
+          "ShuffleNet-v2 shuffle and split: the channels of src0 and src1 (even counts) taken "
+          "as one tensor; its even channels go to out0 and its odd ones to out1, returned as "
+          "(out0, out1) (SimdSynetShuffleLayerForward). Tensors (N, C, *spatial) for NCHW, "
+          "(N, *spatial, C) for NHWC.");
+}
+
+}  // namespace simdsynet_python
