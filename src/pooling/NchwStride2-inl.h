@@ -440,10 +440,13 @@ HWY_INLINE void Stride2InteriorRows(const Op& op, const T* src, const PoolShape&
 // here; UINT8 20.4-20.8 and 18.0-18.5; FP32 unchanged). The rows whose windows are inside the
 // input step through the planes without clipping each window again (BF16 30.0-31.6 -> 28.7-29.9
 // us, UINT8 17.0-17.8 -> 14.8-15.1).
+// Only the output rows whose windows hold input rows are written; the caller fills the others
+// afterwards (FillEmptyNchw).
 template <int kKernel, int kPad, class Op, class T>
 HWY_NOINLINE void Stride2Planes(const Op& op, const T* src, const PoolShape& s, const Axis& ax,
                                 const float* columns, T* dst) {
     const size_t plane = s.srcH * s.srcW;
+    const PoolRange rows = NonEmptyWindows(s.srcH, s.kernelY, s.strideY, s.padY, s.dstH);
     // Rows [dyIn, dyOut) have whole windows inside the input; the others are clipped.
     const size_t dyIn = std::min((s.padY + s.strideY - 1) / s.strideY, s.dstH);
     size_t dyOut = s.srcH + s.padY >= s.kernelY ? (s.srcH + s.padY - s.kernelY) / s.strideY + 1 : 0;
@@ -455,7 +458,7 @@ HWY_NOINLINE void Stride2Planes(const Op& op, const T* src, const PoolShape& s, 
         Stride2RowAny<kKernel, kPad>(op, in, ax, columns, dst + (c * s.dstH + dy) * s.dstW);
     };
     for (size_t c = 0; c < s.dstC; ++c) {
-        for (size_t dy = 0; dy < dyIn; ++dy) clipped(c, dy);
+        for (size_t dy = rows.begin; dy < dyIn; ++dy) clipped(c, dy);
         switch (s.kernelY) {
             case 1:
                 Stride2InteriorRows<kKernel, kPad, 1>(op, src, s, ax, columns, c, dyIn, dyOut, dst);
@@ -466,7 +469,7 @@ HWY_NOINLINE void Stride2Planes(const Op& op, const T* src, const PoolShape& s, 
             default:
                 Stride2InteriorRows<kKernel, kPad, 3>(op, src, s, ax, columns, c, dyIn, dyOut, dst);
         }
-        for (size_t dy = dyOut; dy < s.dstH; ++dy) clipped(c, dy);
+        for (size_t dy = dyOut; dy < rows.end; ++dy) clipped(c, dy);
     }
 }
 #endif

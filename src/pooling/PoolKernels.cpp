@@ -8,6 +8,10 @@
 //   (NhwcGlobal-inl.h); other pools run pixel by pixel along channels, with sliding 3-wide
 //   stride-2 rows (NhwcWindows-inl.h). 3D max pooling folds the spatial window of every input
 //   channel, then pools that row of channels like an NCHW row.
+// - Windows entirely outside the input (SUPPLEMENT.md §5): both drivers pool only the planes, rows
+//   (and NHWC pixels) whose windows hold input elements (NonEmptyWindows) and fill the others
+//   with the fold's initial value (EmptyWindows-inl.h); empty windows along the NCHW row or the
+//   3D channel axis fold nothing where they are read (padded row, clipped columns).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "pooling/PoolKernels.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -17,6 +21,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "pooling/EmptyWindows-inl.h"
 #include "pooling/NchwGlobal-inl.h"
 #include "pooling/NchwStride2-inl.h"
 #include "pooling/NhwcGlobal-inl.h"
@@ -43,7 +48,8 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
     if (scratch) {
         for (size_t dx = 0; dx < s.dstW; ++dx) {
             const PoolRange xr = ClipWindow(dx, s.strideX, s.padX, s.kernelX, s.srcW);
-            columns[dx] = 1.0f / float(xr.end - xr.begin);
+            // An empty window has no excludePad average (rejected) and needs no scale.
+            columns[dx] = xr.end > xr.begin ? 1.0f / float(xr.end - xr.begin) : 0.0f;
         }
         tmp = reinterpret_cast<typename Op::C*>(columns + s.dstW);
     }
@@ -55,6 +61,12 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
             return;
         }
     }
+    // Planes and rows of empty windows are filled at the end: the stride-2 rows may write past
+    // their row into outputs written later.
+    const PoolRange rows = NonEmptyWindows(s.srcH, s.kernelY, s.strideY, s.padY, s.dstH);
+    const PoolRange planes = s.channel3d
+                                 ? NonEmptyWindows(s.srcC, s.kernelC, s.strideC, s.padC, s.dstC)
+                                 : PoolRange{0, s.dstC};
 #ifdef SIMD_POOL_STRIDE2_NCHW
     if constexpr (std::is_same<typename Op::C, float>::value ||
                   !std::is_void<typename Stride2PairsOf<Op>::type>::value) {
@@ -65,20 +77,22 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
                 Stride2Planes<2, 1>(op, src, s, ax, columns, dst);
             else
                 Stride2Planes<2, 0>(op, src, s, ax, columns, dst);
+            FillEmptyNchw(op, s, planes, rows, dst);
             return;
         }
     }
 #endif
-    for (size_t dc = 0; dc < s.dstC; ++dc) {
+    for (size_t dc = planes.begin; dc < planes.end; ++dc) {
         const PoolRange cr = s.channel3d ? ClipWindow(dc, s.strideC, s.padC, s.kernelC, s.srcC)
                                          : PoolRange{dc, dc + 1};
-        for (size_t dy = 0; dy < s.dstH; ++dy) {
+        for (size_t dy = rows.begin; dy < rows.end; ++dy) {
             const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
             const Rows<T> in{src + cr.begin * plane + yr.begin * s.srcW, cr.end - cr.begin, plane,
                              yr.end - yr.begin, s.srcW};
             PoolRow(op, in, ax, dst + (dc * s.dstH + dy) * s.dstW, tmp, columns);
         }
     }
+    FillEmptyNchw(op, s, planes, rows, dst);
 }
 
 // 3D pooling (Max32f only) uses `scratch`: srcC floats for the spatial maxima of one pixel,
@@ -110,17 +124,23 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
             return;
         }
     }
+    // Only the pixels whose windows hold input elements are pooled; FillEmptyNhwc writes the
+    // others. In 3D the channel windows of these pixels may still be empty: PoolRow folds them
+    // into the initial value.
+    const PoolRange rows = NonEmptyWindows(s.srcH, s.kernelY, s.strideY, s.padY, s.dstH);
+    const PoolRange cols = NonEmptyWindows(s.srcW, s.kernelX, s.strideX, s.padX, s.dstW);
+    FillEmptyNhwc(op, s, rows, cols, dst);
     if constexpr (sizeof(typename Op::C) == sizeof(T)) {
         // Groups of kGroup output rows whose windows are all 3 rows high (3x3 stride 2 inside
         // the image) share their input rows (NhwcRowGroup3x2); other rows slide alone.
         constexpr size_t kGroup = 2;
         const bool grouped = s.kernelY == 3 && s.strideY == 2;
         const size_t rowStep = s.srcW * s.srcC, dstRowStep = s.dstW * s.dstC;
-        for (size_t dy = 0; dy < s.dstH && slideEnd > slideBegin;) {
+        for (size_t dy = rows.begin; dy < rows.end && slideEnd > slideBegin;) {
             const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
-            const size_t rows = yr.end - yr.begin;
+            const size_t height = yr.end - yr.begin;
             T* row = dst + dy * dstRowStep;
-            if (grouped && rows == 3 && dy + kGroup <= s.dstH) {
+            if (grouped && height == 3 && dy + kGroup <= rows.end) {
                 const PoolRange lastYr =
                     ClipWindow(dy + kGroup - 1, s.strideY, s.padY, s.kernelY, s.srcH);
                 if (lastYr.end - lastYr.begin == 3) {
@@ -131,18 +151,18 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
                     continue;
                 }
             }
-            if (rows == 3)
+            if (height == 3)
                 NhwcRow3x2<3>(op, src, s.srcC, s.srcW, s.padX, yr, slideBegin, slideEnd,
-                              op.Area(rows, 3), row);
+                              op.Area(height, 3), row);
             else
                 NhwcRow3x2<0>(op, src, s.srcC, s.srcW, s.padX, yr, slideBegin, slideEnd,
-                              op.Area(rows, 3), row);
+                              op.Area(height, 3), row);
             ++dy;
         }
     }
-    for (size_t dy = 0; dy < s.dstH; ++dy) {
+    for (size_t dy = rows.begin; dy < rows.end; ++dy) {
         const PoolRange yr = ClipWindow(dy, s.strideY, s.padY, s.kernelY, s.srcH);
-        for (size_t dx = 0; dx < s.dstW; ++dx) {
+        for (size_t dx = cols.begin; dx < cols.end; ++dx) {
             if (dx == slideBegin && slideEnd > slideBegin) {
                 dx = slideEnd - 1;
                 continue;
@@ -152,10 +172,10 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
             T* out = dst + (dy * s.dstW + dx) * s.dstC;
             if (!s.channel3d) {
                 // Unclipped 3x3 and 2x2 windows (the common pools) get unrolled taps.
-                const size_t rows = yr.end - yr.begin, cols = xr.end - xr.begin;
-                if (rows == 3 && cols == 3)
+                const size_t height = yr.end - yr.begin, width = xr.end - xr.begin;
+                if (height == 3 && width == 3)
                     NhwcPixel<3, 3>(op, src, s.srcC, s.srcW, yr, xr, area, out);
-                else if (rows == 2 && cols == 2)
+                else if (height == 2 && width == 2)
                     NhwcPixel<2, 2>(op, src, s.srcC, s.srcW, yr, xr, area, out);
                 else
                     NhwcPixel<0, 0>(op, src, s.srcC, s.srcW, yr, xr, area, out);
@@ -176,7 +196,9 @@ HWY_INLINE void Pool(const Op& op, const T* src, const PoolShape& s, T* dst, voi
 }
 
 void PoolingAverageKernel(const float* src, const PoolShape& s, float* dst, void* scratch) {
-    Pool(AverageF32Op{s.excludePad, float(s.kernelY * s.kernelX)}, src, s, dst, scratch);
+    // kernelY*kernelX in double: the size_t product may wrap (each factor is below 2^62).
+    Pool(AverageF32Op{s.excludePad, float(double(s.kernelY) * double(s.kernelX))}, src, s, dst,
+         scratch);
 }
 
 void PoolingMax32fKernel(const float* src, const PoolShape& s, float* dst, void* scratch) {

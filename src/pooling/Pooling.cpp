@@ -34,20 +34,16 @@ bool AxisFits(size_t dst, size_t stride, size_t kernel, size_t pad) {
            reach < kLimit && pad < kLimit;
 }
 
-// Some window of the axis is empty (SUPPLEMENT.md §5 window rule). Window d clips
-// [d*stride - pad, d*stride - pad + kernel) to [0, src): with kernel >= 1 and src >= 1 it is empty
-// exactly when d*stride + kernel <= pad (it ends before element 0) or d*stride >= src + pad (it
-// starts after the last element). The first condition is weakest at d = 0, the second at
-// d = dst - 1, so these two windows are the only candidates. Called after AxisFits, so
-// (dst-1)*stride does not overflow; src + pad is compared without forming it.
+// Some window of the axis holds no input element (SUPPLEMENT.md §5 window rule; src >= 1).
 bool AxisHasEmptyWindow(size_t src, size_t dst, size_t stride, size_t kernel, size_t pad) {
-    const size_t lastStart = (dst - 1) * stride;
-    return kernel <= pad || (lastStart >= pad && lastStart - pad >= src);
+    const PoolRange windows = NonEmptyWindows(src, kernel, stride, pad, dst);
+    return windows.begin > 0 || windows.end < dst;
 }
 
 // Checks shared by every pooling entry point. Returns false after recording an error; sets
-// *empty when there is nothing to compute (a zero extent). Output sizes that leave some window
-// entirely outside the input (along Y, X or, in 3D mode, C) are bad input: rejected.
+// *empty when there is nothing to compute (a zero extent). Windows entirely outside the input
+// (along Y, X or, in 3D mode, C) are computed (SUPPLEMENT.md §5), except for excludePad averages,
+// whose area would be 0 (a precondition, §15): those calls are rejected.
 bool ValidatePool(const char* function, const void* src, const void* dst, const PoolShape& s,
                   size_t elementSize, bool* empty) {
     if (s.kernelY == 0 || s.kernelX == 0 || s.strideY == 0 || s.strideX == 0 || s.kernelC == 0 ||
@@ -63,12 +59,12 @@ bool ValidatePool(const char* function, const void* src, const void* dst, const 
         !AxisFits(s.dstW, s.strideX, s.kernelX, s.padX) ||
         !AxisFits(s.dstC, s.strideC, s.kernelC, s.padC))
         return SetLastErrorF("%s: tensor or window sizes are too large", function);
-    // In 2D mode the channel axis is kernel 1, stride 1, pad 0, dstC == srcC: never empty.
-    if (AxisHasEmptyWindow(s.srcH, s.dstH, s.strideY, s.kernelY, s.padY) ||
-        AxisHasEmptyWindow(s.srcW, s.dstW, s.strideX, s.kernelX, s.padX) ||
-        AxisHasEmptyWindow(s.srcC, s.dstC, s.strideC, s.kernelC, s.padC))
+    // Averages are 2D: their channel axis has no windows.
+    if (s.excludePad && (AxisHasEmptyWindow(s.srcH, s.dstH, s.strideY, s.kernelY, s.padY) ||
+                         AxisHasEmptyWindow(s.srcW, s.dstW, s.strideX, s.kernelX, s.padX)))
         return SetLastErrorF(
-            "%s: a window lies entirely outside the input (pad >= kernel or dst size too large)",
+            "%s: excludePad average over a window entirely outside the input (area 0; pad >= "
+            "kernel or dst size too large)",
             function);
     return true;
 }
