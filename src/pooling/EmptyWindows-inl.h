@@ -38,41 +38,26 @@ HWY_NOINLINE void FillEmpty(const Op& op, size_t count, T* dst) {
     for (; i < count; ++i) op.StoreInverse(d1, op.Init(d1), 1.0f, dst + i);
 }
 
-// NCHW: every output plane outside `planes` (3D channel windows; all planes in 2D) and the rows
-// outside `rows` of the others.
+// The outputs of empty windows in a block of outer x inner x unit elements whose windows hold
+// input elements only inside outerWindows x innerWindows (NCHW: planes x rows x dstW, the planes
+// of 3D channel windows; NHWC: rows x pixels x dstC, all channels of a pixel, since in 3D an
+// empty spatial window leaves every channel window empty).
 template <class Op, class T>
-HWY_INLINE void FillEmptyNchw(const Op& op, const PoolShape& s, PoolRange planes, PoolRange rows,
-                              T* dst) {
-    if (planes.begin == 0 && planes.end == s.dstC && rows.begin == 0 && rows.end == s.dstH) return;
-    const size_t plane = s.dstH * s.dstW;
-    for (size_t dc = 0; dc < s.dstC; ++dc) {
-        T* out = dst + dc * plane;
-        if (dc < planes.begin || dc >= planes.end) {
-            FillEmpty(op, plane, out);
-            continue;
-        }
-        if (rows.begin > 0) FillEmpty(op, rows.begin * s.dstW, out);
-        if (rows.end < s.dstH) FillEmpty(op, (s.dstH - rows.end) * s.dstW, out + rows.end * s.dstW);
-    }
-}
-
-// NHWC: every output row outside `rows` and the pixels outside `columns` of the others (all
-// dstC channels of a pixel: in 3D, an empty spatial window leaves every channel window empty).
-template <class Op, class T>
-HWY_INLINE void FillEmptyNhwc(const Op& op, const PoolShape& s, PoolRange rows, PoolRange columns,
-                              T* dst) {
-    if (rows.begin == 0 && rows.end == s.dstH && columns.begin == 0 && columns.end == s.dstW)
+HWY_INLINE void FillEmptyOutside(const Op& op, size_t outer, PoolRange outerWindows, size_t inner,
+                                 PoolRange innerWindows, size_t unit, T* dst) {
+    if (outerWindows.begin == 0 && outerWindows.end == outer && innerWindows.begin == 0 &&
+        innerWindows.end == inner)
         return;
-    const size_t row = s.dstW * s.dstC;
-    for (size_t dy = 0; dy < s.dstH; ++dy) {
-        T* out = dst + dy * row;
-        if (dy < rows.begin || dy >= rows.end) {
-            FillEmpty(op, row, out);
+    const size_t step = inner * unit;
+    for (size_t o = 0; o < outer; ++o) {
+        T* out = dst + o * step;
+        if (o < outerWindows.begin || o >= outerWindows.end) {
+            FillEmpty(op, step, out);
             continue;
         }
-        if (columns.begin > 0) FillEmpty(op, columns.begin * s.dstC, out);
-        if (columns.end < s.dstW)
-            FillEmpty(op, (s.dstW - columns.end) * s.dstC, out + columns.end * s.dstC);
+        if (innerWindows.begin > 0) FillEmpty(op, innerWindows.begin * unit, out);
+        if (innerWindows.end < inner)
+            FillEmpty(op, (inner - innerWindows.end) * unit, out + innerWindows.end * unit);
     }
 }
 

@@ -441,7 +441,7 @@ HWY_INLINE void Stride2InteriorRows(const Op& op, const T* src, const PoolShape&
 // input step through the planes without clipping each window again (BF16 30.0-31.6 -> 28.7-29.9
 // us, UINT8 17.0-17.8 -> 14.8-15.1).
 // Only the output rows whose windows hold input rows are written; the caller fills the others
-// afterwards (FillEmptyNchw).
+// afterwards (FillEmptyOutside).
 template <int kKernel, int kPad, class Op, class T>
 HWY_NOINLINE void Stride2Planes(const Op& op, const T* src, const PoolShape& s, const Axis& ax,
                                 const float* columns, T* dst) {

@@ -77,7 +77,7 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
                 Stride2Planes<2, 1>(op, src, s, ax, columns, dst);
             else
                 Stride2Planes<2, 0>(op, src, s, ax, columns, dst);
-            FillEmptyNchw(op, s, planes, rows, dst);
+            FillEmptyOutside(op, s.dstC, planes, s.dstH, rows, s.dstW, dst);
             return;
         }
     }
@@ -92,7 +92,7 @@ HWY_INLINE void PoolNchw(const Op& op, const T* src, const PoolShape& s, T* dst,
             PoolRow(op, in, ax, dst + (dc * s.dstH + dy) * s.dstW, tmp, columns);
         }
     }
-    FillEmptyNchw(op, s, planes, rows, dst);
+    FillEmptyOutside(op, s.dstC, planes, s.dstH, rows, s.dstW, dst);
 }
 
 // 3D pooling (Max32f only) uses `scratch`: srcC floats for the spatial maxima of one pixel,
@@ -124,12 +124,12 @@ HWY_INLINE void PoolNhwc(const Op& op, const T* src, const PoolShape& s, T* dst,
             return;
         }
     }
-    // Only the pixels whose windows hold input elements are pooled; FillEmptyNhwc writes the
+    // Only the pixels whose windows hold input elements are pooled; FillEmptyOutside writes the
     // others. In 3D the channel windows of these pixels may still be empty: PoolRow folds them
     // into the initial value.
     const PoolRange rows = NonEmptyWindows(s.srcH, s.kernelY, s.strideY, s.padY, s.dstH);
     const PoolRange cols = NonEmptyWindows(s.srcW, s.kernelX, s.strideX, s.padX, s.dstW);
-    FillEmptyNhwc(op, s, rows, cols, dst);
+    FillEmptyOutside(op, s.dstH, rows, s.dstW, cols, s.dstC, dst);
     if constexpr (sizeof(typename Op::C) == sizeof(T)) {
         // Groups of kGroup output rows whose windows are all 3 rows high (3x3 stride 2 inside
         // the image) share their input rows (NhwcRowGroup3x2); other rows slide alone.
