@@ -203,12 +203,12 @@ void CheckAverageRejected(const ref::Pool& p) {
         << "rejected call wrote dst: " << Describe(p);
 }
 
-// Average and ForwardAverage against the reference; excludePad over an empty window must be
-// rejected instead.
-void CheckAverage(const ref::Pool& p, bool excludePad, uint32_t seed) {
+// Average and ForwardAverage against the reference, inputs in [-scale, 2*scale); excludePad over an
+// empty window must be rejected instead.
+void CheckAverage(const ref::Pool& p, bool excludePad, uint32_t seed, float scale = 1.0f) {
     if (excludePad && HasEmptyWindow(p)) return CheckAverageRejected(p);
     Guarded<float> src(p.SrcSize()), dst(p.DstSize(), -7.0f), dst2(p.DstSize(), -7.0f);
-    test::FillRandom(src.data(), src.size(), -1.0f, 2.0f, seed);
+    test::FillRandom(src.data(), src.size(), -scale, 2.0f * scale, seed);
     const SimdBool exclude = excludePad ? SimdTrue : SimdFalse;
     SimdSynetPoolingAverage(src.data(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX, p.strideY,
                             p.strideX, p.padY, p.padX, dst.data(), p.dstH, p.dstW, exclude,
@@ -223,7 +223,7 @@ void CheckAverage(const ref::Pool& p, bool excludePad, uint32_t seed) {
     ref::Average(p, src.data(), excludePad, &expected, &magnitude);
     EXPECT_TRUE(test::AllOf(
         p.DstSize(),
-        [&](size_t i) { return test::Near(dst[i], expected[i], expected[i], 2e-6, 1e-6); }))
+        [&](size_t i) { return test::Near(dst[i], expected[i], magnitude[i], 2e-6, 1e-6); }))
         << Describe(p) << " excludePad " << excludePad;
     EXPECT_EQ(0, std::memcmp(dst.data(), dst2.data(), p.DstSize() * sizeof(float)))
         << "ForwardAverage differs from Average: " << Describe(p);
@@ -400,6 +400,30 @@ TEST_P(Pooling, EmptyWindows) {
         CheckMax16b(p, seed, (seed & 1) != 0);
         ++seed;
         CheckMax8u(p, seed++);
+    }
+}
+
+// Window sizes near the limits the entry points accept ((dst-1)*stride + kernel and pad below
+// 2^62): kernels of 2^40 x 2^40 (the average divides by 2^80, a size_t product would wrap to 0;
+// inputs near 1e30 keep the quotients far from 0), pads of 2^61 (every window in the padding) and
+// output rows far past a two-row input.
+TEST_P(Pooling, HugeWindows) {
+    uint32_t seed = 900;
+    const size_t k40 = size_t(1) << 40, p61 = size_t(1) << 61;
+    for (bool nhwc : {false, true}) {
+        const ref::Pool shapes[] = {
+            Shape2D(3, 4, 5, k40, k40, 1, 1, k40 - 2, k40 - 3, 3, 4, nhwc),
+            Shape2D(17, 3, 9, 3, 2, 1, 2, p61, 1, 2, 5, nhwc),
+            Shape2D(5, 3, 9, 2, 3, 2, 1, 0, p61, 2, 5, nhwc),
+            Shape2D(8, 2, 7, 2, 3, 1, 1, 1, 1, 300, 7, nhwc),
+        };
+        for (const ref::Pool& p : shapes) {
+            CheckAverage(p, false, seed++, 1e30f);
+            CheckAverage(p, true, seed++, 1e30f);
+            CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
+            CheckMax16b(p, seed++, false);
+            CheckMax8u(p, seed++);
+        }
     }
 }
 
