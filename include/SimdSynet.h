@@ -519,16 +519,17 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
  * Common rules of the pooling functions. Output (c, dy, dx) pools the input window of rows
  * [dy*strideY - padY, dy*strideY - padY + kernelY) and columns
  * [dx*strideX - padX, dx*strideX - padX + kernelX), clipped to the input; padY/padX pad only
- * the top/left side and dstH/dstW decide how far the windows reach (ceil-mode sizes whose last
- * window is clipped are fine). Tensors are srcC x srcH x srcW in, srcC (or dstC) x dstH x dstW
- * out, in format Nchw or Nhwc; src and dst must not overlap. A zero size (srcC, srcH, srcW,
- * dstC, dstH or dstW) makes a call a no-op. Rejected with a message in SimdSynetGetLastError,
- * writing nothing: NULL src/dst, a format other than Nchw/Nhwc, a SimdBool other than
- * SimdFalse/SimdTrue, a kernel or stride of 0, sizes whose byte counts overflow size_t, and
- * sizes that leave some window entirely outside the input (every window must hold at least one
- * input element along each axis: padY < kernelY, padX < kernelX,
- * (dstH-1)*strideY < srcH + padY, (dstW-1)*strideX < srcW + padX, and for 3D max pooling
- * padC < kernelC, (dstC-1)*strideC < srcC + padC).
+ * the top/left side and dstH/dstW decide how far the windows reach. Tensors are
+ * srcC x srcH x srcW in, srcC (or dstC) x dstH x dstW out, in format Nchw or Nhwc; src and dst
+ * must not overlap. A zero size (srcC, srcH, srcW, dstC, dstH or dstW) makes a call a no-op.
+ * A window may lie entirely outside the input (in the padding, padY >= kernelY or
+ * padX >= kernelX, or past the input where dstH/dstW reach beyond it; in 3D along the
+ * channels too): it is empty and gives the initial value of its fold, 0 for averages
+ * (excludePad SimdFalse), -FLT_MAX for FP32 max, 0 for UINT8 max and 0xFF80 (-inf) for BF16
+ * max. Rejected with a message in SimdSynetGetLastError, writing nothing: NULL src/dst, a format
+ * other than Nchw/Nhwc, a SimdBool other than SimdFalse/SimdTrue, a kernel or stride of 0, sizes
+ * whose byte counts overflow size_t or whose window coordinates reach 2^62
+ * ((dst-1)*stride + kernel or pad along an axis), and excludePad averages over an empty window.
  * Max pooling is exact. It starts from -FLT_MAX and keeps the larger value with
  * max(v, m) = v > m ? v : m, so NaN inputs are skipped (not propagated): a window holding only
  * NaNs gives -FLT_MAX; when the maximum is zero and the window holds both +0 and
@@ -538,8 +539,9 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
 /**
  * Average pooling of an FP32 tensor: dst = (sum of the clipped window) / area, where area is
  * the clipped window's size when excludePad is SimdTrue and kernelY*kernelX otherwise (also at
- * the bottom/right edge). Sums may be
- * re-associated (relative error of a few FP32 ulps of the sum of magnitudes).
+ * the bottom/right edge; an empty window gives 0). Sums may be re-associated (relative error of
+ * a few FP32 ulps of the sum of magnitudes). With excludePad SimdTrue a window entirely outside
+ * the input would divide by 0: such calls are rejected (rules above).
  */
 SIMD_API void SimdSynetPoolingAverage(const float* src, size_t srcC, size_t srcH, size_t srcW,
                                       size_t kernelY, size_t kernelX, size_t strideY,
@@ -557,8 +559,8 @@ SIMD_API void SimdSynetPoolingForwardAverage(const float* src, size_t srcC, size
                                              SimdBool excludePad, SimdTensorFormatType format);
 
 /**
- * Max pooling of an FP32 tensor, every channel on its own (rules above). trans == SimdFalse
- * means Nchw tensors, SimdTrue means Nhwc.
+ * Max pooling of an FP32 tensor, every channel on its own (rules above; an empty window gives
+ * -FLT_MAX). trans == SimdFalse means Nchw tensors, SimdTrue means Nhwc.
  */
 SIMD_API void SimdSynetPoolingForwardMax(const float* src, size_t srcC, size_t srcH, size_t srcW,
                                          size_t kernelY, size_t kernelX, size_t strideY,
@@ -569,8 +571,8 @@ SIMD_API void SimdSynetPoolingForwardMax(const float* src, size_t srcC, size_t s
  * Max pooling of an FP32 tensor in 2D or 3D. With kernelC == 1, strideC == 1, padC == 0 and
  * dstC == srcC every channel is pooled on its own; otherwise output channel dc also pools the
  * input channels [dc*strideC - padC, dc*strideC - padC + kernelC) clipped to [0, srcC) (padC
- * pads before channel 0 only; dstC decides how far the channel windows reach). kernelC and
- * strideC must be at least 1.
+ * pads before channel 0 only; dstC decides how far the channel windows reach). An output whose
+ * channel or spatial window is empty gives -FLT_MAX. kernelC and strideC must be at least 1.
  */
 SIMD_API void SimdSynetPoolingMax32f(const float* src, size_t srcC, size_t srcH, size_t srcW,
                                      size_t kernelC, size_t kernelY, size_t kernelX,
@@ -581,7 +583,7 @@ SIMD_API void SimdSynetPoolingMax32f(const float* src, size_t srcC, size_t srcH,
 /**
  * Max pooling of a BF16 tensor (values in uint16_t, ABI.md), every channel on its own: values
  * are compared as FP32 like SimdSynetPoolingMax32f, so the result is the bit pattern of the
- * largest non-NaN input, and an all-NaN window gives 0xFF80 (-inf, the BF16 rounding
+ * largest non-NaN input, and an all-NaN or empty window gives 0xFF80 (-inf, the BF16 rounding
  * of -FLT_MAX).
  */
 SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t srcH, size_t srcW,
@@ -590,7 +592,8 @@ SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t sr
                                      size_t dstH, size_t dstW, SimdTensorFormatType format);
 
 /**
- * Max pooling of a UINT8 tensor, every channel on its own (rules above).
+ * Max pooling of a UINT8 tensor, every channel on its own (rules above); the maximum starts from
+ * 0, so an empty window gives 0.
  */
 SIMD_API void SimdSynetPoolingMax8u(const uint8_t* src, size_t srcC, size_t srcH, size_t srcW,
                                     size_t kernelY, size_t kernelX, size_t strideY,

@@ -29,7 +29,8 @@ ref::Pool Shape2D(size_t C, size_t H, size_t W, size_t kY, size_t kX, size_t sY,
 }
 
 // Some output window lies entirely outside the input along Y, X or C (computed window by
-// window with the reference rule): such sizes are rejected by every pooling function.
+// window with the reference rule). Such windows are computed (SUPPLEMENT.md §5), except by the
+// excludePad averages, which reject the call (§15).
 bool HasEmptyWindow(const ref::Pool& p) {
     const size_t src[3] = {p.srcH, p.srcW, p.srcC}, dst[3] = {p.dstH, p.dstW, p.dstC};
     const size_t stride[3] = {p.strideY, p.strideX, p.strideC};
@@ -43,10 +44,9 @@ bool HasEmptyWindow(const ref::Pool& p) {
     return false;
 }
 
-// Channels of TailChannels(), kernels 1, 2, 3, 7 with strides 1-3 and pads 0-2 (skipping the
-// combinations with a window entirely in the padding: rejected), floor and ceil output sizes, a
-// narrow and a wide input (the wide one reaches full vectors of every target along NCHW rows), both
-// layouts.
+// Channels of TailChannels(), kernels 1, 2, 3, 7 with strides 1-3 and pads 0-2 (pad >= kernel
+// leaves the first windows in the padding), floor and ceil output sizes, a narrow and a wide input
+// (the wide one reaches full vectors of every target along NCHW rows), both layouts.
 std::vector<ref::Pool> Shapes2D() {
     std::vector<ref::Pool> shapes;
     for (bool nhwc : {false, true})
@@ -82,11 +82,51 @@ std::vector<ref::Pool> Shapes2D() {
             shapes.push_back(Shape2D(C, 13, 67, 3, 3, 2, 2, 1, 1, OutSize(13, 3, 2, 1, true),
                                      OutSize(67, 3, 2, 1, true), nhwc));
         }
-    // Ceil sizes with the usual 2*pad can start a last window past the input: rejected sizes.
-    std::vector<ref::Pool> valid;
-    for (const ref::Pool& p : shapes)
-        if (!HasEmptyWindow(p)) valid.push_back(p);
-    return valid;
+    return shapes;
+}
+
+// Shapes where some windows (not all) lie entirely outside the input (SUPPLEMENT.md §5): in the
+// top/left padding (pad >= kernel), past the bottom/right edge (dst sizes beyond the ceil rule),
+// or both, on the paths of every kind of shape (stride-2 NCHW rows and NHWC 3x3 s2 row pairs,
+// the separable NCHW rows, strided loads and gathers, rows read without scratch, global-sized
+// windows), widths and channels with tails. `extra` rows/columns past the ceil output size.
+std::vector<ref::Pool> EmptyWindowShapes() {
+    std::vector<ref::Pool> shapes;
+    const std::vector<size_t> tails = test::TailChannels();
+    for (bool nhwc : {false, true})
+        for (size_t i = 0; i < tails.size(); ++i) {
+            const size_t C = tails[i], W = tails[(i + 3) % tails.size()], W2 = 2 * W + 5;
+            const auto add = [&](size_t H, size_t w, size_t kY, size_t kX, size_t sY, size_t sX,
+                                 size_t pY, size_t pX, size_t extraY, size_t extraX) {
+                shapes.push_back(Shape2D(C, H, w, kY, kX, sY, sX, pY, pX,
+                                         OutSize(H, kY, sY, pY, true) + extraY,
+                                         OutSize(w, kX, sX, pX, true) + extraX, nhwc));
+            };
+            add(9, W2, 3, 3, 2, 2, 1, 1, 2, 3);   // stride-2 rows / NHWC row pairs, past the end
+            add(8, W2, 2, 2, 2, 2, 0, 0, 1, 2);   // kernel 2, pad 0
+            add(7, W2, 2, 2, 2, 2, 1, 1, 2, 1);   // kernel 2, pad 1
+            add(6, W2, 1, 3, 2, 2, 1, 1, 0, 0);   // stride-2 rows, first row in the padding
+            add(10, W2, 2, 2, 2, 2, 3, 0, 0, 1);  // first row in the padding, kernel 2
+            add(4, W, 3, 3, 1, 1, 7, 7, 0, 0);    // pads far beyond the kernel on both sides
+            add(5, W, 2, 3, 1, 1, 3, 4, 2, 0);    // separable rows with empty first columns
+            add(6, W2, 2, 2, 3, 4, 3, 3, 1, 1);   // strides 3 and 4 (interleaved loads)
+            add(5, W2, 2, 2, 2, 5, 2, 6, 0, 1);   // stride 5 (gathers / 1-lane columns)
+            add(3, 3, 3, 3, 1, 1, 3, 3, 0, 0);    // 3x3 input, pad 3: the corner windows empty
+            // A window covering the input, then windows past it (stride = kernel = input).
+            shapes.push_back(Shape2D(C, 3, W, 3, W, 3, W, 0, 0, 3, 2, nhwc));
+            // Every window in the padding: the output is all initial values.
+            shapes.push_back(Shape2D(C, 3, W, 2, 2, 1, 1, 2, 2, 1, 1, nhwc));
+        }
+    for (bool nhwc : {false, true})
+        for (size_t C : {3, 16, 17}) {
+            // Strides above 64 and pads above 2^20: no padded-row scratch, windows read directly.
+            shapes.push_back(Shape2D(C, 5, 150, 2, 3, 1, 70, 0, 1, 5, 4, nhwc));
+            shapes.push_back(Shape2D(C, 4, 10, 2, 3, 1, 1, 1, (size_t(1) << 20) + 1, 6, 3, nhwc));
+            shapes.push_back(Shape2D(C, 6, 12, 3, 3, 1, 1, (size_t(1) << 20) + 7, 1, 3, 12, nhwc));
+            // 13 rows, 3x3 s2 p1 with 2 extra rows: NHWC row pairs, then empty rows.
+            shapes.push_back(Shape2D(C, 13, 40, 3, 3, 2, 2, 1, 1, 9, 21, nhwc));
+        }
+    return shapes;
 }
 
 // Global pooling: the kernel covers the whole input (and more than it).
@@ -147,9 +187,28 @@ std::string Describe(const ref::Pool& p) {
     return os.str();
 }
 
-void CheckAverage(const ref::Pool& p, bool excludePad, uint32_t seed) {
+// An excludePad average over an empty window is rejected by both functions, which write nothing.
+void CheckAverageRejected(const ref::Pool& p) {
+    Guarded<float> src(p.SrcSize(), 1.0f), dst(p.DstSize(), -7.0f);
+    SimdSynetPoolingAverage(src.data(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX, p.strideY,
+                            p.strideX, p.padY, p.padX, dst.data(), p.dstH, p.dstW, SimdTrue,
+                            Format(p));
+    EXPECT_NE(SimdSynetGetLastError(), nullptr) << Describe(p);
+    SimdSynetPoolingForwardAverage(src.data(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX,
+                                   p.strideY, p.strideX, p.padY, p.padX, dst.data(), p.dstH, p.dstW,
+                                   SimdTrue, Format(p));
+    EXPECT_NE(SimdSynetGetLastError(), nullptr) << Describe(p);
+    EXPECT_TRUE(dst.GuardsIntact()) << Describe(p);
+    EXPECT_TRUE(test::AllOf(p.DstSize(), [&](size_t i) { return SameFloat(dst[i], -7.0f); }))
+        << "rejected call wrote dst: " << Describe(p);
+}
+
+// Average and ForwardAverage against the reference, inputs in [-scale, 2*scale); excludePad over an
+// empty window must be rejected instead.
+void CheckAverage(const ref::Pool& p, bool excludePad, uint32_t seed, float scale = 1.0f) {
+    if (excludePad && HasEmptyWindow(p)) return CheckAverageRejected(p);
     Guarded<float> src(p.SrcSize()), dst(p.DstSize(), -7.0f), dst2(p.DstSize(), -7.0f);
-    test::FillRandom(src.data(), src.size(), -1.0f, 2.0f, seed);
+    test::FillRandom(src.data(), src.size(), -scale, 2.0f * scale, seed);
     const SimdBool exclude = excludePad ? SimdTrue : SimdFalse;
     SimdSynetPoolingAverage(src.data(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX, p.strideY,
                             p.strideX, p.padY, p.padX, dst.data(), p.dstH, p.dstW, exclude,
@@ -164,7 +223,7 @@ void CheckAverage(const ref::Pool& p, bool excludePad, uint32_t seed) {
     ref::Average(p, src.data(), excludePad, &expected, &magnitude);
     EXPECT_TRUE(test::AllOf(
         p.DstSize(),
-        [&](size_t i) { return test::Near(dst[i], expected[i], expected[i], 2e-6, 1e-6); }))
+        [&](size_t i) { return test::Near(dst[i], expected[i], magnitude[i], 2e-6, 1e-6); }))
         << Describe(p) << " excludePad " << excludePad;
     EXPECT_EQ(0, std::memcmp(dst.data(), dst2.data(), p.DstSize() * sizeof(float)))
         << "ForwardAverage differs from Average: " << Describe(p);
@@ -280,23 +339,27 @@ TEST_P(Pooling, Max32fSpecialValues) {
         }
 }
 
-// 3D pooling across channels: channel kernels 1-3, strides 1-2, pads 0-1, floor and ceil
-// channel counts, and the 2D parameters with dstC != srcC.
+// 3D pooling across channels: channel kernels 1-3, strides 1-2, pads 0, 1 and 3 (padC >= kernelC
+// leaves the first channel windows in the padding), floor and ceil channel counts, and the 2D
+// parameters with dstC != srcC. `extra` adds 2 output channels (windows past srcC), a row and two
+// columns of windows past the input.
 TEST_P(Pooling, Max32f3D) {
     uint32_t seed = 400;
     for (bool nhwc : {false, true})
         for (size_t C : test::TailChannels())
             for (size_t kC : {1, 2, 3})
                 for (size_t sC : {1, 2})
-                    for (size_t pC : {0, 1})
-                        for (bool ceilMode : {false, true}) {
-                            if (C + 2 * pC < kC) continue;
-                            const size_t dstC = OutSize(C, kC, sC, pC, ceilMode);
-                            const ref::Pool p{C, 7,  19, kC, 3,    2, sC, 2,
-                                              1, pC, 1,  0,  dstC, 4, 18, nhwc};
-                            if (HasEmptyWindow(p)) continue;  // pC >= kC: rejected
-                            CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
-                        }
+                    for (size_t pC : {0, 1, 3})
+                        for (bool ceilMode : {false, true})
+                            for (size_t extra : {0, 2}) {
+                                if (C + 2 * pC < kC) continue;
+                                const size_t dstC = OutSize(C, kC, sC, pC, ceilMode) + extra;
+                                const ref::Pool p{C,          7,   19, kC, 3, 2,    sC,
+                                                  2,          1,   pC, 1,  0, dstC, 4 + extra / 2,
+                                                  18 + extra, nhwc};
+                                CheckMax32f(p,
+                                            test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
+                            }
     for (bool nhwc : {false, true}) {
         // 2D kernel parameters but fewer output channels: 3D mode with kernelC == 1.
         const ref::Pool p{16, 6, 33, 1, 2, 2, 1, 2, 2, 0, 0, 0, 9, 3, 16, nhwc};
@@ -324,6 +387,46 @@ TEST_P(Pooling, Max8u) {
         for (const ref::Pool& p : shapes) CheckMax8u(p, seed++);
 }
 
+// Windows entirely outside the input give the initial value of the fold (SUPPLEMENT.md §5):
+// every function, both layouts, on shapes where only some windows are empty; excludePad averages
+// over them are rejected (CheckAverage).
+TEST_P(Pooling, EmptyWindows) {
+    uint32_t seed = 800;
+    for (const ref::Pool& p : EmptyWindowShapes()) {
+        EXPECT_TRUE(HasEmptyWindow(p)) << "shape without empty windows: " << Describe(p);
+        CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
+        CheckAverage(p, false, seed++);
+        CheckAverage(p, true, seed++);
+        CheckMax16b(p, seed, (seed & 1) != 0);
+        ++seed;
+        CheckMax8u(p, seed++);
+    }
+}
+
+// Window sizes near the limits the entry points accept ((dst-1)*stride + kernel and pad below
+// 2^62): kernels of 2^40 x 2^40 (the average divides by 2^80, a size_t product would wrap to 0;
+// inputs near 1e30 keep the quotients far from 0), pads of 2^61 (every window in the padding) and
+// output rows far past a two-row input.
+TEST_P(Pooling, HugeWindows) {
+    uint32_t seed = 900;
+    const size_t k40 = size_t(1) << 40, p61 = size_t(1) << 61;
+    for (bool nhwc : {false, true}) {
+        const ref::Pool shapes[] = {
+            Shape2D(3, 4, 5, k40, k40, 1, 1, k40 - 2, k40 - 3, 3, 4, nhwc),
+            Shape2D(17, 3, 9, 3, 2, 1, 2, p61, 1, 2, 5, nhwc),
+            Shape2D(5, 3, 9, 2, 3, 2, 1, 0, p61, 2, 5, nhwc),
+            Shape2D(8, 2, 7, 2, 3, 1, 1, 1, 1, 300, 7, nhwc),
+        };
+        for (const ref::Pool& p : shapes) {
+            CheckAverage(p, false, seed++, 1e30f);
+            CheckAverage(p, true, seed++, 1e30f);
+            CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
+            CheckMax16b(p, seed++, false);
+            CheckMax8u(p, seed++);
+        }
+    }
+}
+
 // BF16 and UINT8 NCHW stride-2 rows load and store whole vectors past the row when the tensor
 // goes on far enough: tensors in exactly-sized heap blocks (no guard elements), so that the
 // sanitizer build reports any access past either tensor; values against the reference.
@@ -332,16 +435,24 @@ TEST_P(Pooling, NchwStride2StaysInTensors) {
     std::vector<ref::Pool> shapes;
     // Ceil sizes on even heights: the last whole window ends on the last input row and a clipped
     // output row follows it, so the reads, not the writes, limit the rows that run past.
+    // Extra output rows and columns add windows past the input, filled after the rows that run
+    // past.
     for (size_t C : {1, 2, 5})
         for (size_t H : {11, 12})
             for (size_t W : {9, 40, 67, 112, 130})
                 for (const auto& k : {std::array<size_t, 2>{3, 1}, {2, 1}, {2, 0}})
                     for (bool ceilMode : {false, true})
-                        shapes.push_back(Shape2D(C, H, W, k[0], k[0], 2, 2, k[1], k[1],
-                                                 OutSize(H, k[0], 2, k[1], ceilMode),
-                                                 OutSize(W, k[0], 2, k[1], ceilMode), false));
+                        for (size_t extra : {0, 2})
+                            shapes.push_back(Shape2D(C, H, W, k[0], k[0], 2, 2, k[1], k[1],
+                                                     OutSize(H, k[0], 2, k[1], ceilMode) + extra,
+                                                     OutSize(W, k[0], 2, k[1], ceilMode) + extra,
+                                                     false));
+    // The first output row in the padding (kernel rows 1 and 2).
+    for (size_t W : {9, 67})
+        for (const auto& k : {std::array<size_t, 2>{1, 1}, {2, 2}})
+            shapes.push_back(
+                Shape2D(2, 11, W, k[0], 3, 2, 2, k[1], 1, 7, OutSize(W, 3, 2, 1, true), false));
     for (const ref::Pool& p : shapes) {
-        if (HasEmptyWindow(p)) continue;
         std::mt19937 rng(seed++);
         std::unique_ptr<uint16_t[]> src16(new uint16_t[p.SrcSize()]);
         std::unique_ptr<uint8_t[]> src8(new uint8_t[p.SrcSize()]);
@@ -390,6 +501,9 @@ TEST_P(Pooling, SparseWindows) {
         // 3D with a channel stride above 64.
         const ref::Pool p3{200, 3, 9, 3, 2, 2, 70, 1, 1, 1, 1, 1, 3, 4, 10, nhwc};
         CheckMax32f(p3, test::RandomFloats(p3.SrcSize(), -5.0f, 5.0f, seed++));
+        // The same without the padded channel row, the first and last channel windows empty.
+        const ref::Pool e3{200, 3, 9, 3, 2, 2, 70, 1, 1, 3, 1, 1, 4, 4, 10, nhwc};
+        CheckMax32f(e3, test::RandomFloats(e3.SrcSize(), -5.0f, 5.0f, seed++));
     }
 }
 
@@ -561,90 +675,110 @@ TEST(PoolingErrors, InvalidArguments) {
         "Max8u NULL dst");
 }
 
-// Every 2D pooling function with the 4 x 4 x 4 input and the given window, 4 x dstH x dstW out.
-// Returns how many of the six calls were rejected (set SimdSynetGetLastError).
-int CallAll2D(size_t kY, size_t kX, size_t sY, size_t sX, size_t pY, size_t pX, size_t dstH,
-              size_t dstW, bool nhwc, float* d, uint16_t* d16, uint8_t* d8) {
-    static const std::vector<float> src(64, 1.0f);
-    static const std::vector<uint16_t> src16(64, 0x3F80);
-    static const std::vector<uint8_t> src8(64, 1);
-    const SimdTensorFormatType f = nhwc ? SimdTensorFormatNhwc : SimdTensorFormatNchw;
-    const float* s = src.data();
-    int rejected = 0;
-    SimdSynetPoolingAverage(s, 4, 4, 4, kY, kX, sY, sX, pY, pX, d, dstH, dstW, SimdFalse, f);
-    rejected += SimdSynetGetLastError() != nullptr;
-    SimdSynetPoolingForwardAverage(s, 4, 4, 4, kY, kX, sY, sX, pY, pX, d, dstH, dstW, SimdTrue, f);
-    rejected += SimdSynetGetLastError() != nullptr;
-    SimdSynetPoolingForwardMax(s, 4, 4, 4, kY, kX, sY, sX, pY, pX, d, dstH, dstW,
-                               nhwc ? SimdTrue : SimdFalse);
-    rejected += SimdSynetGetLastError() != nullptr;
-    SimdSynetPoolingMax32f(s, 4, 4, 4, 1, kY, kX, 1, sY, sX, 0, pY, pX, d, 4, dstH, dstW, f);
-    rejected += SimdSynetGetLastError() != nullptr;
-    SimdSynetPoolingMax16b(src16.data(), 4, 4, 4, kY, kX, sY, sX, pY, pX, d16, dstH, dstW, f);
-    rejected += SimdSynetGetLastError() != nullptr;
-    SimdSynetPoolingMax8u(src8.data(), 4, 4, 4, kY, kX, sY, sX, pY, pX, d8, dstH, dstW, f);
-    rejected += SimdSynetGetLastError() != nullptr;
-    return rejected;
-}
-
-// Sizes putting a window entirely outside the input are rejected by every function, which then
-// writes nothing (ExpectRejected checks all three dst buffers).
+// Sizes putting a window entirely outside the input (along Y, X or, in 3D, C): every function
+// computes them (SUPPLEMENT.md §5; the values on every target: TEST_P EmptyWindows), except the
+// excludePad averages, which are rejected and write nothing (§15).
 TEST(PoolingErrors, WindowsOutsideTheInput) {
-    for (bool nhwc : {false, true}) {
-        auto rejected = [&](size_t kY, size_t kX, size_t sY, size_t sX, size_t pY, size_t pX,
-                            size_t dstH, size_t dstW, const char* what) {
-            ExpectRejected(
-                [&](float* d, uint16_t* d16, uint8_t* d8) {
-                    EXPECT_EQ(6, CallAll2D(kY, kX, sY, sX, pY, pX, dstH, dstW, nhwc, d, d16, d8))
-                        << what;
-                },
-                what);
-        };
-        rejected(2, 2, 2, 2, 2, 0, 2, 2, "padY == kernelY");
-        rejected(2, 2, 2, 2, 0, 3, 2, 2, "padX > kernelX");
-        rejected(1, 3, 1, 1, 1, 0, 2, 2, "padY >= kernelY == 1");
+    // 4 x 4 x 4 input; ramps, so that every window has its own maximum.
+    std::vector<float> src(64);
+    std::vector<uint16_t> src16(64);
+    std::vector<uint8_t> src8(64);
+    for (size_t i = 0; i < 64; ++i) {
+        src[i] = float(i) - 20.0f;
+        src16[i] = ref::FloatToBf16(src[i]);
+        src8[i] = uint8_t(i + 1);
+    }
+    struct Case {
+        size_t kY, kX, sY, sX, pY, pX, dstH, dstW;
+        const char* what;
+    };
+    const Case cases[] = {
+        {2, 2, 2, 2, 2, 0, 2, 2, "padY == kernelY"},
+        {2, 2, 2, 2, 0, 3, 2, 2, "padX > kernelX"},
+        {1, 3, 1, 1, 1, 0, 2, 2, "padY >= kernelY == 1"},
         // srcH + padY = 5: the last window starts at row 2*(dstH-1) - 1, past row 3 when dstH=4.
-        rejected(2, 2, 2, 2, 1, 0, 4, 2, "last row window below the input");
-        rejected(2, 2, 2, 2, 0, 1, 2, 4, "last column window right of the input");
-        rejected(2, 2, 3, 3, 0, 0, 3, 2, "stride 3 past the input");
-        // The same sizes one step smaller are accepted: the last window holds one row/column.
-        for (size_t what = 0; what < 2; ++what) {
-            Guarded<float> d(64, 3.0f);
-            Guarded<uint16_t> d16(64, 3);
-            Guarded<uint8_t> d8(64, 3);
-            const int rejected =
-                what == 0
-                    ? CallAll2D(2, 2, 2, 2, 1, 0, 3, 2, nhwc, d.data(), d16.data(), d8.data())
-                    : CallAll2D(2, 3, 2, 3, 1, 2, 3, 2, nhwc, d.data(), d16.data(), d8.data());
-            EXPECT_EQ(0, rejected) << "boundary case " << what;
-            EXPECT_TRUE(d.GuardsIntact() && d16.GuardsIntact() && d8.GuardsIntact());
+        {2, 2, 2, 2, 1, 0, 4, 2, "last row window below the input"},
+        {2, 2, 2, 2, 0, 1, 2, 4, "last column window right of the input"},
+        {2, 2, 3, 3, 0, 0, 3, 2, "stride 3 past the input"},
+    };
+    for (bool nhwc : {false, true}) {
+        const SimdTensorFormatType f = nhwc ? SimdTensorFormatNhwc : SimdTensorFormatNchw;
+        for (const Case& c : cases) {
+            const ref::Pool p =
+                Shape2D(4, 4, 4, c.kY, c.kX, c.sY, c.sX, c.pY, c.pX, c.dstH, c.dstW, nhwc);
+            ExpectRejected(
+                [&](float* d, uint16_t*, uint8_t*) {
+                    SimdSynetPoolingAverage(src.data(), 4, 4, 4, c.kY, c.kX, c.sY, c.sX, c.pY, c.pX,
+                                            d, c.dstH, c.dstW, SimdTrue, f);
+                },
+                c.what);
+            ExpectRejected(
+                [&](float* d, uint16_t*, uint8_t*) {
+                    SimdSynetPoolingForwardAverage(src.data(), 4, 4, 4, c.kY, c.kX, c.sY, c.sX,
+                                                   c.pY, c.pX, d, c.dstH, c.dstW, SimdTrue, f);
+                },
+                c.what);
+            // The other calls are accepted, write exactly dst and match the reference.
+            Guarded<float> avg(p.DstSize(), 3.0f), avg2(p.DstSize(), 3.0f), max(p.DstSize(), 3.0f),
+                max2(p.DstSize(), 3.0f);
+            Guarded<uint16_t> max16(p.DstSize(), 3);
+            Guarded<uint8_t> max8(p.DstSize(), 3);
+            SimdSynetPoolingAverage(src.data(), 4, 4, 4, c.kY, c.kX, c.sY, c.sX, c.pY, c.pX,
+                                    avg.data(), c.dstH, c.dstW, SimdFalse, f);
+            EXPECT_EQ(SimdSynetGetLastError(), nullptr) << c.what;
+            SimdSynetPoolingForwardAverage(src.data(), 4, 4, 4, c.kY, c.kX, c.sY, c.sX, c.pY, c.pX,
+                                           avg2.data(), c.dstH, c.dstW, SimdFalse, f);
+            EXPECT_EQ(SimdSynetGetLastError(), nullptr) << c.what;
+            SimdSynetPoolingForwardMax(src.data(), 4, 4, 4, c.kY, c.kX, c.sY, c.sX, c.pY, c.pX,
+                                       max.data(), c.dstH, c.dstW, nhwc ? SimdTrue : SimdFalse);
+            EXPECT_EQ(SimdSynetGetLastError(), nullptr) << c.what;
+            SimdSynetPoolingMax32f(src.data(), 4, 4, 4, 1, c.kY, c.kX, 1, c.sY, c.sX, 0, c.pY, c.pX,
+                                   max2.data(), 4, c.dstH, c.dstW, f);
+            EXPECT_EQ(SimdSynetGetLastError(), nullptr) << c.what;
+            SimdSynetPoolingMax16b(src16.data(), 4, 4, 4, c.kY, c.kX, c.sY, c.sX, c.pY, c.pX,
+                                   max16.data(), c.dstH, c.dstW, f);
+            EXPECT_EQ(SimdSynetGetLastError(), nullptr) << c.what;
+            SimdSynetPoolingMax8u(src8.data(), 4, 4, 4, c.kY, c.kX, c.sY, c.sX, c.pY, c.pX,
+                                  max8.data(), c.dstH, c.dstW, f);
+            EXPECT_EQ(SimdSynetGetLastError(), nullptr) << c.what;
+            EXPECT_TRUE(avg.GuardsIntact() && avg2.GuardsIntact() && max.GuardsIntact() &&
+                        max2.GuardsIntact() && max16.GuardsIntact() && max8.GuardsIntact())
+                << c.what;
+            std::vector<double> expectedAvg, magnitude;
+            ref::Average(p, src.data(), false, &expectedAvg, &magnitude);
+            const std::vector<float> expectedMax = ref::Max32f(p, src.data());
+            const std::vector<uint16_t> expected16 = ref::Max16b(p, src16.data());
+            const std::vector<uint8_t> expected8 = ref::Max8u(p, src8.data());
+            size_t empty = 0;
+            for (size_t i = 0; i < p.DstSize(); ++i) {
+                EXPECT_TRUE(test::Near(avg[i], expectedAvg[i], magnitude[i], 2e-6, 1e-6))
+                    << c.what << " " << i;
+                EXPECT_EQ(avg2[i], avg[i]) << c.what << " " << i;
+                EXPECT_EQ(max[i], expectedMax[i]) << c.what << " " << i;
+                EXPECT_EQ(max2[i], expectedMax[i]) << c.what << " " << i;
+                EXPECT_EQ(max16[i], expected16[i]) << c.what << " " << i;
+                EXPECT_EQ(max8[i], expected8[i]) << c.what << " " << i;
+                empty += expectedMax[i] == -FLT_MAX;
+            }
+            // The shape has empty windows: their outputs are the initial values.
+            EXPECT_GT(empty, 0u) << c.what;
         }
         // 3D max pooling: channel windows in the channel padding or past the last channel.
-        const std::vector<float> src(64, 1.0f);
-        const SimdTensorFormatType f = nhwc ? SimdTensorFormatNhwc : SimdTensorFormatNchw;
-        ExpectRejected(
-            [&](float* d, uint16_t*, uint8_t*) {
-                SimdSynetPoolingMax32f(src.data(), 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 0, 0, d, 2, 2, 2,
-                                       f);
-            },
-            "Max32f padC == kernelC");
-        ExpectRejected(
-            [&](float* d, uint16_t*, uint8_t*) {
-                SimdSynetPoolingMax32f(src.data(), 4, 4, 4, 2, 2, 2, 2, 2, 2, 1, 0, 0, d, 4, 2, 2,
-                                       f);
-            },
-            "Max32f last channel window past the input");
-        ExpectRejected(
-            [&](float* d, uint16_t*, uint8_t*) {
-                SimdSynetPoolingMax32f(src.data(), 4, 4, 4, 1, 2, 2, 1, 2, 2, 0, 0, 0, d, 5, 2, 2,
-                                       f);
-            },
-            "Max32f dstC > srcC with kernelC 1");
-        Guarded<float> d(64, 3.0f);
-        SimdSynetPoolingMax32f(src.data(), 4, 4, 4, 2, 2, 2, 2, 2, 2, 1, 0, 0, d.data(), 3, 2, 2,
-                               f);
-        EXPECT_EQ(SimdSynetGetLastError(), nullptr) << "3D boundary case";
-        EXPECT_TRUE(d.GuardsIntact());
+        const ref::Pool shapes3d[] = {
+            {4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 0, 0, 2, 2, 2, nhwc},  // padC == kernelC
+            {4, 4, 4, 2, 2, 2, 2, 2, 2, 1, 0, 0, 4, 2, 2, nhwc},  // last channel window past srcC
+            {4, 4, 4, 1, 2, 2, 1, 2, 2, 0, 0, 0, 5, 2, 2, nhwc},  // dstC > srcC with kernelC 1
+        };
+        for (const ref::Pool& p : shapes3d) {
+            Guarded<float> d(p.DstSize(), 3.0f);
+            SimdSynetPoolingMax32f(src.data(), 4, 4, 4, p.kernelC, p.kernelY, p.kernelX, p.strideC,
+                                   p.strideY, p.strideX, p.padC, p.padY, p.padX, d.data(), p.dstC,
+                                   p.dstH, p.dstW, f);
+            EXPECT_EQ(SimdSynetGetLastError(), nullptr) << Describe(p);
+            EXPECT_TRUE(d.GuardsIntact()) << Describe(p);
+            const std::vector<float> expected = ref::Max32f(p, src.data());
+            EXPECT_EQ(d.Vector(), expected) << Describe(p);
+        }
     }
 }
 

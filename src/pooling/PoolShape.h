@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace simd {
 
@@ -30,6 +31,22 @@ inline PoolRange ClipWindow(size_t d, size_t stride, size_t pad, size_t kernel, 
     const ptrdiff_t begin = first < 0 ? 0 : first;
     if (end < begin) end = begin;
     return {size_t(begin), size_t(end)};
+}
+
+// Output indices [begin, end) of one axis whose windows hold at least one input element (src >= 1,
+// kernel, stride >= 1): window d is empty exactly when d*stride + kernel <= pad (it ends before
+// element 0) or d*stride >= src + pad (it starts after the last one), so the windows before
+// `begin` lie in the padding and those from `end` on past the input (SUPPLEMENT.md §5: the
+// caller's dst sizes decide how far windows reach).
+inline PoolRange NonEmptyWindows(size_t src, size_t kernel, size_t stride, size_t pad, size_t dst) {
+    size_t begin = pad >= kernel ? (pad - kernel) / stride + 1 : 0;
+    // The first d with d*stride >= src + pad. A sum past SIZE_MAX (byte-sized tensors may have
+    // 2^63 elements per axis) saturates: its windows reach past (dst-1)*stride < 2^62 anyway.
+    const size_t reach = src > SIZE_MAX - pad ? SIZE_MAX : src + pad;
+    size_t end = (reach - 1) / stride + 1;
+    if (end > dst) end = dst;
+    if (begin > end) begin = end;
+    return {begin, end};
 }
 
 }  // namespace simd

@@ -1,7 +1,9 @@
 // Naive references of the pooling functions, written from SUPPLEMENT.md §5 (window rule,
 // §5.1-§5.4) and the BF16 rounding of ABI.md. Max pooling folds m = max(v, m) with
 // max(a, b) = a > b ? a : b starting from -FLT_MAX (0 for UINT8), the rule the header
-// documents (NaN inputs are skipped). Averages are summed in double.
+// documents (NaN inputs are skipped). Averages are summed in double. Windows entirely outside
+// the input are empty: the folds leave their initial value (average 0 / area, max -FLT_MAX,
+// UINT8 0, BF16 the rounding of -FLT_MAX, 0xFF80).
 #pragma once
 
 #include <cfloat>
@@ -31,7 +33,8 @@ struct Pool {
     }
 };
 
-// y0 = d*stride - pad (signed); y1 = min(y0 + kernel, size); y0 = max(y0, 0).
+// y0 = d*stride - pad (signed); y1 = min(y0 + kernel, size); y0 = max(y0, 0). The window
+// [y0, y1) is empty when y1 <= y0 (y1 < y0 for a window starting past the input).
 inline void Window(size_t d, size_t stride, size_t pad, size_t kernel, size_t size,
                    ptrdiff_t* begin, ptrdiff_t* end) {
     ptrdiff_t b = ptrdiff_t(d * stride) - ptrdiff_t(pad);
@@ -43,6 +46,7 @@ inline void Window(size_t d, size_t stride, size_t pad, size_t kernel, size_t si
 }
 
 // §5.1: value and the magnitude (sum of |terms| / area) the LIN tolerance is measured against.
+// An empty window gives 0 / area: 0, or NaN (0/0) with excludePad.
 inline void Average(const Pool& p, const float* src, bool excludePad, std::vector<double>* dst,
                     std::vector<double>* magnitude) {
     dst->assign(p.DstSize(), 0.0);
@@ -59,8 +63,9 @@ inline void Average(const Pool& p, const float* src, bool excludePad, std::vecto
                         sum += src[p.Src(c, size_t(y), size_t(x))];
                         mag += std::abs(double(src[p.Src(c, size_t(y), size_t(x))]));
                     }
+                const ptrdiff_t rows = y1 > y0 ? y1 - y0 : 0, cols = x1 > x0 ? x1 - x0 : 0;
                 const double area =
-                    excludePad ? double((y1 - y0) * (x1 - x0)) : double(p.kernelY * p.kernelX);
+                    excludePad ? double(rows * cols) : double(p.kernelY) * double(p.kernelX);
                 (*dst)[p.Dst(c, dy, dx)] = sum / area;
                 (*magnitude)[p.Dst(c, dy, dx)] = mag / area;
             }
