@@ -1,0 +1,126 @@
+// Benchmarks of the INT8 convolution framework (SimdSynetConvolution8i*) on the layers of
+// bench/ConvolutionLayers.h, UINT8 in and out, single thread, against the FP32 framework on the
+// same layer. Each case reports GOPS (2 * multiply-adds per second) and
+//   vs_fp32         FP32 framework time / INT8 time (> 1: INT8 is faster)
+//   vs_fp32_direct  the same against the FP32 framework with SIMD_SYNET_WINOGRAD=0 (its direct
+//                   kernels), on the layers where it would choose Winograd
+// The instruction set is the best the CPU has; SIMD_SYNET_MAX_ISA caps it and SIMD_SYNET_VNNI=0
+// keeps the AVX-512 kernels off VNNI.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "BenchUtil.h"
+#include "ConvolutionLayers.h"
+#include "SimdSynet.h"
+
+namespace {
+
+using bench::kLayers;
+using bench::Layer;
+using bench::LayerParameters;
+
+// Best of five runs of ten calls of f (seconds per call).
+template <class F>
+double BestSecondsPerCall(const F& f) {
+    double best = 1e9;
+    for (int run = 0; run < 5; ++run) {
+        const int calls = 10;
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < calls; ++i) f();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        best = std::min(best, s / calls);
+    }
+    return best;
+}
+
+// Seconds per call of the FP32 framework on the layer (winograd: "" keeps the default,
+// "0" turns Winograd off); 0 when it would not run.
+double Fp32SecondsPerCall(const Layer& layer, SimdTensorFormatType format, const char* winograd) {
+    const SimdConvolutionParameters p = LayerParameters(layer, format);
+    if (*winograd) setenv("SIMD_SYNET_WINOGRAD", winograd, 1);
+    void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+    if (*winograd) unsetenv("SIMD_SYNET_WINOGRAD");
+    if (!context) return 0.0;
+    std::vector<float> weight(layer.k * layer.k * p.srcC / p.group * p.dstC, 0.01f);
+    bench::AlignedVector<float> bias(p.dstC, 0.1f), src(p.srcC * p.srcH * p.srcW, 0.5f);
+    bench::AlignedVector<float> dst(p.dstC * p.dstH * p.dstW);
+    SimdSynetConvolution32fSetParams(context, weight.data(), nullptr, bias.data(), nullptr);
+    bench::AlignedVector<float> buf(SimdSynetConvolution32fExternalBufferSize(context));
+    const double best = BestSecondsPerCall(
+        [&] { SimdSynetConvolution32fForward(context, src.data(), buf.data(), dst.data()); });
+    const bool isWinograd =
+        std::string(SimdSynetConvolution32fInfo(context)).find("winograd") != std::string::npos;
+    SimdRelease(context);
+    return *winograd || !isWinograd ? best : -best;  // negative: the default ran Winograd
+}
+
+void BM_Convolution8i(benchmark::State& state, Layer layer, SimdTensorFormatType format,
+                      SimdSynetCompatibilityType mode) {
+    SimdConvolutionParameters p = LayerParameters(layer, format);
+    p.srcT = p.dstT = SimdTensorData8u;
+    void* context = SimdSynetConvolution8iInit(1, &p, mode);
+    if (!context) {
+        state.SkipWithError("Init failed");
+        return;
+    }
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> weight(layer.k * layer.k * p.srcC / p.group * p.dstC), bias(p.dstC);
+    for (float& x : weight) x = dist(rng);
+    for (float& x : bias) x = dist(rng);
+    // Unsigned input (a ReLU output) and output ranges of 0..4.
+    std::vector<float> srcLo(p.srcC, 0.0f), srcHi(p.srcC, 1.0f), dstLo(p.dstC, 0.0f),
+        dstHi(p.dstC, 4.0f);
+    const float* stats[4] = {srcLo.data(), srcHi.data(), dstLo.data(), dstHi.data()};
+    SimdSynetConvolution8iSetParams(context, weight.data(), bias.data(), nullptr, stats);
+    const int upper = mode == SimdSynetCompatibility8iNarrowed ? 181 : 256;
+    bench::AlignedVector<uint8_t> src(p.srcC * p.srcH * p.srcW), dst(p.dstC * p.dstH * p.dstW);
+    for (size_t i = 0; i < src.size(); ++i) src[i] = uint8_t(rng() % upper);
+    bench::AlignedVector<uint8_t> buf(SimdSynetConvolution8iExternalBufferSize(context));
+    for (auto _ : state) {
+        SimdSynetConvolution8iForward(context, src.data(), buf.data(), dst.data());
+        benchmark::ClobberMemory();
+    }
+    const double ops = 2.0 * p.dstC * p.dstH * p.dstW * (p.srcC / p.group) * layer.k * layer.k;
+    state.counters["GOPS"] =
+        benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    const double ours = BestSecondsPerCall(
+        [&] { SimdSynetConvolution8iForward(context, src.data(), buf.data(), dst.data()); });
+    const double fp32 = Fp32SecondsPerCall(layer, format, "");
+    state.counters["int8_us"] = ours * 1e6;
+    state.counters["fp32_us"] = std::fabs(fp32) * 1e6;
+    state.counters["vs_fp32"] = std::fabs(fp32) / ours;
+    if (fp32 < 0) {
+        const double direct = Fp32SecondsPerCall(layer, format, "0");
+        state.counters["fp32_direct_us"] = direct * 1e6;
+        state.counters["vs_fp32_direct"] = direct / ours;
+    }
+    state.SetLabel(SimdSynetConvolution8iInfo(context));
+    SimdRelease(context);
+}
+
+const bool kRegistered = [] {
+    for (SimdSynetCompatibilityType mode :
+         {SimdSynetCompatibility8iNarrowed, SimdSynetCompatibility8iPrecise})
+        for (const Layer& layer : kLayers)
+            for (SimdTensorFormatType f : {SimdTensorFormatNhwc, SimdTensorFormatNchw}) {
+                const std::string name =
+                    std::string("Convolution8i/Forward/") + layer.name +
+                    (f == SimdTensorFormatNhwc ? "/nhwc" : "/nchw") +
+                    (mode == SimdSynetCompatibility8iNarrowed ? "/narrowed" : "/precise");
+                benchmark::RegisterBenchmark(name.c_str(), BM_Convolution8i, layer, f, mode)
+                    ->Unit(benchmark::kMicrosecond)
+                    ->UseRealTime();
+            }
+    return true;
+}();
+
+}  // namespace

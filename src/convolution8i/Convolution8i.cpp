@@ -1,0 +1,573 @@
+// INT8 convolution framework (SUPPLEMENT.md §11): SimdSynetConvolution8iInit / ExternalBufferSize
+// / InternalBufferSize / Info / SetParams / Forward, and its direct algorithm.
+//
+// The direct algorithm reads a UINT8 NHWC image: the caller's (UINT8 NHWC without padding and
+// with whole 4-byte channel groups), else a copy in the scratch that is quantized (FP32), moved
+// (UINT8) and transposed (NCHW) as needed, with a border of the input zero point where the
+// layer pads, so that padded taps contribute the zero point (§11) and no tile needs a border
+// case. The reduction of an output runs over 4-byte words of that image: per kernel tap
+// ceil(Cg/4) words, or, with one group and no horizontal dilation, ceil(kX*C/4) words per
+// kernel row (first layers: 1 or 2 channels then waste less of each word); bytes past the
+// tap's channels meet zero weights. Tiles of MR consecutive output pixels x NV vectors of
+// output channels (Gemm8iKernel.h) sum whole words with the target's dot product (Dot8i-inl.h;
+// VNNI on AVX-512 CPUs that have it, core/CpuFeatures.h), then Epilogue8i-inl.h dequantizes,
+// activates and stores. NCHW outputs go through an NHWC band per panel, transposed as soon as it
+// is computed.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "convolution8i/Convolution8i.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "convolution8i/Convolution8i.h"
+#include "convolution8i/Dot8i-inl.h"
+#include "convolution8i/Epilogue8i-inl.h"
+#include "conversion/Layout-inl.h"
+#include "convolution/Geometry.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/AlignedVector.h"
+#include "core/CpuFeatures.h"
+#include "core/IsaName.h"
+#include "core/ThreadPool.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+
+// conversion/Quantize.cpp: the §7.4 rule over a tensor.
+void Convert32fTo8u(const float* src, size_t batch, size_t channels, size_t spatial, bool nhwc,
+                    const float* scale, const float* shift, uint32_t upper, uint8_t* dst);
+
+namespace conv8i {
+
+// A run of `words` 4-byte input words at `offset` bytes from an output pixel's first tap.
+struct Segment8i {
+    size_t offset, words;
+};
+
+namespace plain {
+#define SIMD_I8_ATTR
+#define SIMD_I8_VNNI 0
+#include "convolution8i/Gemm8iKernel.h"
+#undef SIMD_I8_VNNI
+#undef SIMD_I8_ATTR
+}  // namespace plain
+
+#if HWY_TARGET == HWY_AVX3
+namespace vnni {
+#define SIMD_I8_ATTR __attribute__((target("avx512vnni")))
+#define SIMD_I8_VNNI 1
+#include "convolution8i/Gemm8iKernel.h"
+#undef SIMD_I8_VNNI
+#undef SIMD_I8_ATTR
+}  // namespace vnni
+#endif
+
+constexpr size_t kLanes = hn::MaxLanes(D32());
+
+using TileFn = void (*)(const uint8_t* const*, size_t, const Segment8i*, size_t, const int8_t*,
+                        int32_t*);
+
+// A register tile: its kernel, MR pixels x NV vectors, and the dot product's name for Info.
+struct Tile8i {
+    TileFn fn;
+    size_t rows, vecs;
+    const char* dot;
+};
+
+template <class Dot>
+struct PlainTiles {
+    template <size_t MR, size_t NV>
+    static TileFn Fn() {
+        return &plain::GemmTile8i<Dot, MR, NV>;
+    }
+};
+
+#if HWY_TARGET == HWY_AVX3
+struct VnniTiles {
+    template <size_t MR, size_t NV>
+    static TileFn Fn() {
+        return &vnni::GemmTile8i<vnni::DotVnni, MR, NV>;
+    }
+};
+#endif
+
+// The tile for Dg output channels per group: kRows x kVecs, or kNarrowRows x 1 (2) when one
+// (two) vectors hold all of them, so a first layer's few channels do not fill most of the tile
+// with the panel's zero padding.
+template <class Tiles, size_t kRows, size_t kVecs, size_t kNarrowRows>
+Tile8i PickTile(size_t dg, const char* dot) {
+    if (kVecs > 1 && dg <= kLanes)
+        return {Tiles::template Fn<kNarrowRows, 1>(), kNarrowRows, 1, dot};
+    if (kVecs > 2 && dg <= 2 * kLanes)
+        return {Tiles::template Fn<kNarrowRows, 2>(), kNarrowRows, 2, dot};
+    return {Tiles::template Fn<kRows, kVecs>(), kRows, kVecs, dot};
+}
+
+// The dot product for the mode on this target (Dot8i-inl.h) and its tile.
+Tile8i ChooseTile(const Int8Mode& m, size_t dg) {
+#if HWY_TARGET == HWY_AVX3
+    // 8iOverflow keeps PMADDUBSW on VNNI CPUs: its saturation is what the mode computes.
+    if (!m.overflow && CpuHasAvx512Vnni()) return PickTile<VnniTiles, 6, 4, 12>(dg, "vnni");
+    if (m.narrowed || m.overflow) return PickTile<PlainTiles<DotMaddubs>, 5, 4, 10>(dg, "maddubs");
+    return PickTile<PlainTiles<DotSplit>, 4, 4, 8>(dg, "maddubs2");
+#elif HWY_TARGET == HWY_AVX2
+    if (m.narrowed || m.overflow) return PickTile<PlainTiles<DotMaddubs>, 4, 2, 8>(dg, "maddubs");
+    return PickTile<PlainTiles<DotSplit>, 4, 2, 6>(dg, "maddubs2");
+#elif HWY_TARGET == HWY_SSE4
+    // Narrowed: one exact PMADDUBSW; the other modes run the portable widening so that the x86
+    // tests cover the code NEON runs.
+    if (m.narrowed) return PickTile<PlainTiles<DotMaddubs>, 4, 2, 8>(dg, "maddubs");
+    if (m.overflow) return PickTile<PlainTiles<DotWiden<true>>, 4, 2, 6>(dg, "widen-sat");
+    return PickTile<PlainTiles<DotWiden<false>>, 4, 2, 6>(dg, "widen");
+#elif HWY_TARGET == HWY_SCALAR
+    if (m.overflow) return PickTile<PlainTiles<DotScalar<true>>, 4, 4, 4>(dg, "scalar-sat");
+    return PickTile<PlainTiles<DotScalar<false>>, 4, 4, 4>(dg, "scalar");
+#else
+    if (m.overflow) return PickTile<PlainTiles<DotWiden<true>>, 4, 2, 6>(dg, "widen-sat");
+    return PickTile<PlainTiles<DotWiden<false>>, 4, 2, 6>(dg, "widen");
+#endif
+}
+
+using EpilogueFn = void (*)(const int32_t*, size_t, size_t, size_t, const OutputParams&, uint8_t*,
+                            size_t);
+
+template <bool kDst8>
+EpilogueFn EpilogueOf(SimdConvolutionActivationType type) {
+    switch (Act8iKindOf(type)) {
+        case Act8iKind::kIdentity:
+            return &Epilogue8i<Act8iKind::kIdentity, kDst8>;
+        case Act8iKind::kRelu:
+            return &Epilogue8i<Act8iKind::kRelu, kDst8>;
+        case Act8iKind::kSlope:
+            return &Epilogue8i<Act8iKind::kSlope, kDst8>;
+        default:
+            return &Epilogue8i<Act8iKind::kOther, kDst8>;
+    }
+}
+
+// dst[c*dstStride + r] = src[r*srcStride + c] for r < rows, c < cols (bytes).
+void TransposeBytes(const uint8_t* src, size_t srcStride, uint8_t* dst, size_t dstStride,
+                    size_t rows, size_t cols) {
+    constexpr size_t kBlock = 16;
+    for (size_t r0 = 0; r0 < rows; r0 += kBlock)
+        for (size_t c0 = 0; c0 < cols; c0 += kBlock) {
+            const size_t r1 = std::min(rows, r0 + kBlock), c1 = std::min(cols, c0 + kBlock);
+            for (size_t c = c0; c < c1; ++c)
+                for (size_t r = r0; r < r1; ++r) dst[c * dstStride + r] = src[r * srcStride + c];
+        }
+}
+
+inline size_t AlignBytes(size_t bytes) {
+    return (bytes + 63) / 64 * 64;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class Direct8i : public Convolution8i {
+public:
+    Direct8i(size_t batch, const SimdConvolutionParameters& p, SimdSynetCompatibilityType c)
+        : Convolution8i(batch, p, c), q_(p) {
+        nhwc_ = p.srcF == SimdTensorFormatNhwc;
+        dstBytes_ = p.dstT == SimdTensorData8u ? 1 : 4;
+        // The rows and columns of the padded image that some output reads.
+        padH_ = (q_.dstH - 1) * q_.sY + (q_.kY - 1) * q_.dY + 1;
+        padW_ = (q_.dstW - 1) * q_.sX + (q_.kX - 1) * q_.dX + 1;
+        inPlace_ = nhwc_ && p.srcT == SimdTensorData8u && q_.padY == 0 && q_.padX == 0 &&
+                   padH_ <= q_.srcH && padW_ <= q_.srcW && q_.Cg % 4 == 0;
+        rowPixels_ = inPlace_ ? q_.srcW : padW_;
+        BuildSegments();
+        tile_ = ChooseTile(mode_, q_.Dg);
+        nr_ = tile_.vecs * kLanes;
+        panels_ = (q_.Dg + nr_ - 1) / nr_;
+        dgPad_ = panels_ * nr_;
+        epilogue_ =
+            dstBytes_ == 1 ? EpilogueOf<true>(p.activation) : EpilogueOf<false>(p.activation);
+        // Pixels per block: the image rows a block reads stay in L2 while its panels pass.
+        const size_t k = words_ * 4;
+        block_ = RoundUp(std::min<size_t>(std::max<size_t>((size_t(96) << 10) / k, 64), 512),
+                         tile_.rows);
+        info_ = std::string(IsaNameOf(HWY_TARGET)) + (nhwc_ ? "::nhwc" : "::nchw") + "-direct-" +
+                std::to_string(tile_.rows) + "x" + std::to_string(nr_) + "-" + tile_.dot;
+    }
+
+    size_t ExternalBufferSize() const override {
+        return (SharedBytes() + PartBytes() + sizeof(float) - 1) / sizeof(float);
+    }
+
+protected:
+    size_t PackedBytes() const override {
+        return packed_.size() +
+               sizeof(float) * (norm8_.size() + bias8_.size() + scale8_.size() + slope8_.size());
+    }
+
+    // The runs of words each output pixel reads, and for every byte of the reduction the
+    // weight it meets (tap * Cg + ci, or -1 for a byte past the tap's channels).
+    void BuildSegments() {
+        const size_t C = q_.srcC, Cg = q_.Cg, rowBytes = rowPixels_ * C;
+        // One run per kernel row when its taps are neighbouring pixels of one group, where that
+        // saves words; not in 8iOverflow with an odd Cg, whose pairs would then span two taps.
+        const bool rows =
+            q_.G == 1 && q_.dX == 1 && q_.kX > 1 && Cg % 4 != 0 && (Cg % 2 == 0 || !mode_.overflow);
+        std::vector<Segment8i> segments;
+        if (rows) {
+            for (size_t ky = 0; ky < q_.kY; ++ky) {
+                const size_t bytes = q_.kX * C, words = (bytes + 3) / 4;
+                segments.push_back({ky * q_.dY * rowBytes, words});
+                for (size_t i = 0; i < words * 4; ++i)
+                    kIndex_.push_back(i < bytes ? int((ky * q_.kX + i / C) * Cg + i % C) : -1);
+            }
+        } else {
+            const size_t words = (Cg + 3) / 4;
+            for (size_t ky = 0; ky < q_.kY; ++ky)
+                for (size_t kx = 0; kx < q_.kX; ++kx) {
+                    segments.push_back({ky * q_.dY * rowBytes + kx * q_.dX * C, words});
+                    for (size_t i = 0; i < words * 4; ++i)
+                        kIndex_.push_back(i < Cg ? int((ky * q_.kX + kx) * Cg + i) : -1);
+                }
+        }
+        // Contiguous runs merge (one group with whole words per tap: a kernel row is one run).
+        for (const Segment8i& s : segments) {
+            if (!segments_.empty() &&
+                segments_.back().offset + segments_.back().words * 4 == s.offset)
+                segments_.back().words += s.words;
+            else
+                segments_.push_back(s);
+        }
+        words_ = kIndex_.size() / 4;
+    }
+
+    void PackWeights() override {
+        const size_t G = q_.G, Dg = q_.Dg, taps = q_.kY * q_.kX, Cg = q_.Cg;
+        packed_.assign(G * dgPad_ * words_ * 4, 0);
+        for (size_t g = 0; g < G; ++g)
+            for (size_t d = 0; d < Dg; ++d) {
+                const size_t panel = d / nr_, lane = d % nr_;
+                int8_t* to = packed_.data() + ((g * panels_ + panel) * words_ * nr_ + lane) * 4;
+                const int8_t* w = w8_.data() + (g * Dg + d) * taps * Cg;
+                for (size_t k = 0; k < words_; ++k)
+                    for (size_t b = 0; b < 4; ++b) {
+                        const int idx = kIndex_[k * 4 + b];
+                        to[k * nr_ * 4 + b] = idx < 0 ? 0 : w[idx];
+                    }
+            }
+        auto pad = [&](const std::vector<float>& from, AlignedFloats* to) {
+            to->assign(from.empty() ? 0 : G * dgPad_, 0.0f);
+            for (size_t g = 0; g < G && !from.empty(); ++g)
+                std::copy(from.begin() + g * Dg, from.begin() + (g + 1) * Dg,
+                          to->begin() + g * dgPad_);
+        };
+        pad(norm_, &norm8_);
+        pad(bias_, &bias8_);
+        pad(dstScale_, &scale8_);
+        pad(slope_, &slope8_);
+    }
+
+    // Bytes of the scratch every part reads: the padded image, and (NCHW FP32 input) the
+    // quantized planes it is transposed from.
+    size_t ImageBytes() const { return inPlace_ ? 0 : AlignBytes(padH_ * padW_ * q_.srcC + 64); }
+    size_t PlanesBytes() const {
+        return !nhwc_ && p_.srcT == SimdTensorData32f ? AlignBytes(q_.srcImage) : 0;
+    }
+    size_t SharedBytes() const { return ImageBytes() + PlanesBytes(); }
+    // Bytes of one part's scratch: row addresses of a block, the INT32 tile, and (NCHW) the
+    // NHWC band of one panel.
+    size_t PartBytes() const {
+        return AlignBytes(block_ * sizeof(void*)) + AlignBytes(tile_.rows * nr_ * 4) +
+               (nhwc_ ? 0 : AlignBytes(block_ * nr_ * 4));
+    }
+
+    void Run(const uint8_t* src, uint8_t* buf, uint8_t* dst) const override {
+        const size_t srcImage = q_.srcImage * (p_.srcT == SimdTensorData8u ? 1 : 4);
+        const size_t dstImage = q_.dstImage * dstBytes_;
+        for (size_t b = 0; b < batch_; ++b, src += srcImage, dst += dstImage) {
+            const uint8_t* image = src;
+            if (!inPlace_) {
+                PrepareImage(src, buf, buf + ImageBytes());
+                image = buf;
+            }
+            ConvolveImage(image, buf + SharedBytes(), dst);
+        }
+    }
+
+    // The zero-point-padded UINT8 NHWC image (padH_ x padW_ pixels, then 64 zero bytes) of one
+    // input image.
+    void PrepareImage(const uint8_t* src, uint8_t* image, uint8_t* planes) const {
+        const size_t C = q_.srcC, H = q_.srcH, W = q_.srcW, plane = H * W;
+        const uint8_t z = uint8_t(srcZero_);
+        const float* srcF = reinterpret_cast<const float*>(src);
+        const bool f32 = p_.srcT == SimdTensorData32f;
+        const size_t parts = ThreadPartsFor(double(padH_ * padW_ * C) * 16.0);
+        if (!nhwc_ && f32) {
+            ParallelParts(std::min(parts, C), [&](size_t part, size_t count) {
+                const auto r = PartRange(C, part, count);
+                Convert32fTo8u(srcF + r.first * plane, 1, r.second - r.first, plane, false,
+                               srcScale_.data() + r.first, srcShift_.data() + r.first,
+                               uint32_t(mode_.uMax), planes + r.first * plane);
+            });
+        }
+        const uint8_t* planes8 = f32 ? planes : src;
+        const size_t left = std::min(q_.padX, padW_);
+        const size_t cols = q_.padX < padW_ ? std::min(W, padW_ - q_.padX) : 0;
+        const size_t rowBytes = padW_ * C;
+        ParallelParts(std::min(parts, padH_), [&](size_t part, size_t count) {
+            const auto r = PartRange(padH_, part, count);
+            for (size_t y = r.first; y < r.second; ++y) {
+                uint8_t* row = image + y * rowBytes;
+                const ptrdiff_t sy = ptrdiff_t(y) - ptrdiff_t(q_.padY);
+                if (sy < 0 || sy >= ptrdiff_t(H) || cols == 0) {
+                    std::memset(row, z, rowBytes);
+                    continue;
+                }
+                std::memset(row, z, left * C);
+                uint8_t* to = row + left * C;
+                const size_t at = size_t(sy) * W;
+                if (!nhwc_)
+                    TransposeBytes(planes8 + at, plane, to, C, C, cols);
+                else if (f32)
+                    Convert32fTo8u(srcF + at * C, 1, C, cols, true, srcScale_.data(),
+                                   srcShift_.data(), uint32_t(mode_.uMax), to);
+                else
+                    std::memcpy(to, src + at * C, cols * C);
+                std::memset(to + cols * C, z, rowBytes - (left + cols) * C);
+            }
+        });
+        std::memset(image + padH_ * rowBytes, 0, 64);
+    }
+
+    // Output pixels of one image split over the threads: ranges of whole tiles, or of panels
+    // when the image has too few pixels. Integer sums are exact, so any split gives the same
+    // bits.
+    void ConvolveImage(const uint8_t* image, uint8_t* buf, uint8_t* dst) const {
+        const size_t pixels = q_.pixels, panels = q_.G * panels_;
+        const size_t tiles = (pixels + tile_.rows - 1) / tile_.rows;
+        const size_t parts =
+            ThreadPartsFor(2.0 * double(pixels) * double(q_.dstC) * double(words_ * 4));
+        const bool byPixels = tiles >= parts * 4 || panels < parts;
+        const size_t units = byPixels ? tiles : panels;
+        if (!ParallelPartsWithScratch(std::min(parts, units), reinterpret_cast<float*>(buf),
+                                      (PartBytes() + sizeof(float) - 1) / sizeof(float),
+                                      [&](size_t part, size_t count, float* scratch) {
+                                          const auto r = PartRange(units, part, count);
+                                          uint8_t* s = reinterpret_cast<uint8_t*>(scratch);
+                                          if (byPixels)
+                                              RunRange(image, dst, r.first * tile_.rows,
+                                                       std::min(pixels, r.second * tile_.rows), 0,
+                                                       panels, s);
+                                          else
+                                              RunRange(image, dst, 0, pixels, r.first, r.second, s);
+                                      }))
+            throw std::bad_alloc();
+    }
+
+    // Output pixels [p0, p1) x panels [j0, j1) (over all groups) of one image.
+    void RunRange(const uint8_t* image, uint8_t* dst, size_t p0, size_t p1, size_t j0, size_t j1,
+                  uint8_t* buf) const {
+        const uint8_t** rows = reinterpret_cast<const uint8_t**>(buf);
+        int32_t* tile = reinterpret_cast<int32_t*>(buf + AlignBytes(block_ * sizeof(void*)));
+        uint8_t* band = reinterpret_cast<uint8_t*>(tile) + AlignBytes(tile_.rows * nr_ * 4);
+        const size_t MR = tile_.rows, C = q_.srcC;
+        const float* slope = slope8_.empty() ? nullptr : slope8_.data();
+        const float* scale = scale8_.empty() ? nullptr : scale8_.data();
+        for (size_t b0 = p0; b0 < p1; b0 += block_) {
+            const size_t b1 = std::min(p1, b0 + block_), n = b1 - b0;
+            // Each pixel's first tap; the rows of a last partial tile repeat the last pixel.
+            for (size_t i = 0; i < RoundUp(n, MR); ++i) {
+                const size_t pixel = b0 + std::min(i, n - 1);
+                const size_t dy = pixel / q_.dstW, dx = pixel % q_.dstW;
+                rows[i] = image + (dy * q_.sY * rowPixels_ + dx * q_.sX) * C;
+            }
+            for (size_t j = j0; j < j1; ++j) {
+                const size_t g = j / panels_, c0 = (j % panels_) * nr_;
+                const size_t cols = std::min(nr_, q_.Dg - c0), at = g * dgPad_ + c0;
+                const int8_t* panel = packed_.data() + j * words_ * nr_ * 4;
+                const OutputParams op{norm8_.data() + at,
+                                      bias8_.data() + at,
+                                      scale ? scale + at : nullptr,
+                                      slope ? slope + at : nullptr,
+                                      float(dstZero_),
+                                      float(mode_.uMax),
+                                      {p_.activation, param0_, param1_}};
+                const size_t channel = g * q_.Dg + c0;
+                uint8_t* out = nhwc_ ? dst + (b0 * q_.dstC + channel) * dstBytes_ : band;
+                const size_t outStride = nhwc_ ? q_.dstC : nr_;
+                for (size_t t = 0; t < n; t += MR) {
+                    tile_.fn(rows + t, g * q_.Cg, segments_.data(), segments_.size(), panel, tile);
+                    epilogue_(tile, nr_, std::min(MR, n - t), cols, op,
+                              out + t * outStride * dstBytes_, outStride);
+                }
+                if (!nhwc_) {
+                    if (dstBytes_ == 1)
+                        TransposeBytes(band, nr_, dst + channel * q_.pixels + b0, q_.pixels, n,
+                                       cols);
+                    else
+                        TransposeStrided(reinterpret_cast<const float*>(band), nr_,
+                                         reinterpret_cast<float*>(dst) + channel * q_.pixels + b0,
+                                         q_.pixels, n, cols);
+                }
+            }
+        }
+    }
+
+    ConvGeometry q_;
+    bool nhwc_, inPlace_;
+    size_t dstBytes_, padH_, padW_, rowPixels_;
+    std::vector<Segment8i> segments_;
+    std::vector<int> kIndex_;
+    size_t words_ = 0;
+    Tile8i tile_;
+    size_t nr_, panels_, dgPad_, block_;
+    EpilogueFn epilogue_;
+    std::vector<int8_t, CacheAlignedAllocator<int8_t>> packed_;
+    AlignedFloats norm8_, bias8_, scale8_, slope8_;
+};
+
+}  // namespace conv8i
+
+// The algorithm for this shape on this target (parameters already validated).
+Convolution8i* Convolution8iCreate(size_t batch, const SimdConvolutionParameters* p,
+                                   SimdSynetCompatibilityType compatibility) {
+    return new conv8i::Direct8i(batch, *p, compatibility);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "SimdSynet.h"
+
+#include "convolution/ContextApi.h"
+#include "core/Dispatch.h"
+#include "core/Error.h"
+
+namespace simd {
+HWY_EXPORT(Convolution8iCreate);
+
+namespace {
+
+constexpr const char* kApi = "SimdSynetConvolution8i";
+
+// A caller's byte buffer of any alignment holds the scratch from its next 64-byte boundary.
+constexpr size_t kBufSlack = 64;
+
+bool ValidConvolution8i(size_t batch, const SimdConvolutionParameters* p) {
+    const char* f = "SimdSynetConvolution8iInit";
+    if (p == nullptr) return SetLastErrorF("%s: conv is NULL", f);
+    if (batch == 0) return SetLastErrorF("%s: batch is 0", f);
+    if (p->srcT != SimdTensorData32f && p->srcT != SimdTensorData8u)
+        return SetLastErrorF("%s: srcT is neither 32f nor 8u", f);
+    if (p->dstT != SimdTensorData32f && p->dstT != SimdTensorData8u)
+        return SetLastErrorF("%s: dstT is neither 32f nor 8u", f);
+    return ValidConvolutionShape(batch, *p, f);
+}
+
+// The context of an entry point after the NULL check (message named after `function`).
+Convolution8i* ContextOf(void* context, const char* function) {
+    if (context == nullptr) SetLastErrorF("%s%s: context is NULL", kApi, function);
+    return static_cast<Convolution8i*>(context);
+}
+
+}  // namespace
+}  // namespace simd
+
+extern "C" {
+
+SIMD_API void* SimdSynetConvolution8iInit(size_t batch, const SimdConvolutionParameters* conv,
+                                          SimdSynetCompatibilityType compatibility) {
+    simd::ClearLastError();
+    if (!simd::ValidConvolution8i(batch, conv)) return nullptr;
+    try {
+        return SIMD_DISPATCH(simd::Convolution8iCreate)(batch, conv, compatibility);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetConvolution8iInit: out of memory");
+        return nullptr;
+    }
+}
+
+SIMD_API size_t SimdSynetConvolution8iExternalBufferSize(const void* context) {
+    const size_t floats = simd::LayerExternalBufferSize(context, simd::kApi);
+    return floats == 0 ? 0 : floats * sizeof(float) + simd::kBufSlack;
+}
+
+SIMD_API size_t SimdSynetConvolution8iInternalBufferSize(const void* context) {
+    return simd::LayerInternalBufferSize(context, simd::kApi) * sizeof(float);
+}
+
+SIMD_API const char* SimdSynetConvolution8iInfo(const void* context) {
+    return simd::LayerInfo(context, simd::kApi);
+}
+
+SIMD_API void SimdSynetConvolution8iSetParams(void* context, const float* weight, const float* bias,
+                                              const float* params, const float* const* stats) {
+    simd::ClearLastError();
+    simd::Convolution8i* c = simd::ContextOf(context, "SetParams");
+    if (c == nullptr) return;
+    const char* f = "SimdSynetConvolution8iSetParams";
+    const SimdConvolutionParameters& p = c->p_;
+    if (weight == nullptr) {
+        simd::SetLastErrorF("%s: weight is NULL", f);
+        return;
+    }
+    if (params == nullptr && simd::ActivationReadsParams(p.activation)) {
+        simd::SetLastErrorF("%s: params is NULL but the activation reads it", f);
+        return;
+    }
+    const bool dst8 = p.dstT == SimdTensorData8u;
+    if (stats == nullptr || stats[0] == nullptr || stats[1] == nullptr ||
+        (dst8 && (stats[2] == nullptr || stats[3] == nullptr))) {
+        simd::SetLastErrorF("%s: stats or one of the arrays it needs is NULL", f);
+        return;
+    }
+    for (size_t i = 0; i < p.srcC; ++i)
+        if (!(stats[0][i] <= stats[1][i])) {
+            simd::SetLastErrorF("%s: stats[0][%zu] is not <= stats[1][%zu]", f, i, i);
+            return;
+        }
+    for (size_t i = 0; dst8 && i < p.dstC; ++i)
+        if (!(stats[2][i] <= stats[3][i])) {
+            simd::SetLastErrorF("%s: stats[2][%zu] is not <= stats[3][%zu]", f, i, i);
+            return;
+        }
+    try {
+        c->SetParams(weight, bias, params, stats);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastErrorF("%s: out of memory", f);
+    }
+}
+
+SIMD_API void SimdSynetConvolution8iForward(void* context, const uint8_t* src, uint8_t* buf,
+                                            uint8_t* dst) {
+    simd::ClearLastError();
+    simd::Convolution8i* c = simd::ContextOf(context, "Forward");
+    if (c == nullptr) return;
+    if (src == nullptr || dst == nullptr) {
+        simd::SetLastError("SimdSynetConvolution8iForward: src or dst is NULL");
+        return;
+    }
+    if (!c->Ready()) {
+        simd::SetLastError("SimdSynetConvolution8iForward: SetParams was not called");
+        return;
+    }
+    float* scratch = nullptr;
+    if (buf != nullptr) {
+        const uintptr_t at = reinterpret_cast<uintptr_t>(buf);
+        scratch = reinterpret_cast<float*>(
+            buf + ((simd::kBufSlack - at % simd::kBufSlack) % simd::kBufSlack));
+    }
+    try {
+        c->Forward(src, scratch, dst);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetConvolution8iForward: out of memory");
+    }
+}
+
+}  // extern "C"
+
+#endif  // HWY_ONCE
