@@ -46,11 +46,6 @@ void Convert32fTo8u(const float* src, size_t batch, size_t channels, size_t spat
 
 namespace conv8i {
 
-// A run of `words` 4-byte input words at `offset` bytes from an output pixel's first tap.
-struct Segment8i {
-    size_t offset, words;
-};
-
 namespace plain {
 #define SIMD_I8_ATTR
 #define SIMD_I8_VNNI 0
@@ -71,8 +66,7 @@ namespace vnni {
 
 constexpr size_t kLanes = hn::MaxLanes(D32());
 
-using TileFn = void (*)(const uint8_t* const*, size_t, const Segment8i*, size_t, const int8_t*,
-                        int32_t*);
+using TileFn = void (*)(const uint8_t* const*, const uint32_t*, size_t, const int8_t*, int32_t*);
 
 // A register tile: its kernel, MR pixels x NV vectors, and the dot product's name for Info.
 struct Tile8i {
@@ -182,7 +176,7 @@ public:
         inPlace_ = nhwc_ && p.srcT == SimdTensorData8u && q_.padY == 0 && q_.padX == 0 &&
                    padH_ <= q_.srcH && padW_ <= q_.srcW && q_.Cg % 4 == 0;
         rowPixels_ = inPlace_ ? q_.srcW : padW_;
-        BuildSegments();
+        BuildWords();
         tile_ = ChooseTile(mode_, q_.Dg);
         nr_ = tile_.vecs * kLanes;
         panels_ = (q_.Dg + nr_ - 1) / nr_;
@@ -207,40 +201,35 @@ protected:
                sizeof(float) * (norm8_.size() + bias8_.size() + scale8_.size() + slope8_.size());
     }
 
-    // The runs of words each output pixel reads, and for every byte of the reduction the
-    // weight it meets (tap * Cg + ci, or -1 for a byte past the tap's channels).
-    void BuildSegments() {
+    // The 4-byte words each output pixel reads (offsets_: bytes from its first tap), and for
+    // every byte of the reduction the weight it meets (tap * Cg + ci, or -1 for a byte past
+    // the tap's channels).
+    void BuildWords() {
         const size_t C = q_.srcC, Cg = q_.Cg, rowBytes = rowPixels_ * C;
         // One run per kernel row when its taps are neighbouring pixels of one group, where that
         // saves words; not in 8iOverflow with an odd Cg, whose pairs would then span two taps.
         const bool rows =
             q_.G == 1 && q_.dX == 1 && q_.kX > 1 && Cg % 4 != 0 && (Cg % 2 == 0 || !mode_.overflow);
-        std::vector<Segment8i> segments;
         if (rows) {
             for (size_t ky = 0; ky < q_.kY; ++ky) {
                 const size_t bytes = q_.kX * C, words = (bytes + 3) / 4;
-                segments.push_back({ky * q_.dY * rowBytes, words});
-                for (size_t i = 0; i < words * 4; ++i)
+                for (size_t i = 0; i < words * 4; ++i) {
+                    if (i % 4 == 0) offsets_.push_back(uint32_t(ky * q_.dY * rowBytes + i));
                     kIndex_.push_back(i < bytes ? int((ky * q_.kX + i / C) * Cg + i % C) : -1);
+                }
             }
         } else {
             const size_t words = (Cg + 3) / 4;
             for (size_t ky = 0; ky < q_.kY; ++ky)
-                for (size_t kx = 0; kx < q_.kX; ++kx) {
-                    segments.push_back({ky * q_.dY * rowBytes + kx * q_.dX * C, words});
-                    for (size_t i = 0; i < words * 4; ++i)
+                for (size_t kx = 0; kx < q_.kX; ++kx)
+                    for (size_t i = 0; i < words * 4; ++i) {
+                        if (i % 4 == 0)
+                            offsets_.push_back(
+                                uint32_t(ky * q_.dY * rowBytes + kx * q_.dX * C + i));
                         kIndex_.push_back(i < Cg ? int((ky * q_.kX + kx) * Cg + i) : -1);
-                }
+                    }
         }
-        // Contiguous runs merge (one group with whole words per tap: a kernel row is one run).
-        for (const Segment8i& s : segments) {
-            if (!segments_.empty() &&
-                segments_.back().offset + segments_.back().words * 4 == s.offset)
-                segments_.back().words += s.words;
-            else
-                segments_.push_back(s);
-        }
-        words_ = kIndex_.size() / 4;
+        words_ = offsets_.size();
     }
 
     void PackWeights() override {
@@ -377,14 +366,21 @@ protected:
         const float* scale = scale8_.empty() ? nullptr : scale8_.data();
         for (size_t b0 = p0; b0 < p1; b0 += block_) {
             const size_t b1 = std::min(p1, b0 + block_), n = b1 - b0;
-            // Each pixel's first tap; the rows of a last partial tile repeat the last pixel.
+            // Each pixel's first tap (group 0); the rows of a last partial tile repeat the last
+            // pixel.
             for (size_t i = 0; i < RoundUp(n, MR); ++i) {
                 const size_t pixel = b0 + std::min(i, n - 1);
                 const size_t dy = pixel / q_.dstW, dx = pixel % q_.dstW;
                 rows[i] = image + (dy * q_.sY * rowPixels_ + dx * q_.sX) * C;
             }
+            size_t group = 0;
             for (size_t j = j0; j < j1; ++j) {
                 const size_t g = j / panels_, c0 = (j % panels_) * nr_;
+                if (g != group) {  // the rows of the group's first channel
+                    for (size_t i = 0; i < RoundUp(n, MR); ++i)
+                        rows[i] += (ptrdiff_t(g) - ptrdiff_t(group)) * ptrdiff_t(q_.Cg);
+                    group = g;
+                }
                 const size_t cols = std::min(nr_, q_.Dg - c0), at = g * dgPad_ + c0;
                 const int8_t* panel = packed_.data() + j * words_ * nr_ * 4;
                 const OutputParams op{norm8_.data() + at,
@@ -398,7 +394,7 @@ protected:
                 uint8_t* out = nhwc_ ? dst + (b0 * q_.dstC + channel) * dstBytes_ : band;
                 const size_t outStride = nhwc_ ? q_.dstC : nr_;
                 for (size_t t = 0; t < n; t += MR) {
-                    tile_.fn(rows + t, g * q_.Cg, segments_.data(), segments_.size(), panel, tile);
+                    tile_.fn(rows + t, offsets_.data(), words_, panel, tile);
                     epilogue_(tile, nr_, std::min(MR, n - t), cols, op,
                               out + t * outStride * dstBytes_, outStride);
                 }
@@ -418,7 +414,7 @@ protected:
     ConvGeometry q_;
     bool nhwc_, inPlace_;
     size_t dstBytes_, padH_, padW_, rowPixels_;
-    std::vector<Segment8i> segments_;
+    std::vector<uint32_t> offsets_;
     std::vector<int> kIndex_;
     size_t words_ = 0;
     Tile8i tile_;

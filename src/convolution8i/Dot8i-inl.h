@@ -17,7 +17,14 @@
 //                (|u8 * s8| <= 32640), pairs summed exactly (S = false) or with saturation.
 //   DotScalar<S> the scalar target (1-lane vectors cannot be viewed as int16 pairs).
 //
-// Each Dot has Prepare(a), done once per broadcast input word, and Apply(acc, prepared, w).
+// Each Dot has Prepare(a), done once per input word vector, and Apply(acc, prepared, w).
+//
+// Accumulators are Acc32, GCC vectors of int32, not Highway's int32 vectors: on x86 those hold
+// an __m512i/__m256i/__m128i (vectors of int64 to GCC), and a loop-carried value that changes
+// between the two element types at every add made GCC 12 keep each accumulator of a register
+// tile in two registers and spill both on every step (the 6x4 VNNI tile: 52 stack accesses per
+// step, and the same with PMADDUBSW); with int32 vectors the loops are loads, broadcasts and
+// dot products only.
 //
 // Per-target include guard: this header is re-included once per Highway target.
 #if defined(SIMD_SYNET_CONVOLUTION8I_DOT8I_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -39,6 +46,22 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using D32 = hn::ScalableTag<int32_t>;
 using V32 = hn::Vec<D32>;
+using Raw32 = decltype(V32().raw);
+
+#if HWY_TARGET == HWY_SCALAR
+using Acc32 = int32_t;
+HWY_INLINE Acc32 ToAcc(V32 v) {
+    return v.raw;
+}
+#else
+typedef int32_t Acc32 __attribute__((vector_size(sizeof(Raw32))));
+HWY_INLINE Acc32 ToAcc(V32 v) {
+    return (Acc32)v.raw;
+}
+#endif
+HWY_INLINE V32 FromAcc(Acc32 a) {
+    return V32{(Raw32)a};
+}
 
 // Whether this target has PMADDUBSW (re-evaluated per target).
 #undef SIMD_SYNET_INT8_MADDUBS
@@ -63,7 +86,9 @@ HWY_INLINE V32 PairSums(V32 a, V32 w) {
 struct DotMaddubs {
     using A = V32;
     static HWY_INLINE A Prepare(V32 a) { return a; }
-    static HWY_INLINE V32 Apply(V32 acc, const A& a, V32 w) { return hn::Add(acc, PairSums(a, w)); }
+    static HWY_INLINE Acc32 Apply(Acc32 acc, const A& a, V32 w) {
+        return acc + ToAcc(PairSums(a, w));
+    }
 };
 
 struct DotSplit {
@@ -74,8 +99,8 @@ struct DotSplit {
         const D32 d;
         return {hn::And(a, hn::Set(d, 0x7F7F7F7F)), hn::And(a, hn::Set(d, int32_t(0x80808080u)))};
     }
-    static HWY_INLINE V32 Apply(V32 acc, const A& a, V32 w) {
-        return hn::Add(hn::Add(acc, PairSums(a.low, w)), PairSums(a.high, w));
+    static HWY_INLINE Acc32 Apply(Acc32 acc, const A& a, V32 w) {
+        return acc + ToAcc(PairSums(a.low, w)) + ToAcc(PairSums(a.high, w));
     }
 };
 #endif
@@ -95,7 +120,7 @@ struct DotWiden {
         return {hn::BitCast(d16, hn::And(u, hn::Set(du16, 0xFF))),
                 hn::BitCast(d16, hn::ShiftRight<8>(u))};
     }
-    static HWY_INLINE V32 Apply(V32 acc, const A& a, V32 w) {
+    static HWY_INLINE Acc32 Apply(Acc32 acc, const A& a, V32 w) {
         const D16 d16;
         const D32 d32;
         const auto w16 = hn::BitCast(d16, w);
@@ -109,9 +134,9 @@ struct DotWiden {
                               HWY_ATTR { return hn::ShiftRight<16>(hn::BitCast(d32, x)); };
         if (kSaturate) {
             const auto pairs = hn::SaturatedAdd(even, odd);  // (byte 0, 1), (byte 2, 3)
-            return hn::Add(acc, hn::Add(low(pairs), high(pairs)));
+            return acc + ToAcc(hn::Add(low(pairs), high(pairs)));
         }
-        return hn::Add(hn::Add(acc, hn::Add(low(even), high(even))), hn::Add(low(odd), high(odd)));
+        return acc + ToAcc(hn::Add(hn::Add(low(even), high(even)), hn::Add(low(odd), high(odd))));
     }
 };
 #else
@@ -119,7 +144,7 @@ template <bool kSaturate>
 struct DotScalar {
     using A = V32;
     static HWY_INLINE A Prepare(V32 a) { return a; }
-    static HWY_INLINE V32 Apply(V32 acc, const A& a, V32 w) {
+    static HWY_INLINE Acc32 Apply(Acc32 acc, const A& a, V32 w) {
         const uint32_t ua = uint32_t(hn::GetLane(a)), uw = uint32_t(hn::GetLane(w));
         int32_t p[4];
         for (int j = 0; j < 4; ++j)
@@ -127,7 +152,7 @@ struct DotScalar {
         auto pair = [](int32_t x) {
             return kSaturate ? (x < -32768 ? -32768 : (x > 32767 ? 32767 : x)) : x;
         };
-        return hn::Add(acc, hn::Set(D32(), pair(p[0] + p[1]) + pair(p[2] + p[3])));
+        return acc + pair(p[0] + p[1]) + pair(p[2] + p[3]);
     }
 };
 #endif
