@@ -9,7 +9,7 @@
 // ceil(Cg/4) words, or, with one group and no horizontal dilation, ceil(kX*C/4) words per
 // kernel row (first layers: 1 or 2 channels then waste less of each word); bytes past the
 // tap's channels meet zero weights. Tiles of MR consecutive output pixels x NV vectors of
-// output channels (Gemm8iKernel.h) sum whole words with the target's dot product (Dot8i-inl.h;
+// output channels (Kernels8i.h) sum whole words with the target's dot product (Dot8i-inl.h;
 // VNNI on AVX-512 CPUs that have it, core/CpuFeatures.h), then Epilogue8i-inl.h dequantizes,
 // activates and stores. NCHW outputs go through an NHWC band per panel, transposed as soon as it
 // is computed.
@@ -18,10 +18,9 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "convolution8i/Convolution8i.h"
+#include "convolution8i/Depthwise8i.h"
 #include "convolution8i/Dot8i-inl.h"
-#include "convolution8i/Epilogue8i-inl.h"
-#include "conversion/Layout-inl.h"
-#include "convolution/Geometry.h"
+#include "convolution8i/Padded8i-inl.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -40,16 +39,12 @@ HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 
-// conversion/Quantize.cpp: the §7.4 rule over a tensor.
-void Convert32fTo8u(const float* src, size_t batch, size_t channels, size_t spatial, bool nhwc,
-                    const float* scale, const float* shift, uint32_t upper, uint8_t* dst);
-
 namespace conv8i {
 
 namespace plain {
 #define SIMD_I8_ATTR
 #define SIMD_I8_VNNI 0
-#include "convolution8i/Gemm8iKernel.h"
+#include "convolution8i/Kernels8i.h"
 #undef SIMD_I8_VNNI
 #undef SIMD_I8_ATTR
 }  // namespace plain
@@ -58,7 +53,7 @@ namespace plain {
 namespace vnni {
 #define SIMD_I8_ATTR __attribute__((target("avx512vnni")))
 #define SIMD_I8_VNNI 1
-#include "convolution8i/Gemm8iKernel.h"
+#include "convolution8i/Kernels8i.h"
 #undef SIMD_I8_VNNI
 #undef SIMD_I8_ATTR
 }  // namespace vnni
@@ -129,60 +124,16 @@ Tile8i ChooseTile(const Int8Mode& m, size_t dg) {
 #endif
 }
 
-using EpilogueFn = void (*)(const int32_t*, size_t, size_t, size_t, const OutputParams&, uint8_t*,
-                            size_t);
-
-template <bool kDst8>
-EpilogueFn EpilogueOf(SimdConvolutionActivationType type) {
-    switch (Act8iKindOf(type)) {
-        case Act8iKind::kIdentity:
-            return &Epilogue8i<Act8iKind::kIdentity, kDst8>;
-        case Act8iKind::kRelu:
-            return &Epilogue8i<Act8iKind::kRelu, kDst8>;
-        case Act8iKind::kSlope:
-            return &Epilogue8i<Act8iKind::kSlope, kDst8>;
-        default:
-            return &Epilogue8i<Act8iKind::kOther, kDst8>;
-    }
-}
-
-// dst[c*dstStride + r] = src[r*srcStride + c] for r < rows, c < cols (bytes).
-void TransposeBytes(const uint8_t* src, size_t srcStride, uint8_t* dst, size_t dstStride,
-                    size_t rows, size_t cols) {
-    constexpr size_t kBlock = 16;
-    for (size_t r0 = 0; r0 < rows; r0 += kBlock)
-        for (size_t c0 = 0; c0 < cols; c0 += kBlock) {
-            const size_t r1 = std::min(rows, r0 + kBlock), c1 = std::min(cols, c0 + kBlock);
-            for (size_t c = c0; c < c1; ++c)
-                for (size_t r = r0; r < r1; ++r) dst[c * dstStride + r] = src[r * srcStride + c];
-        }
-}
-
-inline size_t AlignBytes(size_t bytes) {
-    return (bytes + 63) / 64 * 64;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-class Direct8i : public Convolution8i {
+class Direct8i : public Padded8i {
 public:
     Direct8i(size_t batch, const SimdConvolutionParameters& p, SimdSynetCompatibilityType c)
-        : Convolution8i(batch, p, c), q_(p) {
-        nhwc_ = p.srcF == SimdTensorFormatNhwc;
-        dstBytes_ = p.dstT == SimdTensorData8u ? 1 : 4;
-        // The rows and columns of the padded image that some output reads.
-        padH_ = (q_.dstH - 1) * q_.sY + (q_.kY - 1) * q_.dY + 1;
-        padW_ = (q_.dstW - 1) * q_.sX + (q_.kX - 1) * q_.dX + 1;
-        inPlace_ = nhwc_ && p.srcT == SimdTensorData8u && q_.padY == 0 && q_.padX == 0 &&
-                   padH_ <= q_.srcH && padW_ <= q_.srcW && q_.Cg % 4 == 0;
-        rowPixels_ = inPlace_ ? q_.srcW : padW_;
+        : Padded8i(batch, p, c) {
+        SetLayout({q_.srcC, false, CanReadInPlace() && q_.Cg % 4 == 0});
         BuildWords();
         tile_ = ChooseTile(mode_, q_.Dg);
         nr_ = tile_.vecs * kLanes;
         panels_ = (q_.Dg + nr_ - 1) / nr_;
         dgPad_ = panels_ * nr_;
-        epilogue_ =
-            dstBytes_ == 1 ? EpilogueOf<true>(p.activation) : EpilogueOf<false>(p.activation);
         // Pixels per block: the image rows a block reads stay in L2 while its panels pass.
         const size_t k = words_ * 4;
         block_ = RoundUp(std::min<size_t>(std::max<size_t>((size_t(96) << 10) / k, 64), 512),
@@ -191,15 +142,8 @@ public:
                 std::to_string(tile_.rows) + "x" + std::to_string(nr_) + "-" + tile_.dot;
     }
 
-    size_t ExternalBufferSize() const override {
-        return (SharedBytes() + PartBytes() + sizeof(float) - 1) / sizeof(float);
-    }
-
 protected:
-    size_t PackedBytes() const override {
-        return packed_.size() +
-               sizeof(float) * (norm8_.size() + bias8_.size() + scale8_.size() + slope8_.size());
-    }
+    size_t WeightBytes() const override { return packed_.size(); }
 
     // The 4-byte words each output pixel reads (offsets_: bytes from its first tap), and for
     // every byte of the reduction the weight it meets (tap * Cg + ci, or -1 for a byte past
@@ -246,94 +190,20 @@ protected:
                         to[k * nr_ * 4 + b] = idx < 0 ? 0 : w[idx];
                     }
             }
-        auto pad = [&](const std::vector<float>& from, AlignedFloats* to) {
-            to->assign(from.empty() ? 0 : G * dgPad_, 0.0f);
-            for (size_t g = 0; g < G && !from.empty(); ++g)
-                std::copy(from.begin() + g * Dg, from.begin() + (g + 1) * Dg,
-                          to->begin() + g * dgPad_);
-        };
-        pad(norm_, &norm8_);
-        pad(bias_, &bias8_);
-        pad(dstScale_, &scale8_);
-        pad(slope_, &slope8_);
+        PadParams(dgPad_);
     }
 
-    // Bytes of the scratch every part reads: the padded image, and (NCHW FP32 input) the
-    // quantized planes it is transposed from.
-    size_t ImageBytes() const { return inPlace_ ? 0 : AlignBytes(padH_ * padW_ * q_.srcC + 64); }
-    size_t PlanesBytes() const {
-        return !nhwc_ && p_.srcT == SimdTensorData32f ? AlignBytes(q_.srcImage) : 0;
-    }
-    size_t SharedBytes() const { return ImageBytes() + PlanesBytes(); }
     // Bytes of one part's scratch: row addresses of a block, the INT32 tile, and (NCHW) the
     // NHWC band of one panel.
-    size_t PartBytes() const {
+    size_t PartBytes() const override {
         return AlignBytes(block_ * sizeof(void*)) + AlignBytes(tile_.rows * nr_ * 4) +
                (nhwc_ ? 0 : AlignBytes(block_ * nr_ * 4));
-    }
-
-    void Run(const uint8_t* src, uint8_t* buf, uint8_t* dst) const override {
-        const size_t srcImage = q_.srcImage * (p_.srcT == SimdTensorData8u ? 1 : 4);
-        const size_t dstImage = q_.dstImage * dstBytes_;
-        for (size_t b = 0; b < batch_; ++b, src += srcImage, dst += dstImage) {
-            const uint8_t* image = src;
-            if (!inPlace_) {
-                PrepareImage(src, buf, buf + ImageBytes());
-                image = buf;
-            }
-            ConvolveImage(image, buf + SharedBytes(), dst);
-        }
-    }
-
-    // The zero-point-padded UINT8 NHWC image (padH_ x padW_ pixels, then 64 zero bytes) of one
-    // input image.
-    void PrepareImage(const uint8_t* src, uint8_t* image, uint8_t* planes) const {
-        const size_t C = q_.srcC, H = q_.srcH, W = q_.srcW, plane = H * W;
-        const uint8_t z = uint8_t(srcZero_);
-        const float* srcF = reinterpret_cast<const float*>(src);
-        const bool f32 = p_.srcT == SimdTensorData32f;
-        const size_t parts = ThreadPartsFor(double(padH_ * padW_ * C) * 16.0);
-        if (!nhwc_ && f32) {
-            ParallelParts(std::min(parts, C), [&](size_t part, size_t count) {
-                const auto r = PartRange(C, part, count);
-                Convert32fTo8u(srcF + r.first * plane, 1, r.second - r.first, plane, false,
-                               srcScale_.data() + r.first, srcShift_.data() + r.first,
-                               uint32_t(mode_.uMax), planes + r.first * plane);
-            });
-        }
-        const uint8_t* planes8 = f32 ? planes : src;
-        const size_t left = std::min(q_.padX, padW_);
-        const size_t cols = q_.padX < padW_ ? std::min(W, padW_ - q_.padX) : 0;
-        const size_t rowBytes = padW_ * C;
-        ParallelParts(std::min(parts, padH_), [&](size_t part, size_t count) {
-            const auto r = PartRange(padH_, part, count);
-            for (size_t y = r.first; y < r.second; ++y) {
-                uint8_t* row = image + y * rowBytes;
-                const ptrdiff_t sy = ptrdiff_t(y) - ptrdiff_t(q_.padY);
-                if (sy < 0 || sy >= ptrdiff_t(H) || cols == 0) {
-                    std::memset(row, z, rowBytes);
-                    continue;
-                }
-                std::memset(row, z, left * C);
-                uint8_t* to = row + left * C;
-                const size_t at = size_t(sy) * W;
-                if (!nhwc_)
-                    TransposeBytes(planes8 + at, plane, to, C, C, cols);
-                else if (f32)
-                    Convert32fTo8u(srcF + at * C, 1, C, cols, true, srcScale_.data(),
-                                   srcShift_.data(), uint32_t(mode_.uMax), to);
-                else
-                    std::memcpy(to, src + at * C, cols * C);
-                std::memset(to + cols * C, z, rowBytes - (left + cols) * C);
-            }
-        });
-        std::memset(image + padH_ * rowBytes, 0, 64);
     }
 
     // Output pixels of one image split over the threads: ranges of whole tiles, or of panels
     // when the image has too few pixels. Integer sums are exact, so any split gives the same
     // bits.
-    void ConvolveImage(const uint8_t* image, uint8_t* buf, uint8_t* dst) const {
+    void ConvolveImage(const uint8_t* image, uint8_t* buf, uint8_t* dst) const override {
         const size_t pixels = q_.pixels, panels = q_.G * panels_;
         const size_t tiles = (pixels + tile_.rows - 1) / tile_.rows;
         const size_t parts =
@@ -362,13 +232,11 @@ protected:
         int32_t* tile = reinterpret_cast<int32_t*>(buf + AlignBytes(block_ * sizeof(void*)));
         uint8_t* band = reinterpret_cast<uint8_t*>(tile) + AlignBytes(tile_.rows * nr_ * 4);
         const size_t MR = tile_.rows, C = q_.srcC;
-        const float* slope = slope8_.empty() ? nullptr : slope8_.data();
-        const float* scale = scale8_.empty() ? nullptr : scale8_.data();
         for (size_t b0 = p0; b0 < p1; b0 += block_) {
-            const size_t b1 = std::min(p1, b0 + block_), n = b1 - b0;
+            const size_t b1 = std::min(p1, b0 + block_), n = b1 - b0, nRows = RoundUp(n, MR);
             // Each pixel's first tap (group 0); the rows of a last partial tile repeat the last
             // pixel.
-            for (size_t i = 0; i < RoundUp(n, MR); ++i) {
+            for (size_t i = 0; i < nRows; ++i) {
                 const size_t pixel = b0 + std::min(i, n - 1);
                 const size_t dy = pixel / q_.dstW, dx = pixel % q_.dstW;
                 rows[i] = image + (dy * q_.sY * rowPixels_ + dx * q_.sX) * C;
@@ -377,20 +245,13 @@ protected:
             for (size_t j = j0; j < j1; ++j) {
                 const size_t g = j / panels_, c0 = (j % panels_) * nr_;
                 if (g != group) {  // the rows of the group's first channel
-                    for (size_t i = 0; i < RoundUp(n, MR); ++i)
+                    for (size_t i = 0; i < nRows; ++i)
                         rows[i] += (ptrdiff_t(g) - ptrdiff_t(group)) * ptrdiff_t(q_.Cg);
                     group = g;
                 }
-                const size_t cols = std::min(nr_, q_.Dg - c0), at = g * dgPad_ + c0;
+                const size_t cols = std::min(nr_, q_.Dg - c0), channel = g * q_.Dg + c0;
                 const int8_t* panel = packed_.data() + j * words_ * nr_ * 4;
-                const OutputParams op{norm8_.data() + at,
-                                      bias8_.data() + at,
-                                      scale ? scale + at : nullptr,
-                                      slope ? slope + at : nullptr,
-                                      float(dstZero_),
-                                      float(mode_.uMax),
-                                      {p_.activation, param0_, param1_}};
-                const size_t channel = g * q_.Dg + c0;
+                const OutputParams op = ParamsAt(g * dgPad_ + c0);
                 uint8_t* out = nhwc_ ? dst + (b0 * q_.dstC + channel) * dstBytes_ : band;
                 const size_t outStride = nhwc_ ? q_.dstC : nr_;
                 for (size_t t = 0; t < n; t += MR) {
@@ -398,30 +259,17 @@ protected:
                     epilogue_(tile, nr_, std::min(MR, n - t), cols, op,
                               out + t * outStride * dstBytes_, outStride);
                 }
-                if (!nhwc_) {
-                    if (dstBytes_ == 1)
-                        TransposeBytes(band, nr_, dst + channel * q_.pixels + b0, q_.pixels, n,
-                                       cols);
-                    else
-                        TransposeStrided(reinterpret_cast<const float*>(band), nr_,
-                                         reinterpret_cast<float*>(dst) + channel * q_.pixels + b0,
-                                         q_.pixels, n, cols);
-                }
+                if (!nhwc_) StoreBand(band, nr_, n, cols, channel, b0, dst);
             }
         }
     }
 
-    ConvGeometry q_;
-    bool nhwc_, inPlace_;
-    size_t dstBytes_, padH_, padW_, rowPixels_;
     std::vector<uint32_t> offsets_;
     std::vector<int> kIndex_;
     size_t words_ = 0;
     Tile8i tile_;
     size_t nr_, panels_, dgPad_, block_;
-    EpilogueFn epilogue_;
     std::vector<int8_t, CacheAlignedAllocator<int8_t>> packed_;
-    AlignedFloats norm8_, bias8_, scale8_, slope8_;
 };
 
 }  // namespace conv8i
@@ -429,6 +277,9 @@ protected:
 // The algorithm for this shape on this target (parameters already validated).
 Convolution8i* Convolution8iCreate(size_t batch, const SimdConvolutionParameters* p,
                                    SimdSynetCompatibilityType compatibility) {
+    if (p->group == p->srcC && p->group == p->dstC)
+        if (Convolution8i* depthwise = Depthwise8iCreate(batch, *p, compatibility))
+            return depthwise;
     return new conv8i::Direct8i(batch, *p, compatibility);
 }
 

@@ -2,7 +2,7 @@
 // holds four unsigned input bytes and the same lane of `w` four signed weights; a Dot adds the
 // four products to the lane of the INT32 accumulator:
 //
-//   DotVnni      VPDPBUSD (AVX512_VNNI, EVEX): exact. Defined in Gemm8iKernel.h, inside the
+//   DotVnni      VPDPBUSD (AVX512_VNNI, EVEX): exact. Defined in Kernels8i.h, inside the
 //                functions compiled with the avx512vnni target attribute (see
 //                core/CpuFeatures.h for why Highway's own target cannot be used).
 //   DotMaddubs   PMADDUBSW + PMADDWD(1): the two pairs (bytes 0-1, 2-3) are summed in int16 with

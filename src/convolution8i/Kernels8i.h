@@ -1,0 +1,112 @@
+// The INT32 sums of the INT8 convolution's inner loops: the register tile of the direct
+// algorithm (MR output pixels x NV vectors of output channels over 4-byte input words) and the
+// depthwise pixels (four kernel rows per dot product).
+//
+// No include guard: Convolution8i.cpp and Depthwise8i.cpp include this body once per Highway
+// target inside namespace conv8i::plain, and on the AVX3 target a second time inside conv8i::vnni
+// with SIMD_I8_ATTR = __attribute__((target("avx512vnni"))). Every function of that copy then
+// carries the attribute, so the VPDPBUSD intrinsic inlines into it (GCC refuses to inline an
+// intrinsic into a function compiled without its target, and a template cannot take an
+// attribute per instantiation). The plain copy never sees the attribute, so the plain AVX-512
+// kernels stay free of VNNI instructions. Requires in scope: hn, D32, V32, Acc32 and the Dot types
+// of Dot8i-inl.h; SIMD_I8_VNNI says which copy this is.
+
+#if SIMD_I8_VNNI
+// VPDPBUSD (EVEX): acc + the four exact u8 * s8 products of each lane.
+struct DotVnni {
+    using A = V32;
+    static HWY_INLINE SIMD_I8_ATTR A Prepare(V32 a) { return a; }
+    static HWY_INLINE SIMD_I8_ATTR Acc32 Apply(Acc32 acc, const A& a, V32 w) {
+        return (Acc32)_mm512_dpbusd_epi32((__m512i)acc, a.raw, w.raw);
+    }
+};
+#endif
+
+// out[r][j] = sum over k < words of the dot products of the 4 bytes at rows[r] + offsets[k]
+// with word k of the weight panel (NV*L lanes of 4 bytes: one output channel per lane), for
+// r < MR, j < NV*L; out rows are NV*L apart. words >= 1; the loop is a do-while because with
+// a loop that might not run GCC keeps a copy of the tile on the stack (as in gemm/Gemm-inl.h).
+template <class Dot, size_t MR, size_t NV>
+HWY_NOINLINE SIMD_I8_ATTR void GemmTile8i(const uint8_t* const* rows, const uint32_t* offsets,
+                                          size_t words, const int8_t* panel, int32_t* out) {
+    const D32 d;
+    constexpr size_t L = hn::MaxLanes(D32());
+    Acc32 acc[MR][NV];
+#pragma GCC unroll 16
+    for (size_t r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+        for (size_t v = 0; v < NV; ++v) acc[r][v] = ToAcc(hn::Zero(d));
+    const uint8_t* a[MR];
+#pragma GCC unroll 16
+    for (size_t r = 0; r < MR; ++r) a[r] = rows[r];
+    const int32_t* b = reinterpret_cast<const int32_t*>(panel);
+    size_t k = 0;
+    do {
+        const size_t offset = offsets[k];
+        V32 bv[NV];
+#pragma GCC unroll 4
+        for (size_t v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, b + v * L);
+#pragma GCC unroll 16
+        for (size_t r = 0; r < MR; ++r) {
+            int32_t word;
+            __builtin_memcpy(&word, a[r] + offset, sizeof(word));
+            const typename Dot::A pa = Dot::Prepare(hn::Set(d, word));
+#pragma GCC unroll 4
+            for (size_t v = 0; v < NV; ++v) acc[r][v] = Dot::Apply(acc[r][v], pa, bv[v]);
+        }
+        b += NV * L;
+    } while (++k < words);
+#pragma GCC unroll 16
+    for (size_t r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+        for (size_t v = 0; v < NV; ++v) hn::StoreU(FromAcc(acc[r][v]), d, out + (r * NV + v) * L);
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// Depthwise (one channel per group): `count` output pixels of one block of 4*L channels, in an
+// image whose blocks are stored as Padded8i::PermuteBlocks leaves them. rows[j], j < 4*groups,
+// is the address of the block at the first pixel's tap (kernel row j, column 0); taps of a
+// kernel row are `colStep` bytes apart, output pixels `step`. Kernel rows are taken four at a
+// time: the four rows' vectors interleaved within 128-bit blocks (bytes, then byte pairs) give
+// four vectors whose lane i holds the four rows of channel k*L + i, and one dot product per
+// vector adds four taps. Pixels first .. first + count - 1. weights: per group of rows and kernel
+// column, four vectors of L lanes of 4 bytes (rows past the kernel are zero weights). out: count x
+// 4*L sums.
+template <class Dot>
+HWY_NOINLINE SIMD_I8_ATTR void DepthwisePixels8i(const uint8_t* const* rows, size_t groups,
+                                                 size_t kX, size_t colStep, size_t step,
+                                                 size_t first, size_t count, const int8_t* weights,
+                                                 int32_t* out) {
+    const D32 d;
+    const hn::Repartition<uint8_t, D32> d8;
+    const hn::Repartition<uint16_t, D32> d16;
+    constexpr size_t L = hn::MaxLanes(D32());
+    for (size_t m = 0; m < count; ++m) {
+        Acc32 acc[4];
+#pragma GCC unroll 4
+        for (size_t k = 0; k < 4; ++k) acc[k] = ToAcc(hn::Zero(d));
+        const int32_t* w = reinterpret_cast<const int32_t*>(weights);
+        for (size_t g = 0; g < groups; ++g) {
+            const uint8_t* const* r = rows + 4 * g;
+            for (size_t kx = 0, off = (first + m) * step; kx < kX;
+                 ++kx, off += colStep, w += 4 * L) {
+                const auto r0 = hn::LoadU(d8, r[0] + off), r1 = hn::LoadU(d8, r[1] + off);
+                const auto r2 = hn::LoadU(d8, r[2] + off), r3 = hn::LoadU(d8, r[3] + off);
+                const auto lo01 = hn::BitCast(d16, hn::InterleaveLower(d8, r0, r1));
+                const auto hi01 = hn::BitCast(d16, hn::InterleaveUpper(d8, r0, r1));
+                const auto lo23 = hn::BitCast(d16, hn::InterleaveLower(d8, r2, r3));
+                const auto hi23 = hn::BitCast(d16, hn::InterleaveUpper(d8, r2, r3));
+                const V32 v[4] = {hn::BitCast(d, hn::InterleaveLower(d16, lo01, lo23)),
+                                  hn::BitCast(d, hn::InterleaveUpper(d16, lo01, lo23)),
+                                  hn::BitCast(d, hn::InterleaveLower(d16, hi01, hi23)),
+                                  hn::BitCast(d, hn::InterleaveUpper(d16, hi01, hi23))};
+#pragma GCC unroll 4
+                for (size_t k = 0; k < 4; ++k)
+                    acc[k] = Dot::Apply(acc[k], Dot::Prepare(v[k]), hn::LoadU(d, w + k * L));
+            }
+        }
+#pragma GCC unroll 4
+        for (size_t k = 0; k < 4; ++k) hn::StoreU(FromAcc(acc[k]), d, out + m * 4 * L + k * L);
+    }
+}
+#endif
