@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/AlignedVector.h"
@@ -57,29 +58,69 @@ namespace {
 
 constexpr size_t kLanes = hn::MaxLanes(D32());
 constexpr size_t kBlock = 4 * kLanes;  // channels per block
-constexpr size_t kChunk = 16;          // output pixels per call of the kernel
+constexpr size_t kChunk = 32;          // output pixels per call of the kernels
 
 using DepthwiseFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, size_t, size_t, size_t,
                              const int8_t*, int32_t*);
+using RingFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, const int8_t*,
+                        int32_t* const*);
 
+// The kernels of one dot product: the general one, and the 3x3 stride-1 ring for one and two
+// output rows, in one or two passes over the vectors of a block (fewer accumulators where the
+// register file is small or the dot product needs temporaries).
 struct DepthwiseKernel {
     DepthwiseFn fn;
+    RingFn ring1[2], ring2[2];  // second entries: the second pass, or NULL
     const char* dot;
 };
 
-// An exact dot product in every mode (8iOverflow included: no channel pairs here).
+template <class Dot>
+struct PlainKernels {
+    static constexpr DepthwiseFn Pixels() { return &plain::DepthwisePixels8i<Dot>; }
+    template <size_t kRows, size_t kFirst, size_t kVecs>
+    static constexpr RingFn Ring() {
+        return &plain::Depthwise3x3Ring8i<Dot, kRows, kFirst, kVecs>;
+    }
+};
+
+#if HWY_TARGET == HWY_AVX3
+struct VnniKernels {
+    static constexpr DepthwiseFn Pixels() { return &vnni::DepthwisePixels8i<vnni::DotVnni>; }
+    template <size_t kRows, size_t kFirst, size_t kVecs>
+    static constexpr RingFn Ring() {
+        return &vnni::Depthwise3x3Ring8i<vnni::DotVnni, kRows, kFirst, kVecs>;
+    }
+};
+#endif
+
+// kVecs: vectors per pass of the ring (4: one pass, 2: two).
+template <class Kernels, size_t kVecs>
+DepthwiseKernel KernelsOf(const char* dot) {
+    DepthwiseKernel k{Kernels::Pixels(), {}, {}, dot};
+    k.ring1[0] = Kernels::template Ring<1, 0, kVecs>();
+    k.ring2[0] = Kernels::template Ring<2, 0, kVecs>();
+    if (kVecs == 2) {
+        k.ring1[1] = Kernels::template Ring<1, 2, 2>();
+        k.ring2[1] = Kernels::template Ring<2, 2, 2>();
+    }
+    return k;
+}
+
+// An exact dot product in every mode (8iOverflow included: no channel pairs here). Two output
+// rows of four vectors keep 24 accumulators, which fit AVX-512's 32 registers with VPDPBUSD;
+// the others take two passes of two vectors.
 DepthwiseKernel ChooseDepthwise(const Int8Mode& m) {
 #if HWY_TARGET == HWY_AVX3
-    if (CpuHasAvx512Vnni()) return {&vnni::DepthwisePixels8i<vnni::DotVnni>, "vnni"};
+    if (CpuHasAvx512Vnni()) return KernelsOf<VnniKernels, 4>("vnni");
 #endif
-#if SIMD_SYNET_INT8_MADDUBS
-    if (m.narrowed) return {&plain::DepthwisePixels8i<DotMaddubs>, "maddubs"};
+#if SIMD_SYNET_INT8_X86
+    if (m.narrowed) return KernelsOf<PlainKernels<DotMaddubs>, 2>("maddubs");
 #endif
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2
-    return {&plain::DepthwisePixels8i<DotSplit>, "maddubs2"};
+    return KernelsOf<PlainKernels<DotSplit>, 2>("maddubs2");
 #else
     (void)m;
-    return {&plain::DepthwisePixels8i<DotWiden<false>>, "widen"};
+    return KernelsOf<PlainKernels<DotWiden<false>>, 2>("widen");
 #endif
 }
 
@@ -92,14 +133,18 @@ public:
         SetLayout({P, permute, CanReadInPlace() && P == q_.srcC && !permute});
         blocks_ = P / kBlock;
         groups_ = (q_.kY + 3) / 4;
+        ring_ = q_.kY == 3 && q_.kX == 3 && q_.sY == 1 && q_.sX == 1 && q_.dY == 1 && q_.dX == 1;
         kernel_ = ChooseDepthwise(mode_);
         info_ = std::string(IsaNameOf(HWY_TARGET)) + (nhwc_ ? "::nhwc" : "::nchw") + "-depthwise-" +
-                std::to_string(q_.kY) + "x" + std::to_string(q_.kX) + "-" + kernel_.dot;
+                std::to_string(q_.kY) + "x" + std::to_string(q_.kX) + (ring_ ? "s1-ring-" : "-") +
+                kernel_.dot;
     }
 
 protected:
     size_t WeightBytes() const override { return weights_.size(); }
-    size_t BlockWeightBytes() const { return groups_ * q_.kX * kBlock * 4; }
+    // Per block: groups of kernel rows x kernel columns x 4*L lanes of 4 bytes; for the ring a
+    // second such set for the second output row (rows shifted up one byte).
+    size_t BlockWeightBytes() const { return (ring_ ? 2 : 1) * groups_ * q_.kX * kBlock * 4; }
 
     // Per block, group of four kernel rows and kernel column: four vectors, lane i of vector k
     // the weights of channel k*L + i of the block for the four rows.
@@ -111,8 +156,10 @@ protected:
             for (size_t ky = 0; ky < kY; ++ky)
                 for (size_t kx = 0; kx < kX; ++kx) {
                     const size_t g = ky / 4, j = ky % 4;
-                    weights_[u * BlockWeightBytes() + ((g * kX + kx) * 4 + k) * kLanes * 4 + i * 4 +
-                             j] = w8_[(c * kY + ky) * kX + kx];
+                    int8_t* block = weights_.data() + u * BlockWeightBytes();
+                    const int8_t w = w8_[(c * kY + ky) * kX + kx];
+                    block[((g * kX + kx) * 4 + k) * kLanes * 4 + i * 4 + j] = w;
+                    if (ring_) block[((kX + kx) * 4 + k) * kLanes * 4 + i * 4 + j + 1] = w;
                 }
         }
         PadParams(1);
@@ -121,7 +168,7 @@ protected:
     // Bytes of one part's scratch: the row addresses, the INT32 sums of a chunk and (NCHW) its
     // NHWC band.
     size_t PartBytes() const override {
-        return AlignBytes(4 * groups_ * sizeof(void*)) + AlignBytes(kChunk * kBlock * 4) +
+        return AlignBytes(4 * groups_ * sizeof(void*)) + AlignBytes(2 * kChunk * kBlock * 4) +
                (nhwc_ ? 0 : AlignBytes(kChunk * kBlock * 4));
     }
 
@@ -141,33 +188,49 @@ protected:
     void RunRows(const uint8_t* image, uint8_t* dst, size_t y0, size_t y1, uint8_t* buf) const {
         const uint8_t** rows = reinterpret_cast<const uint8_t**>(buf);
         int32_t* sums = reinterpret_cast<int32_t*>(buf + AlignBytes(4 * groups_ * sizeof(void*)));
-        uint8_t* band = reinterpret_cast<uint8_t*>(sums) + AlignBytes(kChunk * kBlock * 4);
+        uint8_t* band = reinterpret_cast<uint8_t*>(sums) + AlignBytes(2 * kChunk * kBlock * 4);
         const size_t P = layout_.pixelBytes, rowBytes = rowPixels_ * P, C = q_.srcC;
-        for (size_t y = y0; y < y1; ++y)
+        for (size_t y = y0; y < y1;) {
+            // Two output rows at a time where the ring kernel takes them.
+            const size_t outRows = ring_ && y + 1 < y1 ? 2 : 1;
             for (size_t u = 0; u < blocks_; ++u) {
-                // Kernel rows past the kernel read its first row (their weights are zero).
-                for (size_t j = 0; j < 4 * groups_; ++j)
-                    rows[j] =
-                        image + (y * q_.sY + (j < q_.kY ? j : 0) * q_.dY) * rowBytes + u * kBlock;
+                // Kernel rows past the kernel read its first row (their weights are zero); the
+                // two-row ring reads image rows y .. y + 3.
+                for (size_t j = 0; j < 4 * groups_; ++j) {
+                    const size_t ky = j < q_.kY || outRows == 2 ? j : 0;
+                    rows[j] = image + (y * q_.sY + ky * q_.dY) * rowBytes + u * kBlock;
+                }
                 const size_t cols = std::min(kBlock, C - u * kBlock);
                 const OutputParams op = ParamsAt(u * kBlock);
+                const int8_t* weights = weights_.data() + u * BlockWeightBytes();
                 for (size_t x = 0; x < q_.dstW; x += kChunk) {
                     const size_t n = std::min(kChunk, q_.dstW - x);
-                    kernel_.fn(rows, groups_, q_.kX, q_.dX * P, q_.sX * P, x, n,
-                               weights_.data() + u * BlockWeightBytes(), sums);
-                    const size_t pixel = y * q_.dstW + x;
-                    if (nhwc_) {
-                        epilogue_(sums, kBlock, n, cols, op,
-                                  dst + (pixel * q_.dstC + u * kBlock) * dstBytes_, q_.dstC);
+                    int32_t* out[2] = {sums, sums + kChunk * kBlock};
+                    if (ring_) {
+                        const RingFn* ring = outRows == 2 ? kernel_.ring2 : kernel_.ring1;
+                        for (size_t pass = 0; pass < 2 && ring[pass]; ++pass)
+                            ring[pass](rows, P, x, n, weights, out);
                     } else {
-                        epilogue_(sums, kBlock, n, cols, op, band, kBlock);
-                        StoreBand(band, kBlock, n, cols, u * kBlock, pixel, dst);
+                        kernel_.fn(rows, groups_, q_.kX, q_.dX * P, q_.sX * P, x, n, weights, sums);
+                    }
+                    for (size_t row = 0; row < outRows; ++row) {
+                        const size_t pixel = (y + row) * q_.dstW + x;
+                        if (nhwc_) {
+                            epilogue_(out[row], kBlock, n, cols, op,
+                                      dst + (pixel * q_.dstC + u * kBlock) * dstBytes_, q_.dstC);
+                        } else {
+                            epilogue_(out[row], kBlock, n, cols, op, band, kBlock);
+                            StoreBand(band, kBlock, n, cols, u * kBlock, pixel, dst);
+                        }
                     }
                 }
             }
+            y += outRows;
+        }
     }
 
     size_t blocks_, groups_;
+    bool ring_;  // 3x3, stride 1, no dilation: Depthwise3x3Ring8i
     DepthwiseKernel kernel_;
     std::vector<int8_t, CacheAlignedAllocator<int8_t>> weights_;
 };

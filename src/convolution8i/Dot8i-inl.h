@@ -63,15 +63,15 @@ HWY_INLINE V32 FromAcc(Acc32 a) {
     return V32{(Raw32)a};
 }
 
-// Whether this target has PMADDUBSW (re-evaluated per target).
-#undef SIMD_SYNET_INT8_MADDUBS
+// The x86 SIMD targets: PMADDUBSW and the raw conversions and packs (re-evaluated per target).
+#undef SIMD_SYNET_INT8_X86
 #if HWY_ARCH_X86 && (HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3)
-#define SIMD_SYNET_INT8_MADDUBS 1
+#define SIMD_SYNET_INT8_X86 1
 #else
-#define SIMD_SYNET_INT8_MADDUBS 0
+#define SIMD_SYNET_INT8_X86 0
 #endif
 
-#if SIMD_SYNET_INT8_MADDUBS
+#if SIMD_SYNET_INT8_X86
 // Per lane: sat16(a0*w0 + a1*w1) + sat16(a2*w2 + a3*w3).
 HWY_INLINE V32 PairSums(V32 a, V32 w) {
 #if HWY_TARGET == HWY_AVX3

@@ -20,6 +20,7 @@
 
 #include "SimdSynet.h"
 #include "convolution/Activate-inl.h"
+#include "convolution8i/Dot8i-inl.h"  // SIMD_SYNET_INT8_X86
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -88,17 +89,56 @@ HWY_INLINE V Activate8i(D d, V x, V slope, const conv32f::Act& act) {
 }
 
 // §7.4 for values that went through an activation: v = x*scale + zero, NaN and negatives to 0,
-// at most upper, rounded to nearest even; returns the integers in 32-bit lanes.
+// at most upper, rounded to nearest even; the integers in 32-bit lanes.
 template <class D, class V>
 HWY_INLINE hn::Vec<hn::RebindToSigned<D>> QuantizeOutput(D d, V x, V scale, V zero, V upper) {
     const V v = hn::Add(hn::Mul(x, scale), zero);
-    const V clamped = hn::Min(hn::IfThenElseZero(hn::Ge(v, hn::Zero(d)), v), upper);
-    return hn::NearestInt(clamped);
+#if SIMD_SYNET_INT8_X86
+    // MINPS returns its second operand when either is NaN, so NaN stays NaN, and CVTPS2DQ (which
+    // rounds to nearest even) turns NaN and -inf into INT_MIN; the saturating demotion or packs
+    // that follow map it and every negative value to 0. Highway's NearestInt would add a
+    // correction of out-of-range values that costs four more operations per vector.
+    (void)d;
+    const V clamped = hn::Min(upper, v);
+#if HWY_TARGET == HWY_AVX3
+    return hn::Vec512<int32_t>{_mm512_cvtps_epi32(clamped.raw)};
+#elif HWY_TARGET == HWY_AVX2
+    return hn::Vec256<int32_t>{_mm256_cvtps_epi32(clamped.raw)};
+#else
+    return hn::Vec128<int32_t>{_mm_cvtps_epi32(clamped.raw)};
+#endif
+#else
+    return hn::NearestInt(hn::Min(hn::IfThenElseZero(hn::Ge(v, hn::Zero(d)), v), upper));
+#endif
 }
+
+#if SIMD_SYNET_INT8_X86
+// Four vectors of QuantizeOutput (lanes 0..L-1 of each, in order) as 4*L consecutive bytes:
+// PACKSSDW and PACKUSWB (saturating, so negatives become 0) work within 128-bit blocks, then a
+// 32-bit lane permutation restores the order across blocks.
+template <class VI>
+HWY_INLINE void StoreBytes4(VI a, VI b, VI c, VI e, uint8_t* to) {
+#if HWY_TARGET == HWY_AVX3
+    const __m512i bytes =
+        _mm512_packus_epi16(_mm512_packs_epi32(a.raw, b.raw), _mm512_packs_epi32(c.raw, e.raw));
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    _mm512_storeu_si512(to, _mm512_permutexvar_epi32(order, bytes));
+#elif HWY_TARGET == HWY_AVX2
+    const __m256i bytes =
+        _mm256_packus_epi16(_mm256_packs_epi32(a.raw, b.raw), _mm256_packs_epi32(c.raw, e.raw));
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm256_permutevar8x32_epi32(bytes, order));
+#else
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i*>(to),
+        _mm_packus_epi16(_mm_packs_epi32(a.raw, b.raw), _mm_packs_epi32(c.raw, e.raw)));
+#endif
+}
+#endif
 
 // Output values of `rows` x `cols` sums (tile rows `tileStride` int32 apart) into out (rows
 // `outStride` elements apart; FP32 or UINT8 by kDst8). Parameters are loaded once per vector
-// of channels and reused down the rows.
+// of channels and reused down the rows; on x86 UINT8 outputs go four vectors at a time.
 template <Act8iKind kKind, bool kDst8>
 HWY_NOINLINE void Epilogue8i(const int32_t* tile, size_t tileStride, size_t rows, size_t cols,
                              const OutputParams& op, uint8_t* out, size_t outStride) {
@@ -109,18 +149,43 @@ HWY_NOINLINE void Epilogue8i(const int32_t* tile, size_t tileStride, size_t rows
     using T = std::conditional_t<kDst8, uint8_t, float>;
     T* o = reinterpret_cast<T*>(out);
     const auto zero = hn::Set(d, op.zero), upper = hn::Set(d, op.upper);
-    for (size_t j = 0; j < cols; j += L) {
+    // y of channels [j, j + L) of tile row r; parameter vectors as loaded at j.
+    struct Params {
+        hn::Vec<decltype(d)> norm, bias, slope, scale;
+    };
+    const auto paramsAt = [&](size_t j) HWY_ATTR {
+        // Whole vectors: the arrays are padded past every block.
+        return Params{hn::LoadU(d, op.norm + j), hn::LoadU(d, op.bias + j),
+                      op.slope ? hn::LoadU(d, op.slope + j) : hn::Zero(d),
+                      kDst8 ? hn::LoadU(d, op.scale + j) : hn::Zero(d)};
+    };
+    const auto value = [&](const Params& p, size_t r, size_t j) HWY_ATTR {
+        const auto sum = hn::ConvertTo(d, hn::LoadU(di, tile + r * tileStride + j));
+        return Activate8i<kKind>(d, hn::Add(hn::Mul(sum, p.norm), p.bias), p.slope, op.act);
+    };
+    size_t j = 0;
+#if SIMD_SYNET_INT8_X86
+    if constexpr (kDst8) {
+        for (; j + 4 * L <= cols; j += 4 * L) {
+            const Params p0 = paramsAt(j), p1 = paramsAt(j + L), p2 = paramsAt(j + 2 * L),
+                         p3 = paramsAt(j + 3 * L);
+            for (size_t r = 0; r < rows; ++r)
+                StoreBytes4(QuantizeOutput(d, value(p0, r, j), p0.scale, zero, upper),
+                            QuantizeOutput(d, value(p1, r, j + L), p1.scale, zero, upper),
+                            QuantizeOutput(d, value(p2, r, j + 2 * L), p2.scale, zero, upper),
+                            QuantizeOutput(d, value(p3, r, j + 3 * L), p3.scale, zero, upper),
+                            o + r * outStride + j);
+        }
+    }
+#endif
+    for (; j < cols; j += L) {
         const size_t n = cols - j < L ? cols - j : L;
-        // Whole vectors of parameters: the arrays are padded to whole panels.
-        const auto norm = hn::LoadU(d, op.norm + j), bias = hn::LoadU(d, op.bias + j);
-        const auto slope = op.slope ? hn::LoadU(d, op.slope + j) : hn::Zero(d);
-        const auto scale = kDst8 ? hn::LoadU(d, op.scale + j) : hn::Zero(d);
+        const Params p = paramsAt(j);
         for (size_t r = 0; r < rows; ++r) {
-            const auto sum = hn::ConvertTo(d, hn::LoadU(di, tile + r * tileStride + j));
-            const auto y = Activate8i<kKind>(d, hn::Add(hn::Mul(sum, norm), bias), slope, op.act);
+            const auto y = value(p, r, j);
             T* to = o + r * outStride + j;
             if constexpr (kDst8) {
-                const auto bytes = hn::DemoteTo(du8, QuantizeOutput(d, y, scale, zero, upper));
+                const auto bytes = hn::DemoteTo(du8, QuantizeOutput(d, y, p.scale, zero, upper));
                 if (n == L) {
                     hn::StoreU(bytes, du8, to);
                 } else {

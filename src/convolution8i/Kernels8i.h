@@ -110,3 +110,87 @@ HWY_NOINLINE SIMD_I8_ATTR void DepthwisePixels8i(const uint8_t* const* rows, siz
     }
 }
 #endif
+
+#if HWY_TARGET != HWY_SCALAR
+// The four interleaved vectors of one image column (DepthwisePixels8i): vector k, lane i holds
+// rows r[0..3] of channel k*L + i. kFirst, kCount: which of the four are built.
+template <size_t kFirst, size_t kCount>
+HWY_INLINE SIMD_I8_ATTR void InterleaveRows8i(const uint8_t* const* r, size_t off, V32* v) {
+    const D32 d;
+    const hn::Repartition<uint8_t, D32> d8;
+    const hn::Repartition<uint16_t, D32> d16;
+    const auto r0 = hn::LoadU(d8, r[0] + off), r1 = hn::LoadU(d8, r[1] + off);
+    const auto r2 = hn::LoadU(d8, r[2] + off), r3 = hn::LoadU(d8, r[3] + off);
+    if (kFirst == 0) {
+        const auto lo01 = hn::BitCast(d16, hn::InterleaveLower(d8, r0, r1));
+        const auto lo23 = hn::BitCast(d16, hn::InterleaveLower(d8, r2, r3));
+        v[0] = hn::BitCast(d, hn::InterleaveLower(d16, lo01, lo23));
+        v[1] = hn::BitCast(d, hn::InterleaveUpper(d16, lo01, lo23));
+    }
+    if (kFirst + kCount == 4) {
+        const auto hi01 = hn::BitCast(d16, hn::InterleaveUpper(d8, r0, r1));
+        const auto hi23 = hn::BitCast(d16, hn::InterleaveUpper(d8, r2, r3));
+        v[2 - kFirst] = hn::BitCast(d, hn::InterleaveLower(d16, hi01, hi23));
+        v[3 - kFirst] = hn::BitCast(d, hn::InterleaveUpper(d16, hi01, hi23));
+    }
+}
+
+// Depthwise 3x3, stride 1, no dilation: `count` output pixels (from `first`) of kRows output rows
+// (1, or 2: the four image rows r[0..3] then serve the first output row with kernel rows 0-2 in
+// lanes 0-2 and the second with kernel rows 0-2 in lanes 1-3), vectors [kFirst, kFirst + kVecs)
+// of one channel block. Each image column is interleaved once and serves the three outputs that
+// read it (a ring of three accumulator sets; an output's set starts at its first column).
+// weights: per output row, kernel column and vector, L lanes of 4 bytes (DepthwisePixels8i's
+// layout, the second row's shifted by one byte). out[row]: count x 4*L sums.
+template <class Dot, size_t kRows, size_t kFirst, size_t kVecs>
+HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3Ring8i(const uint8_t* const* r, size_t step,
+                                                  size_t first, size_t count, const int8_t* weights,
+                                                  int32_t* const* out) {
+    const D32 d;
+    constexpr size_t L = hn::MaxLanes(D32());
+    const int32_t* w = reinterpret_cast<const int32_t*>(weights) + kFirst * L;
+    const auto zero = ToAcc(hn::Zero(d));
+    Acc32 acc[3][kRows][kVecs];
+#pragma GCC unroll 3
+    for (size_t s = 0; s < 3; ++s)
+#pragma GCC unroll 2
+        for (size_t row = 0; row < kRows; ++row)
+#pragma GCC unroll 4
+            for (size_t k = 0; k < kVecs; ++k) acc[s][row][k] = zero;
+    // Column t of the pixels: starts output t (kernel column 0), adds to t-1 and t-2; then
+    // output t-2 is complete. A, B, C: the ring slots of outputs t, t-1, t-2.
+    const auto column = [&](size_t t, auto A, auto B, auto C) SIMD_I8_ATTR {
+        V32 v[kVecs];
+        InterleaveRows8i<kFirst, kVecs>(r, (first + t) * step, v);
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k) {
+            const typename Dot::A a = Dot::Prepare(v[k]);
+#pragma GCC unroll 2
+            for (size_t row = 0; row < kRows; ++row) {
+                const int32_t* wr = w + row * 12 * L + k * L;
+                acc[A][row][k] = Dot::Apply(zero, a, hn::LoadU(d, wr));
+                acc[B][row][k] = Dot::Apply(acc[B][row][k], a, hn::LoadU(d, wr + 4 * L));
+                acc[C][row][k] = Dot::Apply(acc[C][row][k], a, hn::LoadU(d, wr + 8 * L));
+            }
+        }
+        if (t >= 2 && t - 2 < count) {
+#pragma GCC unroll 2
+            for (size_t row = 0; row < kRows; ++row)
+#pragma GCC unroll 4
+                for (size_t k = 0; k < kVecs; ++k)
+                    hn::StoreU(FromAcc(acc[C][row][k]), d,
+                               out[row] + (t - 2) * 4 * L + (kFirst + k) * L);
+        }
+    };
+    using S0 = std::integral_constant<size_t, 0>;
+    using S1 = std::integral_constant<size_t, 1>;
+    using S2 = std::integral_constant<size_t, 2>;
+    // Slots of the outputs -1 and -2 receive sums nobody stores.
+#pragma GCC unroll 1
+    for (size_t t = 0; t < count + 2; t += 3) {
+        column(t, S0(), S2(), S1());
+        if (t + 1 < count + 2) column(t + 1, S1(), S0(), S2());
+        if (t + 2 < count + 2) column(t + 2, S2(), S1(), S0());
+    }
+}
+#endif
