@@ -42,16 +42,60 @@ inline size_t AlignBytes(size_t bytes) {
     return (bytes + 63) / 64 * 64;
 }
 
-// dst[c*dstStride + r] = src[r*srcStride + c] for r < rows, c < cols (bytes).
+#if HWY_TARGET != HWY_SCALAR
+// dst[c*dstStride + r] = src[r*srcStride + c] for a 16 x 16 tile of bytes: interleaves of 8-,
+// 16-, 32- and 64-bit lanes; after stage s, vector i holds 2^s rows of 16 / 2^s columns.
+HWY_INLINE void TransposeBytes16(const uint8_t* src, size_t srcStride, uint8_t* dst,
+                                 size_t dstStride) {
+    const hn::Full128<uint8_t> d8;
+    const hn::Repartition<uint16_t, decltype(d8)> d16;
+    const hn::Repartition<uint32_t, decltype(d8)> d32;
+    const hn::Repartition<uint64_t, decltype(d8)> d64;
+    using V = hn::Vec<decltype(d8)>;
+    V r[16], x[16];
+    for (size_t i = 0; i < 16; ++i) r[i] = hn::LoadU(d8, src + i * srcStride);
+    for (size_t k = 0; k < 8; ++k) {  // rows 2k, 2k+1: columns 0-7, 8-15
+        x[2 * k] = hn::InterleaveLower(d8, r[2 * k], r[2 * k + 1]);
+        x[2 * k + 1] = hn::InterleaveUpper(d8, r[2 * k], r[2 * k + 1]);
+    }
+    for (size_t m = 0; m < 4; ++m)  // rows 4m..4m+3: columns 4q..4q+3 in r[4m + q]
+        for (size_t h = 0; h < 2; ++h) {
+            const auto a = hn::BitCast(d16, x[4 * m + h]), b = hn::BitCast(d16, x[4 * m + 2 + h]);
+            r[4 * m + 2 * h] = hn::BitCast(d8, hn::InterleaveLower(d16, a, b));
+            r[4 * m + 2 * h + 1] = hn::BitCast(d8, hn::InterleaveUpper(d16, a, b));
+        }
+    for (size_t n = 0; n < 2; ++n)  // rows 8n..8n+7: columns 2p, 2p+1 in x[8n + p]
+        for (size_t q = 0; q < 4; ++q) {
+            const auto a = hn::BitCast(d32, r[8 * n + q]), b = hn::BitCast(d32, r[8 * n + 4 + q]);
+            x[8 * n + 2 * q] = hn::BitCast(d8, hn::InterleaveLower(d32, a, b));
+            x[8 * n + 2 * q + 1] = hn::BitCast(d8, hn::InterleaveUpper(d32, a, b));
+        }
+    for (size_t p = 0; p < 8; ++p) {  // column 2p, 2p+1: all rows
+        const auto a = hn::BitCast(d64, x[p]), b = hn::BitCast(d64, x[8 + p]);
+        hn::StoreU(hn::BitCast(d8, hn::InterleaveLower(d64, a, b)), d8, dst + 2 * p * dstStride);
+        hn::StoreU(hn::BitCast(d8, hn::InterleaveUpper(d64, a, b)), d8,
+                   dst + (2 * p + 1) * dstStride);
+    }
+}
+#endif
+
+// dst[c*dstStride + r] = src[r*srcStride + c] for r < rows, c < cols (bytes): 16 x 16 tiles,
+// the ragged edges element by element.
 inline void TransposeBytes(const uint8_t* src, size_t srcStride, uint8_t* dst, size_t dstStride,
                            size_t rows, size_t cols) {
-    constexpr size_t kBlock = 16;
-    for (size_t r0 = 0; r0 < rows; r0 += kBlock)
-        for (size_t c0 = 0; c0 < cols; c0 += kBlock) {
-            const size_t r1 = std::min(rows, r0 + kBlock), c1 = std::min(cols, c0 + kBlock);
-            for (size_t c = c0; c < c1; ++c)
-                for (size_t r = r0; r < r1; ++r) dst[c * dstStride + r] = src[r * srcStride + c];
-        }
+    size_t r0 = 0;
+#if HWY_TARGET != HWY_SCALAR
+    for (; r0 + 16 <= rows; r0 += 16) {
+        size_t c0 = 0;
+        for (; c0 + 16 <= cols; c0 += 16)
+            TransposeBytes16(src + r0 * srcStride + c0, srcStride, dst + c0 * dstStride + r0,
+                             dstStride);
+        for (size_t c = c0; c < cols; ++c)
+            for (size_t r = r0; r < r0 + 16; ++r) dst[c * dstStride + r] = src[r * srcStride + c];
+    }
+#endif
+    for (size_t c = 0; c < cols; ++c)
+        for (size_t r = r0; r < rows; ++r) dst[c * dstStride + r] = src[r * srcStride + c];
 }
 
 using EpilogueFn = void (*)(const int32_t*, size_t, size_t, size_t, const OutputParams&, uint8_t*,
