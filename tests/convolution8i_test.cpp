@@ -306,6 +306,14 @@ std::vector<Shape> Shapes() {
         {17, 17, 9, 9, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4, 17},
         {15, 15, 6, 13, 7, 7, 3, 3, 1, 1, 3, 3, 3, 3, 15},
         {17, 17, 5, 5, 3, 3, 1, 1, 1, 1, 5, 5, 5, 5, 17},  // pads beyond the kernel
+        // Widths past a vector of bytes and past the depthwise chunk of 32 pixels; NCHW planes
+        // of 2-4 channels interleaved, others in 16x16 transpose tiles with tails.
+        {3, 16, 5, 135, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        {2, 8, 4, 67, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {4, 5, 3, 70, 3, 3, 1, 2, 1, 1, 0, 1, 2, 1, 1},
+        {33, 17, 4, 35, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {16, 16, 5, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},
+        {17, 17, 6, 67, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 17},
     };
 }
 

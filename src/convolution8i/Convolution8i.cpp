@@ -236,10 +236,9 @@ protected:
             const size_t b1 = std::min(p1, b0 + block_), n = b1 - b0, nRows = RoundUp(n, MR);
             // Each pixel's first tap (group 0); the rows of a last partial tile repeat the last
             // pixel.
-            for (size_t i = 0; i < nRows; ++i) {
-                const size_t pixel = b0 + std::min(i, n - 1);
-                const size_t dy = pixel / q_.dstW, dx = pixel % q_.dstW;
+            for (size_t i = 0, dy = b0 / q_.dstW, dx = b0 % q_.dstW; i < nRows; ++i) {
                 rows[i] = image + (dy * q_.sY * rowPixels_ + dx * q_.sX) * C;
+                if (i + 1 < n && ++dx == q_.dstW) dx = 0, ++dy;
             }
             size_t group = 0;
             for (size_t j = j0; j < j1; ++j) {

@@ -113,26 +113,42 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<D>> QuantizeOutput(D d, V x, V scale, V ze
 }
 
 #if SIMD_SYNET_INT8_X86
-// Four vectors of QuantizeOutput (lanes 0..L-1 of each, in order) as 4*L consecutive bytes:
-// PACKSSDW and PACKUSWB (saturating, so negatives become 0) work within 128-bit blocks, then a
-// 32-bit lane permutation restores the order across blocks.
+// Four vectors of QuantizeOutput (lanes 0..L-1 of each, in order) as 4*L consecutive bytes, of
+// which the first `n` are stored: PACKSSDW and PACKUSWB (saturating, so negatives become 0) work
+// within 128-bit blocks, then a 32-bit lane permutation restores the order across blocks.
 template <class VI>
-HWY_INLINE void StoreBytes4(VI a, VI b, VI c, VI e, uint8_t* to) {
+HWY_INLINE void StoreBytes4(VI a, VI b, VI c, VI e, uint8_t* to, size_t n) {
 #if HWY_TARGET == HWY_AVX3
-    const __m512i bytes =
+    const __m512i packed =
         _mm512_packus_epi16(_mm512_packs_epi32(a.raw, b.raw), _mm512_packs_epi32(c.raw, e.raw));
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    _mm512_storeu_si512(to, _mm512_permutexvar_epi32(order, bytes));
+    const __m512i bytes = _mm512_permutexvar_epi32(order, packed);
+    if (n == 64) return _mm512_storeu_si512(to, bytes);
+    if (n == 32)
+        return _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_castsi512_si256(bytes));
+    if (n == 16)
+        return _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm512_castsi512_si128(bytes));
+    alignas(64) uint8_t part[64];
+    _mm512_store_si512(part, bytes);
 #elif HWY_TARGET == HWY_AVX2
-    const __m256i bytes =
+    const __m256i packed =
         _mm256_packus_epi16(_mm256_packs_epi32(a.raw, b.raw), _mm256_packs_epi32(c.raw, e.raw));
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm256_permutevar8x32_epi32(bytes, order));
+    const __m256i bytes =
+        _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    if (n == 32) return _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), bytes);
+    if (n == 16)
+        return _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm256_castsi256_si128(bytes));
+    alignas(32) uint8_t part[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(part), bytes);
 #else
-    _mm_storeu_si128(
-        reinterpret_cast<__m128i*>(to),
-        _mm_packus_epi16(_mm_packs_epi32(a.raw, b.raw), _mm_packs_epi32(c.raw, e.raw)));
+    const __m128i bytes =
+        _mm_packus_epi16(_mm_packs_epi32(a.raw, b.raw), _mm_packs_epi32(c.raw, e.raw));
+    if (n == 16) return _mm_storeu_si128(reinterpret_cast<__m128i*>(to), bytes);
+    if (n == 8) return _mm_storel_epi64(reinterpret_cast<__m128i*>(to), bytes);
+    alignas(16) uint8_t part[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(part), bytes);
 #endif
+    std::memcpy(to, part, n);
 }
 #endif
 
@@ -174,7 +190,28 @@ HWY_NOINLINE void Epilogue8i(const int32_t* tile, size_t tileStride, size_t rows
                             QuantizeOutput(d, value(p1, r, j + L), p1.scale, zero, upper),
                             QuantizeOutput(d, value(p2, r, j + 2 * L), p2.scale, zero, upper),
                             QuantizeOutput(d, value(p3, r, j + 3 * L), p3.scale, zero, upper),
-                            o + r * outStride + j);
+                            o + r * outStride + j, 4 * L);
+        }
+        // The last partial group (up to 4*L - 1 channels) through the same packs, the first
+        // vector repeated in the unused places.
+        if (j < cols) {
+            const size_t n = cols - j;
+            const Params p0 = paramsAt(j), p1 = paramsAt(n > L ? j + L : j),
+                         p2 = paramsAt(n > 2 * L ? j + 2 * L : j),
+                         p3 = paramsAt(n > 3 * L ? j + 3 * L : j);
+            for (size_t r = 0; r < rows; ++r) {
+                const auto q0 = QuantizeOutput(d, value(p0, r, j), p0.scale, zero, upper);
+                const auto q1 =
+                    n > L ? QuantizeOutput(d, value(p1, r, j + L), p1.scale, zero, upper) : q0;
+                const auto q2 =
+                    n > 2 * L ? QuantizeOutput(d, value(p2, r, j + 2 * L), p2.scale, zero, upper)
+                              : q0;
+                const auto q3 =
+                    n > 3 * L ? QuantizeOutput(d, value(p3, r, j + 3 * L), p3.scale, zero, upper)
+                              : q0;
+                StoreBytes4(q0, q1, q2, q3, o + r * outStride + j, n);
+            }
+            return;
         }
     }
 #endif

@@ -79,6 +79,30 @@ HWY_INLINE void TransposeBytes16(const uint8_t* src, size_t srcStride, uint8_t* 
 }
 #endif
 
+// dst[x*C + c] = src[c*stride + x] for x < n, c < C in {2, 3, 4} (first layers' few planes,
+// too few rows for the tiles of TransposeBytes).
+inline void InterleavePlanes(const uint8_t* src, size_t stride, size_t C, size_t n, uint8_t* dst) {
+    size_t x = 0;
+#if HWY_TARGET != HWY_SCALAR
+    const hn::ScalableTag<uint8_t> d;
+    const size_t L = hn::Lanes(d);
+    for (; x + L <= n; x += L) {
+        const auto v0 = hn::LoadU(d, src + x), v1 = hn::LoadU(d, src + stride + x);
+        if (C == 2) {
+            hn::StoreInterleaved2(v0, v1, d, dst + x * C);
+            continue;
+        }
+        const auto v2 = hn::LoadU(d, src + 2 * stride + x);
+        if (C == 3)
+            hn::StoreInterleaved3(v0, v1, v2, d, dst + x * C);
+        else
+            hn::StoreInterleaved4(v0, v1, v2, hn::LoadU(d, src + 3 * stride + x), d, dst + x * C);
+    }
+#endif
+    for (; x < n; ++x)
+        for (size_t c = 0; c < C; ++c) dst[x * C + c] = src[c * stride + x];
+}
+
 // dst[c*dstStride + r] = src[r*srcStride + c] for r < rows, c < cols (bytes): 16 x 16 tiles,
 // the ragged edges element by element.
 inline void TransposeBytes(const uint8_t* src, size_t srcStride, uint8_t* dst, size_t dstStride,
@@ -260,7 +284,10 @@ protected:
                 uint8_t* to = row + left * P;
                 const size_t at = size_t(sy) * W;
                 if (!nhwc_) {
-                    TransposeBytes(planes8 + at, plane, to, P, C, cols);
+                    if (P == C && C >= 2 && C <= 4)
+                        InterleavePlanes(planes8 + at, plane, C, cols, to);
+                    else
+                        TransposeBytes(planes8 + at, plane, to, P, C, cols);
                     if (P > C)
                         for (size_t x = 0; x < cols; ++x) std::memset(to + x * P + C, z, P - C);
                 } else {
