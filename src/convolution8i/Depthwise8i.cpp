@@ -70,7 +70,7 @@ using RingFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, const int
 // register file is small or the dot product needs temporaries).
 struct DepthwiseKernel {
     DepthwiseFn fn;
-    RingFn ring1[2], ring2[2];  // second entries: the second pass, or NULL
+    RingFn ring1[2], ring2[2], ringS2[2];  // second entries: the second pass, or NULL
     const char* dot;
 };
 
@@ -81,6 +81,10 @@ struct PlainKernels {
     static constexpr RingFn Ring() {
         return &plain::Depthwise3x3Ring8i<Dot, kRows, kFirst, kVecs>;
     }
+    template <size_t kFirst, size_t kVecs>
+    static constexpr RingFn RingS2() {
+        return &plain::Depthwise3x3s2Ring8i<Dot, kFirst, kVecs>;
+    }
 };
 
 #if HWY_TARGET == HWY_AVX3
@@ -90,18 +94,24 @@ struct VnniKernels {
     static constexpr RingFn Ring() {
         return &vnni::Depthwise3x3Ring8i<vnni::DotVnni, kRows, kFirst, kVecs>;
     }
+    template <size_t kFirst, size_t kVecs>
+    static constexpr RingFn RingS2() {
+        return &vnni::Depthwise3x3s2Ring8i<vnni::DotVnni, kFirst, kVecs>;
+    }
 };
 #endif
 
 // kVecs: vectors per pass of the ring (4: one pass, 2: two).
 template <class Kernels, size_t kVecs>
 DepthwiseKernel KernelsOf(const char* dot) {
-    DepthwiseKernel k{Kernels::Pixels(), {}, {}, dot};
+    DepthwiseKernel k{Kernels::Pixels(), {}, {}, {}, dot};
     k.ring1[0] = Kernels::template Ring<1, 0, kVecs>();
     k.ring2[0] = Kernels::template Ring<2, 0, kVecs>();
+    k.ringS2[0] = Kernels::template RingS2<0, kVecs>();
     if (kVecs == 2) {
         k.ring1[1] = Kernels::template Ring<1, 2, 2>();
         k.ring2[1] = Kernels::template Ring<2, 2, 2>();
+        k.ringS2[1] = Kernels::template RingS2<2, 2>();
     }
     return k;
 }
@@ -133,10 +143,15 @@ public:
         SetLayout({P, permute, CanReadInPlace() && P == q_.srcC && !permute});
         blocks_ = P / kBlock;
         groups_ = (q_.kY + 3) / 4;
-        ring_ = q_.kY == 3 && q_.kX == 3 && q_.sY == 1 && q_.sX == 1 && q_.dY == 1 && q_.dX == 1;
+        const bool k3 = q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1;
+        ring_ = k3 && q_.sY == 1 && q_.sX == 1;
+        ringS2_ = k3 && q_.sY == 2 && q_.sX == 2;
         kernel_ = ChooseDepthwise(mode_);
         info_ = std::string(IsaNameOf(HWY_TARGET)) + (nhwc_ ? "::nhwc" : "::nchw") + "-depthwise-" +
-                std::to_string(q_.kY) + "x" + std::to_string(q_.kX) + (ring_ ? "s1-ring-" : "-") +
+                std::to_string(q_.kY) + "x" + std::to_string(q_.kX) +
+                (ring_     ? "s1-ring-"
+                 : ringS2_ ? "s2-ring-"
+                           : "-") +
                 kernel_.dot;
     }
 
@@ -206,8 +221,10 @@ protected:
                 for (size_t x = 0; x < q_.dstW; x += kChunk) {
                     const size_t n = std::min(kChunk, q_.dstW - x);
                     int32_t* out[2] = {sums, sums + kChunk * kBlock};
-                    if (ring_) {
-                        const RingFn* ring = outRows == 2 ? kernel_.ring2 : kernel_.ring1;
+                    if (ring_ || ringS2_) {
+                        const RingFn* ring = ringS2_        ? kernel_.ringS2
+                                             : outRows == 2 ? kernel_.ring2
+                                                            : kernel_.ring1;
                         for (size_t pass = 0; pass < 2 && ring[pass]; ++pass)
                             ring[pass](rows, P, x, n, weights, out);
                     } else {
@@ -230,7 +247,8 @@ protected:
     }
 
     size_t blocks_, groups_;
-    bool ring_;  // 3x3, stride 1, no dilation: Depthwise3x3Ring8i
+    bool ring_;    // 3x3, stride 1, no dilation: Depthwise3x3Ring8i
+    bool ringS2_;  // 3x3, stride 2, no dilation: Depthwise3x3s2Ring8i
     DepthwiseKernel kernel_;
     std::vector<int8_t, CacheAlignedAllocator<int8_t>> weights_;
 };

@@ -194,3 +194,36 @@ HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3Ring8i(const uint8_t* const* r, size_
     }
 }
 #endif
+
+#if HWY_TARGET != HWY_SCALAR
+// Depthwise 3x3, stride 2, no dilation: as Depthwise3x3Ring8i for one output row; output o reads
+// image columns 2o, 2o + 1, 2o + 2, and column 2o + 2 is output o + 1's first, so it is
+// interleaved once for both.
+template <class Dot, size_t kFirst, size_t kVecs>
+HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3s2Ring8i(const uint8_t* const* r, size_t step,
+                                                    size_t first, size_t count,
+                                                    const int8_t* weights, int32_t* const* out) {
+    const D32 d;
+    constexpr size_t L = hn::MaxLanes(D32());
+    const int32_t* w = reinterpret_cast<const int32_t*>(weights) + kFirst * L;
+    const auto zero = ToAcc(hn::Zero(d));
+    V32 shared[kVecs], v[kVecs];
+    InterleaveRows8i<kFirst, kVecs>(r, 2 * first * step, shared);
+    for (size_t o = 0; o < count; ++o) {
+        Acc32 acc[kVecs];
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k)
+            acc[k] = Dot::Apply(zero, Dot::Prepare(shared[k]), hn::LoadU(d, w + k * L));
+        InterleaveRows8i<kFirst, kVecs>(r, (2 * (first + o) + 1) * step, v);
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k)
+            acc[k] = Dot::Apply(acc[k], Dot::Prepare(v[k]), hn::LoadU(d, w + 4 * L + k * L));
+        InterleaveRows8i<kFirst, kVecs>(r, (2 * (first + o) + 2) * step, shared);
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k) {
+            acc[k] = Dot::Apply(acc[k], Dot::Prepare(shared[k]), hn::LoadU(d, w + 8 * L + k * L));
+            hn::StoreU(FromAcc(acc[k]), d, out[0] + o * 4 * L + (kFirst + k) * L);
+        }
+    }
+}
+#endif
