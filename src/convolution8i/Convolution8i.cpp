@@ -61,7 +61,8 @@ namespace vnni {
 
 constexpr size_t kLanes = hn::MaxLanes(D32());
 
-using TileFn = void (*)(const uint8_t* const*, const uint32_t*, size_t, const int8_t*, int32_t*);
+using TileFn = void (*)(const uint8_t* const*, const uint32_t*, size_t, const int8_t*, int32_t*,
+                        bool);
 
 // A register tile: its kernel, MR pixels x NV vectors, and the dot product's name for Info.
 struct Tile8i {
@@ -134,9 +135,14 @@ public:
         nr_ = tile_.vecs * kLanes;
         panels_ = (q_.Dg + nr_ - 1) / nr_;
         dgPad_ = panels_ * nr_;
-        // Pixels per block: the image rows a block reads stay in L2 while its panels pass.
+        // Words per chunk of the reduction: a chunk of a panel (nr_ lanes of 4 bytes a word)
+        // stays in L1 while the tiles of a block pass over it (3x3 256->256 14x14: a whole
+        // panel is 147 KiB). Pixels per block: the image rows a block reads stay in L2, and
+        // its INT32 sums of one panel (block x nr_) too.
+        chunk_ = std::max<size_t>((size_t(20) << 10) / (nr_ * 4), 16);
+        if (words_ <= chunk_ + chunk_ / 2) chunk_ = words_;
         const size_t k = words_ * 4;
-        block_ = RoundUp(std::min<size_t>(std::max<size_t>((size_t(96) << 10) / k, 64), 512),
+        block_ = RoundUp(std::min<size_t>(std::max<size_t>((size_t(96) << 10) / k, 64), 256),
                          tile_.rows);
         info_ = std::string(IsaNameOf(HWY_TARGET)) + (nhwc_ ? "::nhwc" : "::nchw") + "-direct-" +
                 std::to_string(tile_.rows) + "x" + std::to_string(nr_) + "-" + tile_.dot;
@@ -196,7 +202,7 @@ protected:
     // Bytes of one part's scratch: row addresses of a block, the INT32 tile, and (NCHW) the
     // NHWC band of one panel.
     size_t PartBytes() const override {
-        return AlignBytes(block_ * sizeof(void*)) + AlignBytes(tile_.rows * nr_ * 4) +
+        return AlignBytes(block_ * sizeof(void*)) + AlignBytes(block_ * nr_ * 4) +
                (nhwc_ ? 0 : AlignBytes(block_ * nr_ * 4));
     }
 
@@ -229,8 +235,8 @@ protected:
     void RunRange(const uint8_t* image, uint8_t* dst, size_t p0, size_t p1, size_t j0, size_t j1,
                   uint8_t* buf) const {
         const uint8_t** rows = reinterpret_cast<const uint8_t**>(buf);
-        int32_t* tile = reinterpret_cast<int32_t*>(buf + AlignBytes(block_ * sizeof(void*)));
-        uint8_t* band = reinterpret_cast<uint8_t*>(tile) + AlignBytes(tile_.rows * nr_ * 4);
+        int32_t* sums = reinterpret_cast<int32_t*>(buf + AlignBytes(block_ * sizeof(void*)));
+        uint8_t* band = reinterpret_cast<uint8_t*>(sums) + AlignBytes(block_ * nr_ * 4);
         const size_t MR = tile_.rows, C = q_.srcC;
         for (size_t b0 = p0; b0 < p1; b0 += block_) {
             const size_t b1 = std::min(p1, b0 + block_), n = b1 - b0, nRows = RoundUp(n, MR);
@@ -253,11 +259,13 @@ protected:
                 const OutputParams op = ParamsAt(g * dgPad_ + c0);
                 uint8_t* out = nhwc_ ? dst + (b0 * q_.dstC + channel) * dstBytes_ : band;
                 const size_t outStride = nhwc_ ? q_.dstC : nr_;
-                for (size_t t = 0; t < n; t += MR) {
-                    tile_.fn(rows + t, offsets_.data(), words_, panel, tile);
-                    epilogue_(tile, nr_, std::min(MR, n - t), cols, op,
-                              out + t * outStride * dstBytes_, outStride);
+                for (size_t k = 0; k < words_; k += chunk_) {
+                    const size_t words = std::min(chunk_, words_ - k);
+                    for (size_t t = 0; t < n; t += MR)
+                        tile_.fn(rows + t, offsets_.data() + k, words, panel + k * nr_ * 4,
+                                 sums + t * nr_, k > 0);
                 }
+                epilogue_(sums, nr_, n, cols, op, out, outStride);
                 if (!nhwc_) StoreBand(band, nr_, n, cols, channel, b0, dst);
             }
         }
@@ -267,7 +275,7 @@ protected:
     std::vector<int> kIndex_;
     size_t words_ = 0;
     Tile8i tile_;
-    size_t nr_, panels_, dgPad_, block_;
+    size_t nr_, panels_, dgPad_, block_, chunk_;
     std::vector<int8_t, CacheAlignedAllocator<int8_t>> packed_;
 };
 
