@@ -90,38 +90,42 @@ struct VnniTiles {
 
 // The tile for Dg output channels per group: kRows x kVecs, or kNarrowRows x 1 (2) when one
 // (two) vectors hold all of them, so a first layer's few channels do not fill most of the tile
-// with the panel's zero padding.
+// with the panel's zero padding; a single output pixel (a classifier's 1x1 convolution on a 1x1
+// image) takes one row of kVecs, where kRows rows would compute kRows - 1 rows of padding.
 template <class Tiles, size_t kRows, size_t kVecs, size_t kNarrowRows>
-Tile8i PickTile(size_t dg, const char* dot) {
+Tile8i PickTile(size_t dg, size_t pixels, const char* dot) {
     if (kVecs > 1 && dg <= kLanes)
         return {Tiles::template Fn<kNarrowRows, 1>(), kNarrowRows, 1, dot};
     if (kVecs > 2 && dg <= 2 * kLanes)
         return {Tiles::template Fn<kNarrowRows, 2>(), kNarrowRows, 2, dot};
+    if (pixels == 1) return {Tiles::template Fn<1, kVecs>(), 1, kVecs, dot};
     return {Tiles::template Fn<kRows, kVecs>(), kRows, kVecs, dot};
 }
 
 // The dot product for the mode on this target (Dot8i-inl.h) and its tile.
-Tile8i ChooseTile(const Int8Mode& m, size_t dg) {
+Tile8i ChooseTile(const Int8Mode& m, size_t dg, size_t pixels) {
 #if HWY_TARGET == HWY_AVX3
     // 8iOverflow keeps PMADDUBSW on VNNI CPUs: its saturation is what the mode computes.
-    if (!m.overflow && CpuHasAvx512Vnni()) return PickTile<VnniTiles, 6, 4, 12>(dg, "vnni");
-    if (m.narrowed || m.overflow) return PickTile<PlainTiles<DotMaddubs>, 5, 4, 10>(dg, "maddubs");
-    return PickTile<PlainTiles<DotSplit>, 4, 4, 8>(dg, "maddubs2");
+    if (!m.overflow && CpuHasAvx512Vnni()) return PickTile<VnniTiles, 6, 4, 12>(dg, pixels, "vnni");
+    if (m.narrowed || m.overflow)
+        return PickTile<PlainTiles<DotMaddubs>, 5, 4, 10>(dg, pixels, "maddubs");
+    return PickTile<PlainTiles<DotSplit>, 4, 4, 8>(dg, pixels, "maddubs2");
 #elif HWY_TARGET == HWY_AVX2
-    if (m.narrowed || m.overflow) return PickTile<PlainTiles<DotMaddubs>, 4, 2, 8>(dg, "maddubs");
-    return PickTile<PlainTiles<DotSplit>, 4, 2, 6>(dg, "maddubs2");
+    if (m.narrowed || m.overflow)
+        return PickTile<PlainTiles<DotMaddubs>, 4, 2, 8>(dg, pixels, "maddubs");
+    return PickTile<PlainTiles<DotSplit>, 4, 2, 6>(dg, pixels, "maddubs2");
 #elif HWY_TARGET == HWY_SSE4
     // Narrowed: one exact PMADDUBSW; the other modes run the portable widening so that the x86
     // tests cover the code NEON runs.
-    if (m.narrowed) return PickTile<PlainTiles<DotMaddubs>, 4, 2, 8>(dg, "maddubs");
-    if (m.overflow) return PickTile<PlainTiles<DotWiden<true>>, 4, 2, 6>(dg, "widen-sat");
-    return PickTile<PlainTiles<DotWiden<false>>, 4, 2, 6>(dg, "widen");
+    if (m.narrowed) return PickTile<PlainTiles<DotMaddubs>, 4, 2, 8>(dg, pixels, "maddubs");
+    if (m.overflow) return PickTile<PlainTiles<DotWiden<true>>, 4, 2, 6>(dg, pixels, "widen-sat");
+    return PickTile<PlainTiles<DotWiden<false>>, 4, 2, 6>(dg, pixels, "widen");
 #elif HWY_TARGET == HWY_SCALAR
-    if (m.overflow) return PickTile<PlainTiles<DotScalar<true>>, 4, 4, 4>(dg, "scalar-sat");
-    return PickTile<PlainTiles<DotScalar<false>>, 4, 4, 4>(dg, "scalar");
+    if (m.overflow) return PickTile<PlainTiles<DotScalar<true>>, 4, 4, 4>(dg, pixels, "scalar-sat");
+    return PickTile<PlainTiles<DotScalar<false>>, 4, 4, 4>(dg, pixels, "scalar");
 #else
-    if (m.overflow) return PickTile<PlainTiles<DotWiden<true>>, 4, 2, 6>(dg, "widen-sat");
-    return PickTile<PlainTiles<DotWiden<false>>, 4, 2, 6>(dg, "widen");
+    if (m.overflow) return PickTile<PlainTiles<DotWiden<true>>, 4, 2, 6>(dg, pixels, "widen-sat");
+    return PickTile<PlainTiles<DotWiden<false>>, 4, 2, 6>(dg, pixels, "widen");
 #endif
 }
 
@@ -131,7 +135,7 @@ public:
         : Padded8i(batch, p, c) {
         SetLayout({q_.srcC, false, CanReadInPlace() && q_.Cg % 4 == 0});
         BuildWords();
-        tile_ = ChooseTile(mode_, q_.Dg);
+        tile_ = ChooseTile(mode_, q_.Dg, q_.pixels);
         nr_ = tile_.vecs * kLanes;
         panels_ = (q_.Dg + nr_ - 1) / nr_;
         dgPad_ = panels_ * nr_;
