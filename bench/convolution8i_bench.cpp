@@ -10,7 +10,6 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -26,46 +25,6 @@ namespace {
 using bench::kLayers;
 using bench::Layer;
 using bench::LayerParameters;
-
-// Best of five runs of ten calls of f (seconds per call), in the calling thread's CPU time:
-// on a shared machine, time the thread spends descheduled would otherwise count as its own.
-template <class F>
-double BestSecondsPerCall(const F& f) {
-    const auto now = [] {
-        timespec t;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-        return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-    };
-    double best = 1e9;
-    for (int run = 0; run < 5; ++run) {
-        const int calls = 10;
-        const double start = now();
-        for (int i = 0; i < calls; ++i) f();
-        best = std::min(best, (now() - start) / calls);
-    }
-    return best;
-}
-
-// Seconds per call of the FP32 framework on the layer (winograd: "" keeps the default,
-// "0" turns Winograd off); 0 when it would not run.
-double Fp32SecondsPerCall(const Layer& layer, SimdTensorFormatType format, const char* winograd) {
-    const SimdConvolutionParameters p = LayerParameters(layer, format);
-    if (*winograd) setenv("SIMD_SYNET_WINOGRAD", winograd, 1);
-    void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
-    if (*winograd) unsetenv("SIMD_SYNET_WINOGRAD");
-    if (!context) return 0.0;
-    std::vector<float> weight(layer.k * layer.k * p.srcC / p.group * p.dstC, 0.01f);
-    bench::AlignedVector<float> bias(p.dstC, 0.1f), src(p.srcC * p.srcH * p.srcW, 0.5f);
-    bench::AlignedVector<float> dst(p.dstC * p.dstH * p.dstW);
-    SimdSynetConvolution32fSetParams(context, weight.data(), nullptr, bias.data(), nullptr);
-    bench::AlignedVector<float> buf(SimdSynetConvolution32fExternalBufferSize(context));
-    const double best = BestSecondsPerCall(
-        [&] { SimdSynetConvolution32fForward(context, src.data(), buf.data(), dst.data()); });
-    const bool isWinograd =
-        std::string(SimdSynetConvolution32fInfo(context)).find("winograd") != std::string::npos;
-    SimdRelease(context);
-    return *winograd || !isWinograd ? best : -best;  // negative: the default ran Winograd
-}
 
 void BM_Convolution8i(benchmark::State& state, Layer layer, SimdTensorFormatType format,
                       SimdSynetCompatibilityType mode) {
@@ -97,14 +56,15 @@ void BM_Convolution8i(benchmark::State& state, Layer layer, SimdTensorFormatType
     const double ops = 2.0 * p.dstC * p.dstH * p.dstW * (p.srcC / p.group) * layer.k * layer.k;
     state.counters["GOPS"] =
         benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-    const double ours = BestSecondsPerCall(
+    const double ours = bench::BestSecondsPerCall(
         [&] { SimdSynetConvolution8iForward(context, src.data(), buf.data(), dst.data()); });
-    const double fp32 = Fp32SecondsPerCall(layer, format, "");
+    bool winograd = false;
+    const double fp32 = bench::Fp32SecondsPerCall(layer, format, "", &winograd);
     state.counters["int8_us"] = ours * 1e6;
-    state.counters["fp32_us"] = std::fabs(fp32) * 1e6;
-    state.counters["vs_fp32"] = std::fabs(fp32) / ours;
-    if (fp32 < 0) {
-        const double direct = Fp32SecondsPerCall(layer, format, "0");
+    state.counters["fp32_us"] = fp32 * 1e6;
+    state.counters["vs_fp32"] = fp32 / ours;
+    if (winograd) {
+        const double direct = bench::Fp32SecondsPerCall(layer, format, "0");
         state.counters["fp32_direct_us"] = direct * 1e6;
         state.counters["vs_fp32_direct"] = direct / ours;
     }

@@ -938,7 +938,9 @@ SIMD_API const char* SimdSynetConvolution32fInfo(const void* context);
  *    x86 PMADDUBSW rule) before the INT32 sum; an odd last channel is added alone. Identical
  *    results on every instruction set (AVX-512 VNNI CPUs run PMADDUBSW in this mode).
  *  - any other value of the field (12) acts as 8iPrecise.
- * The other compatibility fields have no effect.
+ * The other compatibility fields have no effect. On AVX-512 CPUs with AVX512_VNNI the kernels use
+ * VPDPBUSD; the environment variable SIMD_SYNET_VNNI=0, read here, keeps the context on the
+ * plain AVX-512 kernels (same results).
  */
 SIMD_API void* SimdSynetConvolution8iInit(size_t batch, const SimdConvolutionParameters* conv,
                                           SimdSynetCompatibilityType compatibility);

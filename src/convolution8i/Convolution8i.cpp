@@ -41,23 +41,7 @@ namespace HWY_NAMESPACE {
 
 namespace conv8i {
 
-namespace plain {
-#define SIMD_I8_ATTR
-#define SIMD_I8_VNNI 0
-#include "convolution8i/Kernels8i.h"
-#undef SIMD_I8_VNNI
-#undef SIMD_I8_ATTR
-}  // namespace plain
-
-#if HWY_TARGET == HWY_AVX3
-namespace vnni {
-#define SIMD_I8_ATTR __attribute__((target("avx512vnni")))
-#define SIMD_I8_VNNI 1
-#include "convolution8i/Kernels8i.h"
-#undef SIMD_I8_VNNI
-#undef SIMD_I8_ATTR
-}  // namespace vnni
-#endif
+#include "convolution8i/Kernels8i.h"  // conv8i::plain and (AVX3) conv8i::vnni
 
 constexpr size_t kLanes = hn::MaxLanes(D32());
 
@@ -288,9 +272,11 @@ protected:
 // The algorithm for this shape on this target (parameters already validated).
 Convolution8i* Convolution8iCreate(size_t batch, const SimdConvolutionParameters* p,
                                    SimdSynetCompatibilityType compatibility) {
-    if (p->group == p->srcC && p->group == p->dstC)
+    if (p->group == p->srcC && p->group == p->dstC) {
+        if (Convolution8i* planes = DepthwiseNchw8iCreate(batch, *p, compatibility)) return planes;
         if (Convolution8i* depthwise = Depthwise8iCreate(batch, *p, compatibility))
             return depthwise;
+    }
     return new conv8i::Direct8i(batch, *p, compatibility);
 }
 

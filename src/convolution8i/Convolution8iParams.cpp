@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "convolution/Convolution32f.h"  // CopyActivationParams
 #include "convolution8i/Convolution8i.h"
 
 namespace simd {
@@ -82,29 +83,7 @@ void Convolution8i::SetParams(const float* weight, const float* bias, const floa
         for (size_t c = 0; c < p_.dstC; ++c) dstScale_[c] = 1.0f / dstStep[c];
     }
 
-    slope_.clear();
-    param0_ = param1_ = 0.0f;
-    switch (p_.activation) {
-        case SimdConvolutionActivationLeakyRelu:
-            slope_.assign(p_.dstC, params[0]);
-            break;
-        case SimdConvolutionActivationPrelu:
-            slope_.assign(params, params + p_.dstC);
-            break;
-        case SimdConvolutionActivationRestrictRange:
-        case SimdConvolutionActivationHswish:
-        case SimdConvolutionActivationHardSigmoid:
-            param0_ = params[0];
-            param1_ = params[1];
-            break;
-        case SimdConvolutionActivationElu:
-        case SimdConvolutionActivationMish:
-        case SimdConvolutionActivationSwish:
-            param0_ = params[0];
-            break;
-        default:
-            break;
-    }
+    CopyActivationParams(p_.activation, params, p_.dstC, &slope_, &param0_, &param1_);
     PackWeights();
     ready_ = true;
 }

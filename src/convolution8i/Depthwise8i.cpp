@@ -35,23 +35,7 @@ namespace simd {
 namespace HWY_NAMESPACE {
 namespace conv8i {
 
-namespace plain {
-#define SIMD_I8_ATTR
-#define SIMD_I8_VNNI 0
-#include "convolution8i/Kernels8i.h"
-#undef SIMD_I8_VNNI
-#undef SIMD_I8_ATTR
-}  // namespace plain
-
-#if HWY_TARGET == HWY_AVX3
-namespace vnni {
-#define SIMD_I8_ATTR __attribute__((target("avx512vnni")))
-#define SIMD_I8_VNNI 1
-#include "convolution8i/Kernels8i.h"
-#undef SIMD_I8_VNNI
-#undef SIMD_I8_ATTR
-}  // namespace vnni
-#endif
+#include "convolution8i/Kernels8i.h"  // conv8i::plain and (AVX3) conv8i::vnni
 
 #if HWY_TARGET != HWY_SCALAR
 namespace {

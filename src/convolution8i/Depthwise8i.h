@@ -1,4 +1,4 @@
-// Depthwise INT8 convolution (group == srcC == dstC), per Highway target: the creation function
+// Depthwise INT8 convolution (group == srcC == dstC), per Highway target: the creation functions
 // Convolution8iCreate (Convolution8i.cpp) calls. Both translation units compile the same
 // targets, so each target's Convolution8iCreate calls its own target's function directly.
 //
@@ -24,6 +24,11 @@ namespace HWY_NAMESPACE {
 // target has none (the scalar fallback: the direct algorithm covers it).
 Convolution8i* Depthwise8iCreate(size_t batch, const SimdConvolutionParameters& p,
                                  SimdSynetCompatibilityType compatibility);
+
+// DepthwiseNchw8i.cpp: NCHW 3x3, stride 1 or 2, no dilation, on the channel planes; NULL for
+// other shapes and on the scalar fallback.
+Convolution8i* DepthwiseNchw8iCreate(size_t batch, const SimdConvolutionParameters& p,
+                                     SimdSynetCompatibilityType compatibility);
 
 }  // namespace HWY_NAMESPACE
 }  // namespace simd

@@ -88,6 +88,21 @@ HWY_INLINE V Activate8i(D d, V x, V slope, const conv32f::Act& act) {
     }
 }
 
+// Activate8i with the kind chosen at run time (for code that applies it once per vector).
+template <class D, class V>
+HWY_INLINE V Activate8iAny(D d, V x, V slope, const conv32f::Act& act) {
+    switch (Act8iKindOf(act.type)) {
+        case Act8iKind::kIdentity:
+            return x;
+        case Act8iKind::kRelu:
+            return Activate8i<Act8iKind::kRelu>(d, x, slope, act);
+        case Act8iKind::kSlope:
+            return Activate8i<Act8iKind::kSlope>(d, x, slope, act);
+        default:
+            return Activate8i<Act8iKind::kOther>(d, x, slope, act);
+    }
+}
+
 // §7.4 for values that went through an activation: v = x*scale + zero, NaN and negatives to 0,
 // at most upper, rounded to nearest even; the integers in 32-bit lanes.
 template <class D, class V>

@@ -1,15 +1,37 @@
 // The INT32 sums of the INT8 convolution's inner loops: the register tile of the direct
 // algorithm (MR output pixels x NV vectors of output channels over 4-byte input words) and the
-// depthwise pixels (four kernel rows per dot product).
+// depthwise kernels (four kernel rows per dot product).
 //
-// No include guard: Convolution8i.cpp and Depthwise8i.cpp include this body once per Highway
-// target inside namespace conv8i::plain, and on the AVX3 target a second time inside conv8i::vnni
-// with SIMD_I8_ATTR = __attribute__((target("avx512vnni"))). Every function of that copy then
-// carries the attribute, so the VPDPBUSD intrinsic inlines into it (GCC refuses to inline an
-// intrinsic into a function compiled without its target, and a template cannot take an
-// attribute per instantiation). The plain copy never sees the attribute, so the plain AVX-512
-// kernels stay free of VNNI instructions. Requires in scope: hn, D32, V32, Acc32 and the Dot types
-// of Dot8i-inl.h; SIMD_I8_VNNI says which copy this is.
+// No include guard: Convolution8i.cpp and Depthwise8i.cpp include this header once per Highway
+// target inside namespace conv8i. That outer inclusion includes the body below twice: inside
+// conv8i::plain, and on the AVX3 target inside conv8i::vnni with SIMD_I8_ATTR =
+// __attribute__((target("avx512vnni"))). Every function of that copy then carries the
+// attribute, so the VPDPBUSD intrinsic inlines into it (GCC refuses to inline an intrinsic into
+// a function compiled without its target, and a template cannot take an attribute per
+// instantiation). The plain copy never sees the attribute, so the plain AVX-512 kernels stay
+// free of VNNI instructions. Requires in scope: hn, D32, V32, Acc32 and the Dot types of
+// Dot8i-inl.h.
+
+#ifndef SIMD_I8_ATTR
+namespace plain {
+#define SIMD_I8_ATTR
+#define SIMD_I8_VNNI 0
+#include "convolution8i/Kernels8i.h"
+#undef SIMD_I8_VNNI
+#undef SIMD_I8_ATTR
+}  // namespace plain
+
+#if HWY_TARGET == HWY_AVX3
+namespace vnni {
+#define SIMD_I8_ATTR __attribute__((target("avx512vnni")))
+#define SIMD_I8_VNNI 1
+#include "convolution8i/Kernels8i.h"
+#undef SIMD_I8_VNNI
+#undef SIMD_I8_ATTR
+}  // namespace vnni
+#endif
+
+#else  // the body, once per copy
 
 #if SIMD_I8_VNNI
 // VPDPBUSD (EVEX): acc + the four exact u8 * s8 products of each lane.
@@ -230,3 +252,40 @@ HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3s2Ring8i(const uint8_t* const* r, siz
     }
 }
 #endif
+
+#if HWY_TARGET != HWY_SCALAR
+// Depthwise 3x3 on NCHW planes, no dilation: the sums of `count` outputs of one output row of one
+// channel, from three zero-point-padded image rows r[0..2] (padded column 0 first). A lane holds
+// four neighbouring bytes of a row and w[ky] the kernel row's three weights (and a zero), so
+// one dot product adds a kernel row for one output: with stride 1, loads at x0 + o (o < 4)
+// give outputs x0 + 4j + o in lane j; with stride 2, loads at 2*x0 + 2*(2L*h) + 2*o + ... give
+// outputs x0 + 2L*h + 2j + o in vector 2h + o. out: per group of 4*L outputs, the four vectors
+// in that order (PlaneOrder8i maps them back).
+template <class Dot, size_t kStride>
+HWY_NOINLINE SIMD_I8_ATTR void DepthwisePlaneRow8i(const uint8_t* const* r, const int32_t* w,
+                                                   size_t count, int32_t* out) {
+    const D32 d;
+    const hn::Repartition<uint8_t, D32> d8;
+    constexpr size_t L = hn::MaxLanes(D32());
+    const auto zero = ToAcc(hn::Zero(d));
+    const V32 w0 = hn::Set(d, w[0]), w1 = hn::Set(d, w[1]), w2 = hn::Set(d, w[2]);
+    for (size_t x0 = 0; x0 < count; x0 += 4 * L, out += 4 * L) {
+        Acc32 acc[4];
+#pragma GCC unroll 4
+        for (size_t v = 0; v < 4; ++v) {
+            // Byte offset of lane 0 of vector v in the padded rows.
+            const size_t at = kStride == 1 ? x0 + v : 2 * (x0 + 2 * L * (v / 2) + v % 2);
+            const auto l0 = hn::BitCast(d, hn::LoadU(d8, r[0] + at));
+            const auto l1 = hn::BitCast(d, hn::LoadU(d8, r[1] + at));
+            const auto l2 = hn::BitCast(d, hn::LoadU(d8, r[2] + at));
+            acc[v] = Dot::Apply(zero, Dot::Prepare(l0), w0);
+            acc[v] = Dot::Apply(acc[v], Dot::Prepare(l1), w1);
+            acc[v] = Dot::Apply(acc[v], Dot::Prepare(l2), w2);
+        }
+#pragma GCC unroll 4
+        for (size_t v = 0; v < 4; ++v) hn::StoreU(FromAcc(acc[v]), d, out + v * L);
+    }
+}
+#endif
+
+#endif  // the body
