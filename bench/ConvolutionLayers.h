@@ -1,9 +1,16 @@
 // The convolution layers the benchmarks run (issue set (a)-(h), batch 1, ReLU), shared by the
-// library's benchmark and the optional oneDNN comparison.
+// library's benchmarks and the optional oneDNN comparison, and the timing of the side-by-side
+// comparisons.
 #pragma once
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
 
+#include "BenchUtil.h"
 #include "SimdSynet.h"
 
 namespace bench {
@@ -43,6 +50,49 @@ inline SimdConvolutionParameters LayerParameters(const Layer& layer, SimdTensorF
     p.dstH = (p.srcH + 2 * layer.pad - layer.k) / layer.stride + 1;
     p.dstW = (p.srcW + 2 * layer.pad - layer.k) / layer.stride + 1;
     return p;
+}
+
+// Best of five runs of ten calls of f (seconds per call), in the calling thread's CPU time:
+// on a shared machine, time the thread spends descheduled would otherwise count as its own.
+template <class F>
+inline double BestSecondsPerCall(const F& f) {
+    const auto now = [] {
+        timespec t;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+    };
+    double best = 1e9;
+    for (int run = 0; run < 5; ++run) {
+        const int calls = 10;
+        const double start = now();
+        for (int i = 0; i < calls; ++i) f();
+        best = std::min(best, (now() - start) / calls);
+    }
+    return best;
+}
+
+// Seconds per call of the FP32 framework on the layer (winograd: "" keeps the default, "0" or
+// "1" sets SIMD_SYNET_WINOGRAD for the Init); 0 when Init fails. *isWinograd (optional): whether
+// the context runs Winograd.
+inline double Fp32SecondsPerCall(const Layer& layer, SimdTensorFormatType format,
+                                 const char* winograd, bool* isWinograd = nullptr) {
+    const SimdConvolutionParameters p = LayerParameters(layer, format);
+    if (*winograd) setenv("SIMD_SYNET_WINOGRAD", winograd, 1);
+    void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+    if (*winograd) unsetenv("SIMD_SYNET_WINOGRAD");
+    if (!context) return 0.0;
+    std::vector<float> weight(p.kernelY * p.kernelX * p.srcC / p.group * p.dstC, 0.01f);
+    AlignedVector<float> bias(p.dstC, 0.1f), src(p.srcC * p.srcH * p.srcW, 0.5f);
+    AlignedVector<float> dst(p.dstC * p.dstH * p.dstW);
+    SimdSynetConvolution32fSetParams(context, weight.data(), nullptr, bias.data(), nullptr);
+    AlignedVector<float> buf(SimdSynetConvolution32fExternalBufferSize(context));
+    const double best = BestSecondsPerCall(
+        [&] { SimdSynetConvolution32fForward(context, src.data(), buf.data(), dst.data()); });
+    if (isWinograd)
+        *isWinograd =
+            std::string(SimdSynetConvolution32fInfo(context)).find("winograd") != std::string::npos;
+    SimdRelease(context);
+    return best;
 }
 
 }  // namespace bench

@@ -922,6 +922,80 @@ SIMD_API void SimdSynetConvolution32fForward(void* context, const float* src, fl
  */
 SIMD_API const char* SimdSynetConvolution32fInfo(const void* context);
 
+/* ---------------------------------------------------------------------------------------- */
+/* INT8 convolution (SUPPLEMENT.md 11).                                                       */
+/* ---------------------------------------------------------------------------------------- */
+
+/**
+ * Creates an INT8 convolution context for `batch` images of the shape in *conv (copied).
+ * conv->srcT and conv->dstT are each SimdTensorData32f or SimdTensorData8u, srcF == dstF either
+ * Nchw or Nhwc; geometry, groups (depthwise included), weight layouts and the output-size rule
+ * are those of SimdSynetConvolution32fInit. Returns NULL (SimdSynetGetLastError names the
+ * field) for anything else. Release the context with SimdRelease.
+ *
+ * compatibility & SimdSynetCompatibility8iMask selects the integer ranges and arithmetic:
+ *  - 8iNarrowed: UINT8 values in [0, 180], INT8 weights in [-90, 90]; exact sums.
+ *  - 8iPrecise (0): [0, 255] and [-128, 127]; exact sums.
+ *  - 8iOverflow: ranges of 8iPrecise; within each kernel tap the products of input channels
+ *    2j and 2j + 1 of the group are summed in int16 with saturation to [-32768, 32767] (the
+ *    x86 PMADDUBSW rule) before the INT32 sum; an odd last channel is added alone. Identical
+ *    results on every instruction set (AVX-512 VNNI CPUs run PMADDUBSW in this mode).
+ *  - any other value of the field (12) acts as 8iPrecise.
+ * The other compatibility fields have no effect. On AVX-512 CPUs with AVX512_VNNI the kernels use
+ * VPDPBUSD; the environment variable SIMD_SYNET_VNNI=0, read here, keeps the context on the
+ * plain AVX-512 kernels (same results).
+ */
+SIMD_API void* SimdSynetConvolution8iInit(size_t batch, const SimdConvolutionParameters* conv,
+                                          SimdSynetCompatibilityType compatibility);
+
+/** Size in BYTES of the scratch buffer Forward needs when the caller passes one (buf); fixed
+ * after Init; 0 for a NULL context. */
+SIMD_API size_t SimdSynetConvolution8iExternalBufferSize(const void* context);
+
+/** Size in BYTES of the memory the context owns now (quantized and re-ordered weights, the
+ * quantization parameters, scratch of Forward calls made with buf NULL). Informational. */
+SIMD_API size_t SimdSynetConvolution8iInternalBufferSize(const void* context);
+
+/** Names the instruction set, algorithm, tile and dot product of the context, e.g.
+ * "avx512::nhwc-direct-6x64-vnni"; owned by the context (NULL for a NULL context). */
+SIMD_API const char* SimdSynetConvolution8iInfo(const void* context);
+
+/**
+ * Quantizes the layer (call before Forward; may be called again). weight: FP32 in the layout of
+ * SimdSynetConvolution32fSetParams. bias: dstC values or NULL (zeros). params: the activation
+ * parameters (dstC slopes for Prelu), NULL only when the activation reads none. stats: four
+ * arrays, stats[0]/stats[1] the minimum/maximum of each input channel (srcC values, needed
+ * whatever srcT is: they scale the weights), stats[2]/stats[3] those of each output channel
+ * (dstC values, read only when dstT is 8u); min <= max is checked. Nothing is kept by pointer.
+ *
+ * With uMax, iMin, iMax the ranges of the mode, a tensor's quantizer is: signed = any minimum
+ * below 0; step q[c] = max(|min[c]|, |max[c]|) / (signed ? iMax : uMax), replaced by 1 below
+ * 1e-7; zero point z = signed ? -iMin : 0; x -> clamp(round(x * (1/q[c]) + z), 0, uMax) with
+ * the FP32 steps, rounding (half to even) and NaN rule of SimdSynetConvert32fTo8u. Weights of
+ * output channel d: w' = w * q_src[ci], s = iMax / max|w'| (1 when max|w'| < 1e-30),
+ * w8 = clamp(round(w' * s), iMin, iMax); norm = 1/s and bias' = bias - float(corr) / s with
+ * corr the integer sum of w8 * z_src over the filter (FP32 steps in that order).
+ */
+SIMD_API void SimdSynetConvolution8iSetParams(void* context, const float* weight,
+                                              const float* bias, const float* params,
+                                              const float* const* stats);
+
+/**
+ * Runs the layer on `batch` images: src holds srcT values (FP32 inputs are quantized with the
+ * input quantizer; UINT8 inputs are taken as already quantized, and in 8iNarrowed must not
+ * exceed 180), dst receives dstT values, both in srcF. Per output: the INT32 sum of w8 * u8 over
+ * the window, where taps in the padding read the input zero point (real value 0); then
+ * y = float(sum) * norm + bias' in FP32, the activation in FP32 (Identity, Relu, LeakyRelu,
+ * RestrictRange, Prelu, Hswish and HardSigmoid evaluated exactly as SUPPLEMENT.md 3.1 writes
+ * them, without fused multiply-adds, the others to within 1e-6 relative), then y, or y
+ * quantized with the output quantizer. buf is NULL (the context uses its own scratch) or at
+ * least ExternalBufferSize bytes of any alignment, overwritten; with a caller buffer the context
+ * is only read, so threads with their own buffers may share it. Work is split over the
+ * SimdSetThreadNumber budget with identical results for any thread count.
+ */
+SIMD_API void SimdSynetConvolution8iForward(void* context, const uint8_t* src, uint8_t* buf,
+                                            uint8_t* dst);
+
 /* @@CONVOLUTION@@ */
 
 /**

@@ -6,7 +6,9 @@
 
 #include <new>
 
+#include "convolution/Geometry.h"
 #include "core/Error.h"
+#include "core/Format.h"
 
 namespace simd {
 
@@ -25,6 +27,32 @@ bool ValidConvolutionFields(const SimdConvolutionParameters& p, const char* f) {
         return SetLastErrorF("%s: group does not divide srcC and dstC", f);
     if (unsigned(p.activation) > unsigned(SimdConvolutionActivationGelu))
         return SetLastErrorF("%s: activation is unknown", f);
+    return true;
+}
+
+bool ValidConvolutionShape(size_t batch, const SimdConvolutionParameters& p, const char* f) {
+    if (!ValidConvolutionFields(p, f)) return false;
+    // Guard the size-rule arithmetic and the later products against overflow.
+    const size_t big = size_t(1) << 30;
+    if (p.srcH > big || p.srcW > big || p.padY > big || p.padX > big || p.padH > big ||
+        p.padW > big || p.kernelY > big || p.kernelX > big || p.dilationY > big ||
+        p.dilationX > big)
+        return SetLastErrorF("%s: sizes too large", f);
+    const size_t dstH = OutputExtent(p.srcH, p.padY, p.padH, p.kernelY, p.dilationY, p.strideY);
+    const size_t dstW = OutputExtent(p.srcW, p.padX, p.padW, p.kernelX, p.dilationX, p.strideX);
+    if (dstH == 0 || p.dstH != dstH)
+        return SetLastErrorF("%s: dstH does not follow the size rule (expected %zu)", f, dstH);
+    if (dstW == 0 || p.dstW != dstW)
+        return SetLastErrorF("%s: dstW does not follow the size rule (expected %zu)", f, dstW);
+    size_t n = 0;
+    if (!FitsInMemory(p.srcC, p.srcH * p.srcW, sizeof(float)) ||
+        !FitsInMemory(p.dstC, p.dstH * p.dstW, sizeof(float)) ||
+        !CheckedMul(p.srcC / p.group * p.kernelY, p.kernelX, &n) ||
+        !FitsInMemory(n, p.dstC, sizeof(float)) ||
+        !FitsInMemory(n, p.dstH * p.dstW, sizeof(float)) ||
+        !FitsInMemory(batch, p.srcC * p.srcH * p.srcW, sizeof(float)) ||
+        !FitsInMemory(batch, p.dstC * p.dstH * p.dstW, sizeof(float)))
+        return SetLastErrorF("%s: tensor sizes overflow", f);
     return true;
 }
 

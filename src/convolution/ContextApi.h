@@ -17,6 +17,11 @@ namespace simd {
 // function) and returns false.
 bool ValidConvolutionFields(const SimdConvolutionParameters& p, const char* f);
 
+// ValidConvolutionFields, then the convolution size rule (§8.1) for dstH and dstW and tensor
+// sizes that fit in memory for `batch` images of 4-byte elements (the FP32 and INT8
+// convolution frameworks' Init).
+bool ValidConvolutionShape(size_t batch, const SimdConvolutionParameters& p, const char* f);
+
 void ContextSetParams(void* context, const float* weight, SimdBool* internal, const float* bias,
                       const float* params, const char* api);
 void ContextForward(void* context, const float* src, float* buf, float* dst, const char* api);

@@ -761,7 +761,6 @@ HWY_AFTER_NAMESPACE();
 #include "convolution/ContextApi.h"
 #include "core/Dispatch.h"
 #include "core/Error.h"
-#include "core/Format.h"
 
 namespace simd {
 HWY_EXPORT(Convolution32fCreate);
@@ -775,31 +774,7 @@ bool ValidConvolution(size_t batch, const SimdConvolutionParameters* p) {
     if (batch == 0) return SetLastErrorF("%s: batch is 0", f);
     if (p->srcT != SimdTensorData32f) return SetLastErrorF("%s: srcT is not 32f", f);
     if (p->dstT != SimdTensorData32f) return SetLastErrorF("%s: dstT is not 32f", f);
-    if (!ValidConvolutionFields(*p, f)) return false;
-    // Guard the size-rule arithmetic and the later products against overflow.
-    const size_t big = size_t(1) << 30;
-    if (p->srcH > big || p->srcW > big || p->padY > big || p->padX > big || p->padH > big ||
-        p->padW > big || p->kernelY > big || p->kernelX > big || p->dilationY > big ||
-        p->dilationX > big)
-        return SetLastErrorF("%s: sizes too large", f);
-    const size_t dstH =
-        OutputExtent(p->srcH, p->padY, p->padH, p->kernelY, p->dilationY, p->strideY);
-    const size_t dstW =
-        OutputExtent(p->srcW, p->padX, p->padW, p->kernelX, p->dilationX, p->strideX);
-    if (dstH == 0 || p->dstH != dstH)
-        return SetLastErrorF("%s: dstH does not follow the size rule (expected %zu)", f, dstH);
-    if (dstW == 0 || p->dstW != dstW)
-        return SetLastErrorF("%s: dstW does not follow the size rule (expected %zu)", f, dstW);
-    size_t n = 0;
-    if (!FitsInMemory(p->srcC, p->srcH * p->srcW, sizeof(float)) ||
-        !FitsInMemory(p->dstC, p->dstH * p->dstW, sizeof(float)) ||
-        !CheckedMul(p->srcC / p->group * p->kernelY, p->kernelX, &n) ||
-        !FitsInMemory(n, p->dstC, sizeof(float)) ||
-        !FitsInMemory(n, p->dstH * p->dstW, sizeof(float)) ||
-        !FitsInMemory(batch, p->srcC * p->srcH * p->srcW, sizeof(float)) ||
-        !FitsInMemory(batch, p->dstC * p->dstH * p->dstW, sizeof(float)))
-        return SetLastErrorF("%s: tensor sizes overflow", f);
-    return true;
+    return ValidConvolutionShape(batch, *p, f);
 }
 
 }  // namespace

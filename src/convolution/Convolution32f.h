@@ -41,34 +41,42 @@ public:
     float param0_ = 0.0f, param1_ = 0.0f;
 };
 
+// The activation parameters (§3.1) as the framework contexts keep them: the negative slope of
+// each of dstC channels (LeakyRelu: params[0] for all; Prelu: params; otherwise empty) and the
+// scalars of the others (0 when unused).
+inline void CopyActivationParams(SimdConvolutionActivationType type, const float* params,
+                                 size_t dstC, std::vector<float>* slope, float* p0, float* p1) {
+    slope->clear();
+    *p0 = *p1 = 0.0f;
+    switch (type) {
+        case SimdConvolutionActivationLeakyRelu:
+            slope->assign(dstC, params[0]);
+            break;
+        case SimdConvolutionActivationPrelu:
+            slope->assign(params, params + dstC);
+            break;
+        case SimdConvolutionActivationRestrictRange:
+        case SimdConvolutionActivationHswish:
+        case SimdConvolutionActivationHardSigmoid:
+            *p0 = params[0];
+            *p1 = params[1];
+            break;
+        case SimdConvolutionActivationElu:
+        case SimdConvolutionActivationMish:
+        case SimdConvolutionActivationSwish:
+            *p0 = params[0];
+            break;
+        default:
+            break;
+    }
+}
+
 inline void Convolution32f::SetParams(const float* weight, const float* bias, const float* params) {
     const size_t dstC = p_.dstC;
     bias_.assign(dstC, 0.0f);
     if (bias)
         for (size_t c = 0; c < dstC; ++c) bias_[c] = bias[c];
-    slope_.clear();
-    param0_ = param1_ = 0.0f;
-    switch (p_.activation) {
-        case SimdConvolutionActivationLeakyRelu:
-            slope_.assign(dstC, params[0]);
-            break;
-        case SimdConvolutionActivationPrelu:
-            slope_.assign(params, params + dstC);
-            break;
-        case SimdConvolutionActivationRestrictRange:
-        case SimdConvolutionActivationHswish:
-        case SimdConvolutionActivationHardSigmoid:
-            param0_ = params[0];
-            param1_ = params[1];
-            break;
-        case SimdConvolutionActivationElu:
-        case SimdConvolutionActivationMish:
-        case SimdConvolutionActivationSwish:
-            param0_ = params[0];
-            break;
-        default:
-            break;
-    }
+    CopyActivationParams(p_.activation, params, dstC, &slope_, &param0_, &param1_);
     PackWeights(weight);
     ready_ = true;
 }

@@ -1,0 +1,417 @@
+// INT8 convolution framework (SUPPLEMENT.md §11): SimdSynetConvolution8iInit / ExternalBufferSize
+// / InternalBufferSize / Info / SetParams / Forward, and its direct algorithm.
+//
+// The direct algorithm reads a UINT8 NHWC image: the caller's (UINT8 NHWC without padding and
+// with whole 4-byte channel groups), else a copy in the scratch that is quantized (FP32), moved
+// (UINT8) and transposed (NCHW) as needed, with a border of the input zero point where the
+// layer pads, so that padded taps contribute the zero point (§11) and no tile needs a border
+// case. The reduction of an output runs over 4-byte words of that image: per kernel tap
+// ceil(Cg/4) words, or, with one group and no horizontal dilation, ceil(kX*C/4) words per
+// kernel row (first layers: 1 or 2 channels then waste less of each word); bytes past the
+// tap's channels meet zero weights. Tiles of MR consecutive output pixels x NV vectors of
+// output channels (Kernels8i.h) sum whole words with the target's dot product (Dot8i-inl.h;
+// VNNI on AVX-512 CPUs that have it, core/CpuFeatures.h), then Epilogue8i-inl.h dequantizes,
+// activates and stores. NCHW outputs go through an NHWC band per panel, transposed as soon as it
+// is computed.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "convolution8i/Convolution8i.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "convolution8i/Convolution8i.h"
+#include "convolution8i/Depthwise8i.h"
+#include "convolution8i/Dot8i-inl.h"
+#include "convolution8i/Padded8i-inl.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/AlignedVector.h"
+#include "core/CpuFeatures.h"
+#include "core/IsaName.h"
+#include "core/ThreadPool.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+
+namespace conv8i {
+
+#include "convolution8i/Kernels8i.h"  // conv8i::plain and (AVX3) conv8i::vnni
+
+constexpr size_t kLanes = hn::MaxLanes(D32());
+
+using TileFn = void (*)(const uint8_t* const*, const uint32_t*, size_t, const int8_t*, int32_t*,
+                        bool);
+
+// A register tile: its kernel, MR pixels x NV vectors, and the dot product's name for Info.
+struct Tile8i {
+    TileFn fn;
+    size_t rows, vecs;
+    const char* dot;
+};
+
+template <class Dot>
+struct PlainTiles {
+    template <size_t MR, size_t NV>
+    static TileFn Fn() {
+        return &plain::GemmTile8i<Dot, MR, NV>;
+    }
+};
+
+#if HWY_TARGET == HWY_AVX3
+struct VnniTiles {
+    template <size_t MR, size_t NV>
+    static TileFn Fn() {
+        return &vnni::GemmTile8i<vnni::DotVnni, MR, NV>;
+    }
+};
+#endif
+
+// The tile for Dg output channels per group: kRows x kVecs, or kNarrowRows x 1 (2) when one
+// (two) vectors hold all of them, so a first layer's few channels do not fill most of the tile
+// with the panel's zero padding; a single output pixel (a classifier's 1x1 convolution on a 1x1
+// image) takes one row of kVecs, where kRows rows would compute kRows - 1 rows of padding.
+template <class Tiles, size_t kRows, size_t kVecs, size_t kNarrowRows>
+Tile8i PickTile(size_t dg, size_t pixels, const char* dot) {
+    if (kVecs > 1 && dg <= kLanes)
+        return {Tiles::template Fn<kNarrowRows, 1>(), kNarrowRows, 1, dot};
+    if (kVecs > 2 && dg <= 2 * kLanes)
+        return {Tiles::template Fn<kNarrowRows, 2>(), kNarrowRows, 2, dot};
+    if (pixels == 1) return {Tiles::template Fn<1, kVecs>(), 1, kVecs, dot};
+    return {Tiles::template Fn<kRows, kVecs>(), kRows, kVecs, dot};
+}
+
+// The dot product for the mode on this target (Dot8i-inl.h) and its tile.
+Tile8i ChooseTile(const Int8Mode& m, size_t dg, size_t pixels) {
+#if HWY_TARGET == HWY_AVX3
+    // 8iOverflow keeps PMADDUBSW on VNNI CPUs: its saturation is what the mode computes.
+    if (!m.overflow && CpuHasAvx512Vnni()) return PickTile<VnniTiles, 6, 4, 12>(dg, pixels, "vnni");
+    if (m.narrowed || m.overflow)
+        return PickTile<PlainTiles<DotMaddubs>, 5, 4, 10>(dg, pixels, "maddubs");
+    return PickTile<PlainTiles<DotSplit>, 4, 4, 8>(dg, pixels, "maddubs2");
+#elif HWY_TARGET == HWY_AVX2
+    if (m.narrowed || m.overflow)
+        return PickTile<PlainTiles<DotMaddubs>, 4, 2, 8>(dg, pixels, "maddubs");
+    return PickTile<PlainTiles<DotSplit>, 4, 2, 6>(dg, pixels, "maddubs2");
+#elif HWY_TARGET == HWY_SSE4
+    // Narrowed: one exact PMADDUBSW; the other modes run the portable widening so that the x86
+    // tests cover the code NEON runs.
+    if (m.narrowed) return PickTile<PlainTiles<DotMaddubs>, 4, 2, 8>(dg, pixels, "maddubs");
+    if (m.overflow) return PickTile<PlainTiles<DotWiden<true>>, 4, 2, 6>(dg, pixels, "widen-sat");
+    return PickTile<PlainTiles<DotWiden<false>>, 4, 2, 6>(dg, pixels, "widen");
+#elif HWY_TARGET == HWY_SCALAR
+    if (m.overflow) return PickTile<PlainTiles<DotScalar<true>>, 4, 4, 4>(dg, pixels, "scalar-sat");
+    return PickTile<PlainTiles<DotScalar<false>>, 4, 4, 4>(dg, pixels, "scalar");
+#else
+    if (m.overflow) return PickTile<PlainTiles<DotWiden<true>>, 4, 2, 6>(dg, pixels, "widen-sat");
+    return PickTile<PlainTiles<DotWiden<false>>, 4, 2, 6>(dg, pixels, "widen");
+#endif
+}
+
+class Direct8i : public Padded8i {
+public:
+    Direct8i(size_t batch, const SimdConvolutionParameters& p, SimdSynetCompatibilityType c)
+        : Padded8i(batch, p, c) {
+        SetLayout({q_.srcC, false, CanReadInPlace() && q_.Cg % 4 == 0});
+        BuildWords();
+        tile_ = ChooseTile(mode_, q_.Dg, q_.pixels);
+        nr_ = tile_.vecs * kLanes;
+        panels_ = (q_.Dg + nr_ - 1) / nr_;
+        dgPad_ = panels_ * nr_;
+        // Words per chunk of the reduction: a chunk of a panel (nr_ lanes of 4 bytes a word)
+        // stays in L1 while the tiles of a block pass over it (3x3 256->256 14x14: a whole
+        // panel is 147 KiB). Pixels per block: the image rows a block reads stay in L2, and
+        // its INT32 sums of one panel (block x nr_) too.
+        chunk_ = std::max<size_t>((size_t(20) << 10) / (nr_ * 4), 16);
+        if (words_ <= chunk_ + chunk_ / 2) chunk_ = words_;
+        const size_t k = words_ * 4;
+        block_ = RoundUp(std::min<size_t>(std::max<size_t>((size_t(96) << 10) / k, 64), 256),
+                         tile_.rows);
+        info_ = std::string(IsaNameOf(HWY_TARGET)) + (nhwc_ ? "::nhwc" : "::nchw") + "-direct-" +
+                std::to_string(tile_.rows) + "x" + std::to_string(nr_) + "-" + tile_.dot;
+    }
+
+protected:
+    size_t WeightBytes() const override { return packed_.size(); }
+
+    // The 4-byte words each output pixel reads (offsets_: bytes from its first tap), and for
+    // every byte of the reduction the weight it meets (tap * Cg + ci, or -1 for a byte past
+    // the tap's channels).
+    void BuildWords() {
+        const size_t C = q_.srcC, Cg = q_.Cg, rowBytes = rowPixels_ * C;
+        // One run per kernel row when its taps are neighbouring pixels of one group, where that
+        // saves words; not in 8iOverflow with an odd Cg, whose pairs would then span two taps.
+        const bool rows =
+            q_.G == 1 && q_.dX == 1 && q_.kX > 1 && Cg % 4 != 0 && (Cg % 2 == 0 || !mode_.overflow);
+        if (rows) {
+            for (size_t ky = 0; ky < q_.kY; ++ky) {
+                const size_t bytes = q_.kX * C, words = (bytes + 3) / 4;
+                for (size_t i = 0; i < words * 4; ++i) {
+                    if (i % 4 == 0) offsets_.push_back(uint32_t(ky * q_.dY * rowBytes + i));
+                    kIndex_.push_back(i < bytes ? int((ky * q_.kX + i / C) * Cg + i % C) : -1);
+                }
+            }
+        } else {
+            const size_t words = (Cg + 3) / 4;
+            for (size_t ky = 0; ky < q_.kY; ++ky)
+                for (size_t kx = 0; kx < q_.kX; ++kx)
+                    for (size_t i = 0; i < words * 4; ++i) {
+                        if (i % 4 == 0)
+                            offsets_.push_back(
+                                uint32_t(ky * q_.dY * rowBytes + kx * q_.dX * C + i));
+                        kIndex_.push_back(i < Cg ? int((ky * q_.kX + kx) * Cg + i) : -1);
+                    }
+        }
+        words_ = offsets_.size();
+    }
+
+    void PackWeights() override {
+        const size_t G = q_.G, Dg = q_.Dg, taps = q_.kY * q_.kX, Cg = q_.Cg;
+        packed_.assign(G * dgPad_ * words_ * 4, 0);
+        for (size_t g = 0; g < G; ++g)
+            for (size_t d = 0; d < Dg; ++d) {
+                const size_t panel = d / nr_, lane = d % nr_;
+                int8_t* to = packed_.data() + ((g * panels_ + panel) * words_ * nr_ + lane) * 4;
+                const int8_t* w = w8_.data() + (g * Dg + d) * taps * Cg;
+                for (size_t k = 0; k < words_; ++k)
+                    for (size_t b = 0; b < 4; ++b) {
+                        const int idx = kIndex_[k * 4 + b];
+                        to[k * nr_ * 4 + b] = idx < 0 ? 0 : w[idx];
+                    }
+            }
+        PadParams(dgPad_);
+    }
+
+    // Bytes of one part's scratch: row addresses of a block, the INT32 tile, and (NCHW) the
+    // NHWC band of one panel.
+    size_t PartBytes() const override {
+        return AlignBytes(block_ * sizeof(void*)) + AlignBytes(block_ * nr_ * 4) +
+               (nhwc_ ? 0 : AlignBytes(block_ * nr_ * 4));
+    }
+
+    // Output pixels of one image split over the threads: ranges of whole tiles, or of panels
+    // when the image has too few pixels. Integer sums are exact, so any split gives the same
+    // bits.
+    void ConvolveImage(const uint8_t* image, uint8_t* buf, uint8_t* dst) const override {
+        const size_t pixels = q_.pixels, panels = q_.G * panels_;
+        const size_t tiles = (pixels + tile_.rows - 1) / tile_.rows;
+        const size_t parts =
+            ThreadPartsFor(2.0 * double(pixels) * double(q_.dstC) * double(words_ * 4));
+        const bool byPixels = tiles >= parts * 4 || panels < parts;
+        const size_t units = byPixels ? tiles : panels;
+        if (!ParallelPartsWithScratch(std::min(parts, units), reinterpret_cast<float*>(buf),
+                                      (PartBytes() + sizeof(float) - 1) / sizeof(float),
+                                      [&](size_t part, size_t count, float* scratch) {
+                                          const auto r = PartRange(units, part, count);
+                                          uint8_t* s = reinterpret_cast<uint8_t*>(scratch);
+                                          if (byPixels)
+                                              RunRange(image, dst, r.first * tile_.rows,
+                                                       std::min(pixels, r.second * tile_.rows), 0,
+                                                       panels, s);
+                                          else
+                                              RunRange(image, dst, 0, pixels, r.first, r.second, s);
+                                      }))
+            throw std::bad_alloc();
+    }
+
+    // Output pixels [p0, p1) x panels [j0, j1) (over all groups) of one image.
+    void RunRange(const uint8_t* image, uint8_t* dst, size_t p0, size_t p1, size_t j0, size_t j1,
+                  uint8_t* buf) const {
+        const uint8_t** rows = reinterpret_cast<const uint8_t**>(buf);
+        int32_t* sums = reinterpret_cast<int32_t*>(buf + AlignBytes(block_ * sizeof(void*)));
+        uint8_t* band = reinterpret_cast<uint8_t*>(sums) + AlignBytes(block_ * nr_ * 4);
+        const size_t MR = tile_.rows, C = q_.srcC;
+        for (size_t b0 = p0; b0 < p1; b0 += block_) {
+            const size_t b1 = std::min(p1, b0 + block_), n = b1 - b0, nRows = RoundUp(n, MR);
+            // Each pixel's first tap (group 0); the rows of a last partial tile repeat the last
+            // pixel.
+            for (size_t i = 0, dy = b0 / q_.dstW, dx = b0 % q_.dstW; i < nRows; ++i) {
+                rows[i] = image + (dy * q_.sY * rowPixels_ + dx * q_.sX) * C;
+                if (i + 1 < n && ++dx == q_.dstW) dx = 0, ++dy;
+            }
+            size_t group = 0;
+            for (size_t j = j0; j < j1; ++j) {
+                const size_t g = j / panels_, c0 = (j % panels_) * nr_;
+                if (g != group) {  // the rows of the group's first channel
+                    for (size_t i = 0; i < nRows; ++i)
+                        rows[i] += (ptrdiff_t(g) - ptrdiff_t(group)) * ptrdiff_t(q_.Cg);
+                    group = g;
+                }
+                const size_t cols = std::min(nr_, q_.Dg - c0), channel = g * q_.Dg + c0;
+                const int8_t* panel = packed_.data() + j * words_ * nr_ * 4;
+                const OutputParams op = ParamsAt(g * dgPad_ + c0);
+                uint8_t* out = nhwc_ ? dst + (b0 * q_.dstC + channel) * dstBytes_ : band;
+                const size_t outStride = nhwc_ ? q_.dstC : nr_;
+                for (size_t k = 0; k < words_; k += chunk_) {
+                    const size_t words = std::min(chunk_, words_ - k);
+                    for (size_t t = 0; t < n; t += MR)
+                        tile_.fn(rows + t, offsets_.data() + k, words, panel + k * nr_ * 4,
+                                 sums + t * nr_, k > 0);
+                }
+                epilogue_(sums, nr_, n, cols, op, out, outStride);
+                if (!nhwc_) StoreBand(band, nr_, n, cols, channel, b0, dst);
+            }
+        }
+    }
+
+    std::vector<uint32_t> offsets_;
+    std::vector<int> kIndex_;
+    size_t words_ = 0;
+    Tile8i tile_;
+    size_t nr_, panels_, dgPad_, block_, chunk_;
+    std::vector<int8_t, CacheAlignedAllocator<int8_t>> packed_;
+};
+
+}  // namespace conv8i
+
+// The algorithm for this shape on this target (parameters already validated).
+Convolution8i* Convolution8iCreate(size_t batch, const SimdConvolutionParameters* p,
+                                   SimdSynetCompatibilityType compatibility) {
+    if (p->group == p->srcC && p->group == p->dstC) {
+        if (Convolution8i* planes = DepthwiseNchw8iCreate(batch, *p, compatibility)) return planes;
+        if (Convolution8i* depthwise = Depthwise8iCreate(batch, *p, compatibility))
+            return depthwise;
+    }
+    return new conv8i::Direct8i(batch, *p, compatibility);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "SimdSynet.h"
+
+#include "convolution/ContextApi.h"
+#include "core/Dispatch.h"
+#include "core/Error.h"
+
+namespace simd {
+HWY_EXPORT(Convolution8iCreate);
+
+namespace {
+
+constexpr const char* kApi = "SimdSynetConvolution8i";
+
+// A caller's byte buffer of any alignment holds the scratch from its next 64-byte boundary.
+constexpr size_t kBufSlack = 64;
+
+bool ValidConvolution8i(size_t batch, const SimdConvolutionParameters* p) {
+    const char* f = "SimdSynetConvolution8iInit";
+    if (p == nullptr) return SetLastErrorF("%s: conv is NULL", f);
+    if (batch == 0) return SetLastErrorF("%s: batch is 0", f);
+    if (p->srcT != SimdTensorData32f && p->srcT != SimdTensorData8u)
+        return SetLastErrorF("%s: srcT is neither 32f nor 8u", f);
+    if (p->dstT != SimdTensorData32f && p->dstT != SimdTensorData8u)
+        return SetLastErrorF("%s: dstT is neither 32f nor 8u", f);
+    return ValidConvolutionShape(batch, *p, f);
+}
+
+// The context of an entry point after the NULL check (message named after `function`).
+Convolution8i* ContextOf(void* context, const char* function) {
+    if (context == nullptr) SetLastErrorF("%s%s: context is NULL", kApi, function);
+    return static_cast<Convolution8i*>(context);
+}
+
+}  // namespace
+}  // namespace simd
+
+extern "C" {
+
+SIMD_API void* SimdSynetConvolution8iInit(size_t batch, const SimdConvolutionParameters* conv,
+                                          SimdSynetCompatibilityType compatibility) {
+    simd::ClearLastError();
+    if (!simd::ValidConvolution8i(batch, conv)) return nullptr;
+    try {
+        return SIMD_DISPATCH(simd::Convolution8iCreate)(batch, conv, compatibility);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetConvolution8iInit: out of memory");
+        return nullptr;
+    }
+}
+
+SIMD_API size_t SimdSynetConvolution8iExternalBufferSize(const void* context) {
+    const size_t floats = simd::LayerExternalBufferSize(context, simd::kApi);
+    return floats == 0 ? 0 : floats * sizeof(float) + simd::kBufSlack;
+}
+
+SIMD_API size_t SimdSynetConvolution8iInternalBufferSize(const void* context) {
+    return simd::LayerInternalBufferSize(context, simd::kApi) * sizeof(float);
+}
+
+SIMD_API const char* SimdSynetConvolution8iInfo(const void* context) {
+    return simd::LayerInfo(context, simd::kApi);
+}
+
+SIMD_API void SimdSynetConvolution8iSetParams(void* context, const float* weight, const float* bias,
+                                              const float* params, const float* const* stats) {
+    simd::ClearLastError();
+    simd::Convolution8i* c = simd::ContextOf(context, "SetParams");
+    if (c == nullptr) return;
+    const char* f = "SimdSynetConvolution8iSetParams";
+    const SimdConvolutionParameters& p = c->p_;
+    if (weight == nullptr) {
+        simd::SetLastErrorF("%s: weight is NULL", f);
+        return;
+    }
+    if (params == nullptr && simd::ActivationReadsParams(p.activation)) {
+        simd::SetLastErrorF("%s: params is NULL but the activation reads it", f);
+        return;
+    }
+    const bool dst8 = p.dstT == SimdTensorData8u;
+    if (stats == nullptr || stats[0] == nullptr || stats[1] == nullptr ||
+        (dst8 && (stats[2] == nullptr || stats[3] == nullptr))) {
+        simd::SetLastErrorF("%s: stats or one of the arrays it needs is NULL", f);
+        return;
+    }
+    for (size_t i = 0; i < p.srcC; ++i)
+        if (!(stats[0][i] <= stats[1][i])) {
+            simd::SetLastErrorF("%s: stats[0][%zu] is not <= stats[1][%zu]", f, i, i);
+            return;
+        }
+    for (size_t i = 0; dst8 && i < p.dstC; ++i)
+        if (!(stats[2][i] <= stats[3][i])) {
+            simd::SetLastErrorF("%s: stats[2][%zu] is not <= stats[3][%zu]", f, i, i);
+            return;
+        }
+    try {
+        c->SetParams(weight, bias, params, stats);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastErrorF("%s: out of memory", f);
+    }
+}
+
+SIMD_API void SimdSynetConvolution8iForward(void* context, const uint8_t* src, uint8_t* buf,
+                                            uint8_t* dst) {
+    simd::ClearLastError();
+    simd::Convolution8i* c = simd::ContextOf(context, "Forward");
+    if (c == nullptr) return;
+    if (src == nullptr || dst == nullptr) {
+        simd::SetLastError("SimdSynetConvolution8iForward: src or dst is NULL");
+        return;
+    }
+    if (!c->Ready()) {
+        simd::SetLastError("SimdSynetConvolution8iForward: SetParams was not called");
+        return;
+    }
+    float* scratch = nullptr;
+    if (buf != nullptr) {
+        const uintptr_t at = reinterpret_cast<uintptr_t>(buf);
+        scratch = reinterpret_cast<float*>(
+            buf + ((simd::kBufSlack - at % simd::kBufSlack) % simd::kBufSlack));
+    }
+    try {
+        c->Forward(src, scratch, dst);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastError("SimdSynetConvolution8iForward: out of memory");
+    }
+}
+
+}  // extern "C"
+
+#endif  // HWY_ONCE

@@ -1,0 +1,258 @@
+// Depthwise INT8 convolution (group == srcC == dstC, SUPPLEMENT.md §11) on every SIMD target.
+//
+// The dot products of the direct algorithm sum four input channels of one tap; a depthwise
+// output has one channel, so it would leave three quarters of every word on zero weights.
+// Here the four bytes of a lane are four kernel rows of one channel instead: the image is
+// padded to whole blocks of 4*L channels, each block stored with its 4-channel groups permuted
+// (Padded8i::PermuteBlocks), so that interleaving the blocks of four image rows within 128-bit
+// lanes gives, per kernel column, four vectors of four rows for channels in lane order, and one
+// dot product per vector adds four taps (Kernels8i.h, DepthwisePixels8i). There are no pairs of
+// input channels, so 8iOverflow sums exactly here, as its rule says.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "convolution8i/Depthwise8i.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "convolution8i/Convolution8i.h"
+#include "convolution8i/Depthwise8i.h"
+#include "convolution8i/Dot8i-inl.h"
+#include "convolution8i/Padded8i-inl.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/AlignedVector.h"
+#include "core/CpuFeatures.h"
+#include "core/IsaName.h"
+#include "core/ThreadPool.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace conv8i {
+
+#include "convolution8i/Kernels8i.h"  // conv8i::plain and (AVX3) conv8i::vnni
+
+#if HWY_TARGET != HWY_SCALAR
+namespace {
+
+constexpr size_t kLanes = hn::MaxLanes(D32());
+constexpr size_t kBlock = 4 * kLanes;  // channels per block
+constexpr size_t kChunk = 32;          // output pixels per call of the kernels
+
+using DepthwiseFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, size_t, size_t, size_t,
+                             const int8_t*, int32_t*);
+using RingFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, const int8_t*,
+                        int32_t* const*);
+
+// The kernels of one dot product: the general one, and the 3x3 stride-1 ring for one and two
+// output rows, in one or two passes over the vectors of a block (fewer accumulators where the
+// register file is small or the dot product needs temporaries).
+struct DepthwiseKernel {
+    DepthwiseFn fn;
+    RingFn ring1[2], ring2[2], ringS2[2];  // second entries: the second pass, or NULL
+    const char* dot;
+};
+
+template <class Dot>
+struct PlainKernels {
+    static constexpr DepthwiseFn Pixels() { return &plain::DepthwisePixels8i<Dot>; }
+    template <size_t kRows, size_t kFirst, size_t kVecs>
+    static constexpr RingFn Ring() {
+        return &plain::Depthwise3x3Ring8i<Dot, kRows, kFirst, kVecs>;
+    }
+    template <size_t kFirst, size_t kVecs>
+    static constexpr RingFn RingS2() {
+        return &plain::Depthwise3x3s2Ring8i<Dot, kFirst, kVecs>;
+    }
+};
+
+#if HWY_TARGET == HWY_AVX3
+struct VnniKernels {
+    static constexpr DepthwiseFn Pixels() { return &vnni::DepthwisePixels8i<vnni::DotVnni>; }
+    template <size_t kRows, size_t kFirst, size_t kVecs>
+    static constexpr RingFn Ring() {
+        return &vnni::Depthwise3x3Ring8i<vnni::DotVnni, kRows, kFirst, kVecs>;
+    }
+    template <size_t kFirst, size_t kVecs>
+    static constexpr RingFn RingS2() {
+        return &vnni::Depthwise3x3s2Ring8i<vnni::DotVnni, kFirst, kVecs>;
+    }
+};
+#endif
+
+// kVecs: vectors per pass of the ring (4: one pass, 2: two).
+template <class Kernels, size_t kVecs>
+DepthwiseKernel KernelsOf(const char* dot) {
+    DepthwiseKernel k{Kernels::Pixels(), {}, {}, {}, dot};
+    k.ring1[0] = Kernels::template Ring<1, 0, kVecs>();
+    k.ring2[0] = Kernels::template Ring<2, 0, kVecs>();
+    k.ringS2[0] = Kernels::template RingS2<0, kVecs>();
+    if (kVecs == 2) {
+        k.ring1[1] = Kernels::template Ring<1, 2, 2>();
+        k.ring2[1] = Kernels::template Ring<2, 2, 2>();
+        k.ringS2[1] = Kernels::template RingS2<2, 2>();
+    }
+    return k;
+}
+
+// An exact dot product in every mode (8iOverflow included: no channel pairs here). Two output
+// rows of four vectors keep 24 accumulators, which fit AVX-512's 32 registers with VPDPBUSD;
+// the others take two passes of two vectors.
+DepthwiseKernel ChooseDepthwise(const Int8Mode& m) {
+#if HWY_TARGET == HWY_AVX3
+    if (CpuHasAvx512Vnni()) return KernelsOf<VnniKernels, 4>("vnni");
+#endif
+#if SIMD_SYNET_INT8_X86
+    if (m.narrowed) return KernelsOf<PlainKernels<DotMaddubs>, 2>("maddubs");
+#endif
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2
+    return KernelsOf<PlainKernels<DotSplit>, 2>("maddubs2");
+#else
+    (void)m;
+    return KernelsOf<PlainKernels<DotWiden<false>>, 2>("widen");
+#endif
+}
+
+class Depthwise8i : public Padded8i {
+public:
+    Depthwise8i(size_t batch, const SimdConvolutionParameters& p, SimdSynetCompatibilityType c)
+        : Padded8i(batch, p, c) {
+        const size_t P = RoundUp(q_.srcC, kBlock);
+        const bool permute = kLanes > 4;
+        SetLayout({P, permute, CanReadInPlace() && P == q_.srcC && !permute});
+        blocks_ = P / kBlock;
+        groups_ = (q_.kY + 3) / 4;
+        const bool k3 = q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1;
+        ring_ = k3 && q_.sY == 1 && q_.sX == 1;
+        ringS2_ = k3 && q_.sY == 2 && q_.sX == 2;
+        kernel_ = ChooseDepthwise(mode_);
+        info_ = std::string(IsaNameOf(HWY_TARGET)) + (nhwc_ ? "::nhwc" : "::nchw") + "-depthwise-" +
+                std::to_string(q_.kY) + "x" + std::to_string(q_.kX) +
+                (ring_     ? "s1-ring-"
+                 : ringS2_ ? "s2-ring-"
+                           : "-") +
+                kernel_.dot;
+    }
+
+protected:
+    size_t WeightBytes() const override { return weights_.size(); }
+    // Per block: groups of kernel rows x kernel columns x 4*L lanes of 4 bytes; for the ring a
+    // second such set for the second output row (rows shifted up one byte).
+    size_t BlockWeightBytes() const { return (ring_ ? 2 : 1) * groups_ * q_.kX * kBlock * 4; }
+
+    // Per block, group of four kernel rows and kernel column: four vectors, lane i of vector k
+    // the weights of channel k*L + i of the block for the four rows.
+    void PackWeights() override {
+        const size_t C = q_.srcC, kY = q_.kY, kX = q_.kX;
+        weights_.assign(blocks_ * BlockWeightBytes(), 0);
+        for (size_t c = 0; c < C; ++c) {
+            const size_t u = c / kBlock, k = c % kBlock / kLanes, i = c % kLanes;
+            for (size_t ky = 0; ky < kY; ++ky)
+                for (size_t kx = 0; kx < kX; ++kx) {
+                    const size_t g = ky / 4, j = ky % 4;
+                    int8_t* block = weights_.data() + u * BlockWeightBytes();
+                    const int8_t w = w8_[(c * kY + ky) * kX + kx];
+                    block[((g * kX + kx) * 4 + k) * kLanes * 4 + i * 4 + j] = w;
+                    if (ring_) block[((kX + kx) * 4 + k) * kLanes * 4 + i * 4 + j + 1] = w;
+                }
+        }
+        PadParams(1);
+    }
+
+    // Bytes of one part's scratch: the row addresses, the INT32 sums of a chunk and (NCHW) its
+    // NHWC band.
+    size_t PartBytes() const override {
+        return AlignBytes(4 * groups_ * sizeof(void*)) + AlignBytes(2 * kChunk * kBlock * 4) +
+               (nhwc_ ? 0 : AlignBytes(kChunk * kBlock * 4));
+    }
+
+    // Output rows split over the threads.
+    void ConvolveImage(const uint8_t* image, uint8_t* buf, uint8_t* dst) const override {
+        const size_t parts = ThreadPartsFor(2.0 * double(q_.dstImage) * double(q_.kY * q_.kX));
+        if (!ParallelPartsWithScratch(std::min(parts, q_.dstH), reinterpret_cast<float*>(buf),
+                                      (PartBytes() + sizeof(float) - 1) / sizeof(float),
+                                      [&](size_t part, size_t count, float* scratch) {
+                                          const auto r = PartRange(q_.dstH, part, count);
+                                          RunRows(image, dst, r.first, r.second,
+                                                  reinterpret_cast<uint8_t*>(scratch));
+                                      }))
+            throw std::bad_alloc();
+    }
+
+    void RunRows(const uint8_t* image, uint8_t* dst, size_t y0, size_t y1, uint8_t* buf) const {
+        const uint8_t** rows = reinterpret_cast<const uint8_t**>(buf);
+        int32_t* sums = reinterpret_cast<int32_t*>(buf + AlignBytes(4 * groups_ * sizeof(void*)));
+        uint8_t* band = reinterpret_cast<uint8_t*>(sums) + AlignBytes(2 * kChunk * kBlock * 4);
+        const size_t P = layout_.pixelBytes, rowBytes = rowPixels_ * P, C = q_.srcC;
+        for (size_t y = y0; y < y1;) {
+            // Two output rows at a time where the ring kernel takes them.
+            const size_t outRows = ring_ && y + 1 < y1 ? 2 : 1;
+            for (size_t u = 0; u < blocks_; ++u) {
+                // Kernel rows past the kernel read its first row (their weights are zero); the
+                // two-row ring reads image rows y .. y + 3.
+                for (size_t j = 0; j < 4 * groups_; ++j) {
+                    const size_t ky = j < q_.kY || outRows == 2 ? j : 0;
+                    rows[j] = image + (y * q_.sY + ky * q_.dY) * rowBytes + u * kBlock;
+                }
+                const size_t cols = std::min(kBlock, C - u * kBlock);
+                const OutputParams op = ParamsAt(u * kBlock);
+                const int8_t* weights = weights_.data() + u * BlockWeightBytes();
+                for (size_t x = 0; x < q_.dstW; x += kChunk) {
+                    const size_t n = std::min(kChunk, q_.dstW - x);
+                    int32_t* out[2] = {sums, sums + kChunk * kBlock};
+                    if (ring_ || ringS2_) {
+                        const RingFn* ring = ringS2_        ? kernel_.ringS2
+                                             : outRows == 2 ? kernel_.ring2
+                                                            : kernel_.ring1;
+                        for (size_t pass = 0; pass < 2 && ring[pass]; ++pass)
+                            ring[pass](rows, P, x, n, weights, out);
+                    } else {
+                        kernel_.fn(rows, groups_, q_.kX, q_.dX * P, q_.sX * P, x, n, weights, sums);
+                    }
+                    for (size_t row = 0; row < outRows; ++row) {
+                        const size_t pixel = (y + row) * q_.dstW + x;
+                        if (nhwc_) {
+                            epilogue_(out[row], kBlock, n, cols, op,
+                                      dst + (pixel * q_.dstC + u * kBlock) * dstBytes_, q_.dstC);
+                        } else {
+                            epilogue_(out[row], kBlock, n, cols, op, band, kBlock);
+                            StoreBand(band, kBlock, n, cols, u * kBlock, pixel, dst);
+                        }
+                    }
+                }
+            }
+            y += outRows;
+        }
+    }
+
+    size_t blocks_, groups_;
+    bool ring_;    // 3x3, stride 1, no dilation: Depthwise3x3Ring8i
+    bool ringS2_;  // 3x3, stride 2, no dilation: Depthwise3x3s2Ring8i
+    DepthwiseKernel kernel_;
+    std::vector<int8_t, CacheAlignedAllocator<int8_t>> weights_;
+};
+
+}  // namespace
+#endif
+}  // namespace conv8i
+
+Convolution8i* Depthwise8iCreate(size_t batch, const SimdConvolutionParameters& p,
+                                 SimdSynetCompatibilityType compatibility) {
+#if HWY_TARGET != HWY_SCALAR
+    return new conv8i::Depthwise8i(batch, p, compatibility);
+#else
+    (void)batch;
+    (void)p;
+    (void)compatibility;
+    return nullptr;
+#endif
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();

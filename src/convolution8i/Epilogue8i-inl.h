@@ -1,0 +1,266 @@
+// From INT32 sums to the INT8 convolution's output (SUPPLEMENT.md §11), per Highway target:
+// y = float(sum) * norm + bias, the activation, then FP32, or UINT8 through the §7.4 rule with
+// the output quantizer. Every step is one FP32 operation in the order the reference evaluates
+// (no fused multiply-add), so UINT8 outputs of the activations made of +, *, min and max are
+// bit-exact on every target; Elu, Mish, Swish and Gelu use the FP32 framework's approximations
+// (convolution/Activate-inl.h).
+//
+// Per-target include guard: this header is re-included once per Highway target.
+#if defined(SIMD_SYNET_CONVOLUTION8I_EPILOGUE8I_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SIMD_SYNET_CONVOLUTION8I_EPILOGUE8I_INL_H_
+#undef SIMD_SYNET_CONVOLUTION8I_EPILOGUE8I_INL_H_
+#else
+#define SIMD_SYNET_CONVOLUTION8I_EPILOGUE8I_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "SimdSynet.h"
+#include "convolution/Activate-inl.h"
+#include "convolution8i/Dot8i-inl.h"  // SIMD_SYNET_INT8_X86
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace conv8i {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The per-output-channel arrays of one run of channels (each starting at its first channel;
+// scale and slope may be NULL when unused) and the scalars of the epilogue.
+struct OutputParams {
+    const float* norm;
+    const float* bias;
+    const float* scale;  // output quantizer 1/q (UINT8 output)
+    const float* slope;  // LeakyRelu, Prelu
+    float zero;          // output zero point
+    float upper;         // uMax
+    conv32f::Act act;
+};
+
+// The activations written out at compile time; kOther switches at run time over the rest.
+enum class Act8iKind { kIdentity, kRelu, kSlope, kOther };
+
+inline Act8iKind Act8iKindOf(SimdConvolutionActivationType type) {
+    switch (type) {
+        case SimdConvolutionActivationIdentity:
+            return Act8iKind::kIdentity;
+        case SimdConvolutionActivationRelu:
+            return Act8iKind::kRelu;
+        case SimdConvolutionActivationLeakyRelu:
+        case SimdConvolutionActivationPrelu:
+            return Act8iKind::kSlope;
+        default:
+            return Act8iKind::kOther;
+    }
+}
+
+// §3.1 in the reference's FP32 order (unfused) for the cheap activations.
+template <Act8iKind kKind, class D, class V>
+HWY_INLINE V Activate8i(D d, V x, V slope, const conv32f::Act& act) {
+    const V zero = hn::Zero(d);
+    if constexpr (kKind == Act8iKind::kIdentity) {
+        return x;
+    } else if constexpr (kKind == Act8iKind::kRelu) {
+        return hn::Max(x, zero);
+    } else if constexpr (kKind == Act8iKind::kSlope) {
+        return hn::Add(hn::Max(x, zero), hn::Mul(slope, hn::Min(x, zero)));
+    } else {
+        switch (act.type) {
+            case SimdConvolutionActivationRestrictRange:
+                return hn::Min(hn::Max(hn::Set(d, act.p0), x), hn::Set(d, act.p1));
+            case SimdConvolutionActivationHswish: {
+                const V shift = hn::Set(d, act.p0);
+                return hn::Mul(
+                    hn::Mul(hn::Max(hn::Add(hn::Min(x, shift), shift), zero), hn::Set(d, act.p1)),
+                    x);
+            }
+            case SimdConvolutionActivationHardSigmoid:
+                return hn::Max(zero,
+                               hn::Min(hn::Add(hn::Mul(x, hn::Set(d, act.p0)), hn::Set(d, act.p1)),
+                                       hn::Set(d, 1.0f)));
+            default:
+                return conv32f::Activate(d, x, zero, act);
+        }
+    }
+}
+
+// Activate8i with the kind chosen at run time (for code that applies it once per vector).
+template <class D, class V>
+HWY_INLINE V Activate8iAny(D d, V x, V slope, const conv32f::Act& act) {
+    switch (Act8iKindOf(act.type)) {
+        case Act8iKind::kIdentity:
+            return x;
+        case Act8iKind::kRelu:
+            return Activate8i<Act8iKind::kRelu>(d, x, slope, act);
+        case Act8iKind::kSlope:
+            return Activate8i<Act8iKind::kSlope>(d, x, slope, act);
+        default:
+            return Activate8i<Act8iKind::kOther>(d, x, slope, act);
+    }
+}
+
+// §7.4 for values that went through an activation: v = x*scale + zero, NaN and negatives to 0,
+// at most upper, rounded to nearest even; the integers in 32-bit lanes.
+template <class D, class V>
+HWY_INLINE hn::Vec<hn::RebindToSigned<D>> QuantizeOutput(D d, V x, V scale, V zero, V upper) {
+    const V v = hn::Add(hn::Mul(x, scale), zero);
+#if SIMD_SYNET_INT8_X86
+    // MINPS returns its second operand when either is NaN, so NaN stays NaN, and CVTPS2DQ (which
+    // rounds to nearest even) turns NaN and -inf into INT_MIN; the saturating demotion or packs
+    // that follow map it and every negative value to 0. Highway's NearestInt would add a
+    // correction of out-of-range values that costs four more operations per vector.
+    (void)d;
+    const V clamped = hn::Min(upper, v);
+#if HWY_TARGET == HWY_AVX3
+    return hn::Vec512<int32_t>{_mm512_cvtps_epi32(clamped.raw)};
+#elif HWY_TARGET == HWY_AVX2
+    return hn::Vec256<int32_t>{_mm256_cvtps_epi32(clamped.raw)};
+#else
+    return hn::Vec128<int32_t>{_mm_cvtps_epi32(clamped.raw)};
+#endif
+#else
+    return hn::NearestInt(hn::Min(hn::IfThenElseZero(hn::Ge(v, hn::Zero(d)), v), upper));
+#endif
+}
+
+#if SIMD_SYNET_INT8_X86
+// Four vectors of QuantizeOutput (lanes 0..L-1 of each, in order) as 4*L consecutive bytes, of
+// which the first `n` are stored: PACKSSDW and PACKUSWB (saturating, so negatives become 0) work
+// within 128-bit blocks, then a 32-bit lane permutation restores the order across blocks.
+template <class VI>
+HWY_INLINE void StoreBytes4(VI a, VI b, VI c, VI e, uint8_t* to, size_t n) {
+#if HWY_TARGET == HWY_AVX3
+    const __m512i packed =
+        _mm512_packus_epi16(_mm512_packs_epi32(a.raw, b.raw), _mm512_packs_epi32(c.raw, e.raw));
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m512i bytes = _mm512_permutexvar_epi32(order, packed);
+    if (n == 64) return _mm512_storeu_si512(to, bytes);
+    if (n == 32)
+        return _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_castsi512_si256(bytes));
+    if (n == 16)
+        return _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm512_castsi512_si128(bytes));
+    alignas(64) uint8_t part[64];
+    _mm512_store_si512(part, bytes);
+#elif HWY_TARGET == HWY_AVX2
+    const __m256i packed =
+        _mm256_packus_epi16(_mm256_packs_epi32(a.raw, b.raw), _mm256_packs_epi32(c.raw, e.raw));
+    const __m256i bytes =
+        _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    if (n == 32) return _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), bytes);
+    if (n == 16)
+        return _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm256_castsi256_si128(bytes));
+    alignas(32) uint8_t part[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(part), bytes);
+#else
+    const __m128i bytes =
+        _mm_packus_epi16(_mm_packs_epi32(a.raw, b.raw), _mm_packs_epi32(c.raw, e.raw));
+    if (n == 16) return _mm_storeu_si128(reinterpret_cast<__m128i*>(to), bytes);
+    if (n == 8) return _mm_storel_epi64(reinterpret_cast<__m128i*>(to), bytes);
+    alignas(16) uint8_t part[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(part), bytes);
+#endif
+    std::memcpy(to, part, n);
+}
+#endif
+
+// Output values of `rows` x `cols` sums (tile rows `tileStride` int32 apart) into out (rows
+// `outStride` elements apart; FP32 or UINT8 by kDst8). Parameters are loaded once per vector
+// of channels and reused down the rows; on x86 UINT8 outputs go four vectors at a time.
+template <Act8iKind kKind, bool kDst8>
+HWY_NOINLINE void Epilogue8i(const int32_t* tile, size_t tileStride, size_t rows, size_t cols,
+                             const OutputParams& op, uint8_t* out, size_t outStride) {
+    const hn::ScalableTag<float> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    const hn::Rebind<uint8_t, decltype(d)> du8;
+    const size_t L = hn::Lanes(d);
+    using T = std::conditional_t<kDst8, uint8_t, float>;
+    T* o = reinterpret_cast<T*>(out);
+    const auto zero = hn::Set(d, op.zero), upper = hn::Set(d, op.upper);
+    // y of channels [j, j + L) of tile row r; parameter vectors as loaded at j.
+    struct Params {
+        hn::Vec<decltype(d)> norm, bias, slope, scale;
+    };
+    const auto paramsAt = [&](size_t j) HWY_ATTR {
+        // Whole vectors: the arrays are padded past every block.
+        return Params{hn::LoadU(d, op.norm + j), hn::LoadU(d, op.bias + j),
+                      op.slope ? hn::LoadU(d, op.slope + j) : hn::Zero(d),
+                      kDst8 ? hn::LoadU(d, op.scale + j) : hn::Zero(d)};
+    };
+    const auto value = [&](const Params& p, size_t r, size_t j) HWY_ATTR {
+        const auto sum = hn::ConvertTo(d, hn::LoadU(di, tile + r * tileStride + j));
+        return Activate8i<kKind>(d, hn::Add(hn::Mul(sum, p.norm), p.bias), p.slope, op.act);
+    };
+    size_t j = 0;
+#if SIMD_SYNET_INT8_X86
+    if constexpr (kDst8) {
+        for (; j + 4 * L <= cols; j += 4 * L) {
+            const Params p0 = paramsAt(j), p1 = paramsAt(j + L), p2 = paramsAt(j + 2 * L),
+                         p3 = paramsAt(j + 3 * L);
+            for (size_t r = 0; r < rows; ++r)
+                StoreBytes4(QuantizeOutput(d, value(p0, r, j), p0.scale, zero, upper),
+                            QuantizeOutput(d, value(p1, r, j + L), p1.scale, zero, upper),
+                            QuantizeOutput(d, value(p2, r, j + 2 * L), p2.scale, zero, upper),
+                            QuantizeOutput(d, value(p3, r, j + 3 * L), p3.scale, zero, upper),
+                            o + r * outStride + j, 4 * L);
+        }
+        // The last partial group (up to 4*L - 1 channels) through the same packs, the first
+        // vector repeated in the unused places.
+        if (j < cols) {
+            const size_t n = cols - j;
+            const Params p0 = paramsAt(j), p1 = paramsAt(n > L ? j + L : j),
+                         p2 = paramsAt(n > 2 * L ? j + 2 * L : j),
+                         p3 = paramsAt(n > 3 * L ? j + 3 * L : j);
+            for (size_t r = 0; r < rows; ++r) {
+                const auto q0 = QuantizeOutput(d, value(p0, r, j), p0.scale, zero, upper);
+                const auto q1 =
+                    n > L ? QuantizeOutput(d, value(p1, r, j + L), p1.scale, zero, upper) : q0;
+                const auto q2 =
+                    n > 2 * L ? QuantizeOutput(d, value(p2, r, j + 2 * L), p2.scale, zero, upper)
+                              : q0;
+                const auto q3 =
+                    n > 3 * L ? QuantizeOutput(d, value(p3, r, j + 3 * L), p3.scale, zero, upper)
+                              : q0;
+                StoreBytes4(q0, q1, q2, q3, o + r * outStride + j, n);
+            }
+            return;
+        }
+    }
+#endif
+    for (; j < cols; j += L) {
+        const size_t n = cols - j < L ? cols - j : L;
+        const Params p = paramsAt(j);
+        for (size_t r = 0; r < rows; ++r) {
+            const auto y = value(p, r, j);
+            T* to = o + r * outStride + j;
+            if constexpr (kDst8) {
+                const auto bytes = hn::DemoteTo(du8, QuantizeOutput(d, y, p.scale, zero, upper));
+                if (n == L) {
+                    hn::StoreU(bytes, du8, to);
+                } else {
+                    HWY_ALIGN uint8_t part[hn::MaxLanes(du8)];
+                    hn::StoreU(bytes, du8, part);
+                    std::memcpy(to, part, n);
+                }
+            } else {
+                if (n == L) {
+                    hn::StoreU(y, d, to);
+                } else {
+                    HWY_ALIGN float part[hn::MaxLanes(d)];
+                    hn::StoreU(y, d, part);
+                    std::memcpy(to, part, n * sizeof(float));
+                }
+            }
+        }
+    }
+}
+
+}  // namespace conv8i
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

@@ -1,0 +1,291 @@
+// The INT32 sums of the INT8 convolution's inner loops: the register tile of the direct
+// algorithm (MR output pixels x NV vectors of output channels over 4-byte input words) and the
+// depthwise kernels (four kernel rows per dot product).
+//
+// No include guard: Convolution8i.cpp and Depthwise8i.cpp include this header once per Highway
+// target inside namespace conv8i. That outer inclusion includes the body below twice: inside
+// conv8i::plain, and on the AVX3 target inside conv8i::vnni with SIMD_I8_ATTR =
+// __attribute__((target("avx512vnni"))). Every function of that copy then carries the
+// attribute, so the VPDPBUSD intrinsic inlines into it (GCC refuses to inline an intrinsic into
+// a function compiled without its target, and a template cannot take an attribute per
+// instantiation). The plain copy never sees the attribute, so the plain AVX-512 kernels stay
+// free of VNNI instructions. Requires in scope: hn, D32, V32, Acc32 and the Dot types of
+// Dot8i-inl.h.
+
+#ifndef SIMD_I8_ATTR
+namespace plain {
+#define SIMD_I8_ATTR
+#define SIMD_I8_VNNI 0
+#include "convolution8i/Kernels8i.h"
+#undef SIMD_I8_VNNI
+#undef SIMD_I8_ATTR
+}  // namespace plain
+
+#if HWY_TARGET == HWY_AVX3
+namespace vnni {
+#define SIMD_I8_ATTR __attribute__((target("avx512vnni")))
+#define SIMD_I8_VNNI 1
+#include "convolution8i/Kernels8i.h"
+#undef SIMD_I8_VNNI
+#undef SIMD_I8_ATTR
+}  // namespace vnni
+#endif
+
+#else  // the body, once per copy
+
+#if SIMD_I8_VNNI
+// VPDPBUSD (EVEX): acc + the four exact u8 * s8 products of each lane.
+struct DotVnni {
+    using A = V32;
+    static HWY_INLINE SIMD_I8_ATTR A Prepare(V32 a) { return a; }
+    static HWY_INLINE SIMD_I8_ATTR Acc32 Apply(Acc32 acc, const A& a, V32 w) {
+        return (Acc32)_mm512_dpbusd_epi32((__m512i)acc, a.raw, w.raw);
+    }
+};
+#endif
+
+// out[r][j] (+)= sum over k < words of the dot products of the 4 bytes at rows[r] + offsets[k]
+// with word k of the weight panel (NV*L lanes of 4 bytes: one output channel per lane), for
+// r < MR, j < NV*L; out rows are NV*L apart; `add`: out holds the sums of earlier words. words
+// >= 1; the loop is a do-while because with a loop that might not run GCC keeps a copy of the
+// tile on the stack (as in gemm/Gemm-inl.h).
+template <class Dot, size_t MR, size_t NV>
+HWY_NOINLINE SIMD_I8_ATTR void GemmTile8i(const uint8_t* const* rows, const uint32_t* offsets,
+                                          size_t words, const int8_t* panel, int32_t* out,
+                                          bool add) {
+    const D32 d;
+    constexpr size_t L = hn::MaxLanes(D32());
+    Acc32 acc[MR][NV];
+#pragma GCC unroll 16
+    for (size_t r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+        for (size_t v = 0; v < NV; ++v)
+            acc[r][v] = ToAcc(add ? hn::LoadU(d, out + (r * NV + v) * L) : hn::Zero(d));
+    const uint8_t* a[MR];
+#pragma GCC unroll 16
+    for (size_t r = 0; r < MR; ++r) a[r] = rows[r];
+    const int32_t* b = reinterpret_cast<const int32_t*>(panel);
+    size_t k = 0;
+    do {
+        const size_t offset = offsets[k];
+        V32 bv[NV];
+#pragma GCC unroll 4
+        for (size_t v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, b + v * L);
+#pragma GCC unroll 16
+        for (size_t r = 0; r < MR; ++r) {
+            int32_t word;
+            __builtin_memcpy(&word, a[r] + offset, sizeof(word));
+            const typename Dot::A pa = Dot::Prepare(hn::Set(d, word));
+#pragma GCC unroll 4
+            for (size_t v = 0; v < NV; ++v) acc[r][v] = Dot::Apply(acc[r][v], pa, bv[v]);
+        }
+        b += NV * L;
+    } while (++k < words);
+#pragma GCC unroll 16
+    for (size_t r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+        for (size_t v = 0; v < NV; ++v) hn::StoreU(FromAcc(acc[r][v]), d, out + (r * NV + v) * L);
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// Depthwise (one channel per group): `count` output pixels of one block of 4*L channels, in an
+// image whose blocks are stored as Padded8i::PermuteBlocks leaves them. rows[j], j < 4*groups,
+// is the address of the block at the first pixel's tap (kernel row j, column 0); taps of a
+// kernel row are `colStep` bytes apart, output pixels `step`. Kernel rows are taken four at a
+// time: the four rows' vectors interleaved within 128-bit blocks (bytes, then byte pairs) give
+// four vectors whose lane i holds the four rows of channel k*L + i, and one dot product per
+// vector adds four taps. Pixels first .. first + count - 1. weights: per group of rows and kernel
+// column, four vectors of L lanes of 4 bytes (rows past the kernel are zero weights). out: count x
+// 4*L sums.
+template <class Dot>
+HWY_NOINLINE SIMD_I8_ATTR void DepthwisePixels8i(const uint8_t* const* rows, size_t groups,
+                                                 size_t kX, size_t colStep, size_t step,
+                                                 size_t first, size_t count, const int8_t* weights,
+                                                 int32_t* out) {
+    const D32 d;
+    const hn::Repartition<uint8_t, D32> d8;
+    const hn::Repartition<uint16_t, D32> d16;
+    constexpr size_t L = hn::MaxLanes(D32());
+    for (size_t m = 0; m < count; ++m) {
+        Acc32 acc[4];
+#pragma GCC unroll 4
+        for (size_t k = 0; k < 4; ++k) acc[k] = ToAcc(hn::Zero(d));
+        const int32_t* w = reinterpret_cast<const int32_t*>(weights);
+        for (size_t g = 0; g < groups; ++g) {
+            const uint8_t* const* r = rows + 4 * g;
+            for (size_t kx = 0, off = (first + m) * step; kx < kX;
+                 ++kx, off += colStep, w += 4 * L) {
+                const auto r0 = hn::LoadU(d8, r[0] + off), r1 = hn::LoadU(d8, r[1] + off);
+                const auto r2 = hn::LoadU(d8, r[2] + off), r3 = hn::LoadU(d8, r[3] + off);
+                const auto lo01 = hn::BitCast(d16, hn::InterleaveLower(d8, r0, r1));
+                const auto hi01 = hn::BitCast(d16, hn::InterleaveUpper(d8, r0, r1));
+                const auto lo23 = hn::BitCast(d16, hn::InterleaveLower(d8, r2, r3));
+                const auto hi23 = hn::BitCast(d16, hn::InterleaveUpper(d8, r2, r3));
+                const V32 v[4] = {hn::BitCast(d, hn::InterleaveLower(d16, lo01, lo23)),
+                                  hn::BitCast(d, hn::InterleaveUpper(d16, lo01, lo23)),
+                                  hn::BitCast(d, hn::InterleaveLower(d16, hi01, hi23)),
+                                  hn::BitCast(d, hn::InterleaveUpper(d16, hi01, hi23))};
+#pragma GCC unroll 4
+                for (size_t k = 0; k < 4; ++k)
+                    acc[k] = Dot::Apply(acc[k], Dot::Prepare(v[k]), hn::LoadU(d, w + k * L));
+            }
+        }
+#pragma GCC unroll 4
+        for (size_t k = 0; k < 4; ++k) hn::StoreU(FromAcc(acc[k]), d, out + m * 4 * L + k * L);
+    }
+}
+#endif
+
+#if HWY_TARGET != HWY_SCALAR
+// The four interleaved vectors of one image column (DepthwisePixels8i): vector k, lane i holds
+// rows r[0..3] of channel k*L + i. kFirst, kCount: which of the four are built.
+template <size_t kFirst, size_t kCount>
+HWY_INLINE SIMD_I8_ATTR void InterleaveRows8i(const uint8_t* const* r, size_t off, V32* v) {
+    const D32 d;
+    const hn::Repartition<uint8_t, D32> d8;
+    const hn::Repartition<uint16_t, D32> d16;
+    const auto r0 = hn::LoadU(d8, r[0] + off), r1 = hn::LoadU(d8, r[1] + off);
+    const auto r2 = hn::LoadU(d8, r[2] + off), r3 = hn::LoadU(d8, r[3] + off);
+    if (kFirst == 0) {
+        const auto lo01 = hn::BitCast(d16, hn::InterleaveLower(d8, r0, r1));
+        const auto lo23 = hn::BitCast(d16, hn::InterleaveLower(d8, r2, r3));
+        v[0] = hn::BitCast(d, hn::InterleaveLower(d16, lo01, lo23));
+        v[1] = hn::BitCast(d, hn::InterleaveUpper(d16, lo01, lo23));
+    }
+    if (kFirst + kCount == 4) {
+        const auto hi01 = hn::BitCast(d16, hn::InterleaveUpper(d8, r0, r1));
+        const auto hi23 = hn::BitCast(d16, hn::InterleaveUpper(d8, r2, r3));
+        v[2 - kFirst] = hn::BitCast(d, hn::InterleaveLower(d16, hi01, hi23));
+        v[3 - kFirst] = hn::BitCast(d, hn::InterleaveUpper(d16, hi01, hi23));
+    }
+}
+
+// Depthwise 3x3, stride 1, no dilation: `count` output pixels (from `first`) of kRows output rows
+// (1, or 2: the four image rows r[0..3] then serve the first output row with kernel rows 0-2 in
+// lanes 0-2 and the second with kernel rows 0-2 in lanes 1-3), vectors [kFirst, kFirst + kVecs)
+// of one channel block. Each image column is interleaved once and serves the three outputs that
+// read it (a ring of three accumulator sets; an output's set starts at its first column).
+// weights: per output row, kernel column and vector, L lanes of 4 bytes (DepthwisePixels8i's
+// layout, the second row's shifted by one byte). out[row]: count x 4*L sums.
+template <class Dot, size_t kRows, size_t kFirst, size_t kVecs>
+HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3Ring8i(const uint8_t* const* r, size_t step,
+                                                  size_t first, size_t count, const int8_t* weights,
+                                                  int32_t* const* out) {
+    const D32 d;
+    constexpr size_t L = hn::MaxLanes(D32());
+    const int32_t* w = reinterpret_cast<const int32_t*>(weights) + kFirst * L;
+    const auto zero = ToAcc(hn::Zero(d));
+    Acc32 acc[3][kRows][kVecs];
+#pragma GCC unroll 3
+    for (size_t s = 0; s < 3; ++s)
+#pragma GCC unroll 2
+        for (size_t row = 0; row < kRows; ++row)
+#pragma GCC unroll 4
+            for (size_t k = 0; k < kVecs; ++k) acc[s][row][k] = zero;
+    // Column t of the pixels: starts output t (kernel column 0), adds to t-1 and t-2; then
+    // output t-2 is complete. A, B, C: the ring slots of outputs t, t-1, t-2.
+    const auto column = [&](size_t t, auto A, auto B, auto C) SIMD_I8_ATTR {
+        V32 v[kVecs];
+        InterleaveRows8i<kFirst, kVecs>(r, (first + t) * step, v);
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k) {
+            const typename Dot::A a = Dot::Prepare(v[k]);
+#pragma GCC unroll 2
+            for (size_t row = 0; row < kRows; ++row) {
+                const int32_t* wr = w + row * 12 * L + k * L;
+                acc[A][row][k] = Dot::Apply(zero, a, hn::LoadU(d, wr));
+                acc[B][row][k] = Dot::Apply(acc[B][row][k], a, hn::LoadU(d, wr + 4 * L));
+                acc[C][row][k] = Dot::Apply(acc[C][row][k], a, hn::LoadU(d, wr + 8 * L));
+            }
+        }
+        if (t >= 2 && t - 2 < count) {
+#pragma GCC unroll 2
+            for (size_t row = 0; row < kRows; ++row)
+#pragma GCC unroll 4
+                for (size_t k = 0; k < kVecs; ++k)
+                    hn::StoreU(FromAcc(acc[C][row][k]), d,
+                               out[row] + (t - 2) * 4 * L + (kFirst + k) * L);
+        }
+    };
+    using S0 = std::integral_constant<size_t, 0>;
+    using S1 = std::integral_constant<size_t, 1>;
+    using S2 = std::integral_constant<size_t, 2>;
+    // Slots of the outputs -1 and -2 receive sums nobody stores.
+#pragma GCC unroll 1
+    for (size_t t = 0; t < count + 2; t += 3) {
+        column(t, S0(), S2(), S1());
+        if (t + 1 < count + 2) column(t + 1, S1(), S0(), S2());
+        if (t + 2 < count + 2) column(t + 2, S2(), S1(), S0());
+    }
+}
+#endif
+
+#if HWY_TARGET != HWY_SCALAR
+// Depthwise 3x3, stride 2, no dilation: as Depthwise3x3Ring8i for one output row; output o reads
+// image columns 2o, 2o + 1, 2o + 2, and column 2o + 2 is output o + 1's first, so it is
+// interleaved once for both.
+template <class Dot, size_t kFirst, size_t kVecs>
+HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3s2Ring8i(const uint8_t* const* r, size_t step,
+                                                    size_t first, size_t count,
+                                                    const int8_t* weights, int32_t* const* out) {
+    const D32 d;
+    constexpr size_t L = hn::MaxLanes(D32());
+    const int32_t* w = reinterpret_cast<const int32_t*>(weights) + kFirst * L;
+    const auto zero = ToAcc(hn::Zero(d));
+    V32 shared[kVecs], v[kVecs];
+    InterleaveRows8i<kFirst, kVecs>(r, 2 * first * step, shared);
+    for (size_t o = 0; o < count; ++o) {
+        Acc32 acc[kVecs];
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k)
+            acc[k] = Dot::Apply(zero, Dot::Prepare(shared[k]), hn::LoadU(d, w + k * L));
+        InterleaveRows8i<kFirst, kVecs>(r, (2 * (first + o) + 1) * step, v);
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k)
+            acc[k] = Dot::Apply(acc[k], Dot::Prepare(v[k]), hn::LoadU(d, w + 4 * L + k * L));
+        InterleaveRows8i<kFirst, kVecs>(r, (2 * (first + o) + 2) * step, shared);
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k) {
+            acc[k] = Dot::Apply(acc[k], Dot::Prepare(shared[k]), hn::LoadU(d, w + 8 * L + k * L));
+            hn::StoreU(FromAcc(acc[k]), d, out[0] + o * 4 * L + (kFirst + k) * L);
+        }
+    }
+}
+#endif
+
+#if HWY_TARGET != HWY_SCALAR
+// Depthwise 3x3 on NCHW planes, no dilation: the sums of `count` outputs of one output row of one
+// channel, from three zero-point-padded image rows r[0..2] (padded column 0 first). A lane holds
+// four neighbouring bytes of a row and w[ky] the kernel row's three weights (and a zero), so
+// one dot product adds a kernel row for one output: with stride 1, loads at x0 + o (o < 4)
+// give outputs x0 + 4j + o in lane j; with stride 2, loads at 2*x0 + 2*(2L*h) + 2*o + ... give
+// outputs x0 + 2L*h + 2j + o in vector 2h + o. out: per group of 4*L outputs, the four vectors
+// in that order (PlaneOrder8i maps them back).
+template <class Dot, size_t kStride>
+HWY_NOINLINE SIMD_I8_ATTR void DepthwisePlaneRow8i(const uint8_t* const* r, const int32_t* w,
+                                                   size_t count, int32_t* out) {
+    const D32 d;
+    const hn::Repartition<uint8_t, D32> d8;
+    constexpr size_t L = hn::MaxLanes(D32());
+    const auto zero = ToAcc(hn::Zero(d));
+    const V32 w0 = hn::Set(d, w[0]), w1 = hn::Set(d, w[1]), w2 = hn::Set(d, w[2]);
+    for (size_t x0 = 0; x0 < count; x0 += 4 * L, out += 4 * L) {
+        Acc32 acc[4];
+#pragma GCC unroll 4
+        for (size_t v = 0; v < 4; ++v) {
+            // Byte offset of lane 0 of vector v in the padded rows.
+            const size_t at = kStride == 1 ? x0 + v : 2 * (x0 + 2 * L * (v / 2) + v % 2);
+            const auto l0 = hn::BitCast(d, hn::LoadU(d8, r[0] + at));
+            const auto l1 = hn::BitCast(d, hn::LoadU(d8, r[1] + at));
+            const auto l2 = hn::BitCast(d, hn::LoadU(d8, r[2] + at));
+            acc[v] = Dot::Apply(zero, Dot::Prepare(l0), w0);
+            acc[v] = Dot::Apply(acc[v], Dot::Prepare(l1), w1);
+            acc[v] = Dot::Apply(acc[v], Dot::Prepare(l2), w2);
+        }
+#pragma GCC unroll 4
+        for (size_t v = 0; v < 4; ++v) hn::StoreU(FromAcc(acc[v]), d, out + v * L);
+    }
+}
+#endif
+
+#endif  // the body
