@@ -121,13 +121,20 @@ def recognise_activations(net):
             if (mul is None or mul.kind != "eltwise" or mul["op"] != "product" or
                     {id(i) for i in mul.inputs} != {id(x), id(tanh.outputs[0])}):
                 continue
-            net.remove(tanh)
             first, kind = op, "mish"
         else:
             continue
         if mul is None:
             continue
+        # Only where a convolution can take the activation: there is no standalone swish or
+        # mish function, and the two steps remain as they are.
         x, y = first.inputs[0], mul.outputs[0]
+        producer = x.producer
+        if (producer is None or producer.kind not in ("conv", "deconv") or
+                producer["act"] != "identity" or len(x.consumers) != 2 or net.is_output(x)):
+            continue
+        if kind == "mish":
+            net.remove(tanh)
         index = net.ops.index(mul)
         name = f"{first.name}+{mul.name}"
         net.remove(first)

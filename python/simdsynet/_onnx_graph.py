@@ -114,7 +114,7 @@ def _reshape(x, shape, allowzero=0):
 
 
 def _cast(x, to):
-    return x.astype(onnx.helper.tensor_dtype_to_np_dtype(to))
+    return x.astype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[to])
 
 
 def _div(a, b):
