@@ -17,6 +17,7 @@ import hashlib
 import io
 import os
 import tempfile
+import warnings
 
 import numpy as np
 import torch
@@ -256,9 +257,13 @@ def export(name, size=224, cache=None, batch=1):
 
     def write_onnx(path):
         buffer = io.BytesIO()
-        torch.onnx.export(model, x, buffer, opset_version=opset, input_names=["input"],
-                          output_names=[f"output{i}" for i in range(len(outputs))],
-                          training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=True)
+        with warnings.catch_warnings():
+            # torch's exporter warns about its own constant folding and shape inference.
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, x, buffer, opset_version=opset, input_names=["input"],
+                              output_names=[f"output{i}" for i in range(len(outputs))],
+                              training=torch.onnx.TrainingMode.PRESERVE,
+                              do_constant_folding=True)
         with open(path, "wb") as f:
             f.write(buffer.getvalue())
 

@@ -170,6 +170,14 @@ class Lowering:
             node.fail(f"input '{name}' must be a constant (it is computed from the inputs)")
         return self.consts[name]
 
+    def weight(self, node, i, required=True):
+        """A constant the computation reads as float32 data (weights, biases, statistics,
+        operands); other data types are refused."""
+        c = self.const(node, i, required)
+        if c is not None and c.dtype != F32:
+            node.fail(f"input '{node.inputs[i]}' has data type {c.dtype} (float32 only)")
+        return c
+
     def is_const(self, node, i):
         return i < len(node.inputs) and node.inputs[i] in self.consts
 
@@ -207,10 +215,10 @@ def lower_conv(ctx, node):
     known_attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides")
     x = ctx.tensor(node)
     need_rank(node, x, (4,))
-    w = ctx.const(node, 1)
+    w = ctx.weight(node, 1)
     if w.ndim != 4:
         node.fail("only 2-D convolutions are supported")
-    b = ctx.const(node, 2, required=False)
+    b = ctx.weight(node, 2, required=False)
     group = int(node.attrs.get("group", 1))
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
@@ -232,10 +240,10 @@ def lower_conv_transpose(ctx, node):
                 "output_shape", "pads", "strides")
     x = ctx.tensor(node)
     need_rank(node, x, (4,))
-    w = ctx.const(node, 1)
+    w = ctx.weight(node, 1)
     if w.ndim != 4:
         node.fail("only 2-D transposed convolutions are supported")
-    b = ctx.const(node, 2, required=False)
+    b = ctx.weight(node, 2, required=False)
     group = int(node.attrs.get("group", 1))
     n, c, h, wd = x.shape
     ci, og, kh, kw = w.shape
@@ -282,7 +290,7 @@ def lower_batch_norm(ctx, node):
     x = ctx.tensor(node)
     if x.rank < 2:
         node.fail("the input needs a channel axis")
-    gamma, beta, mean, var = (np.asarray(ctx.const(node, i), np.float64) for i in range(1, 5))
+    gamma, beta, mean, var = (np.asarray(ctx.weight(node, i), np.float64) for i in range(1, 5))
     eps = float(node.attrs.get("epsilon", 1e-5))
     scale = gamma / np.sqrt(var + eps)
     shift = beta - mean * scale
@@ -295,8 +303,8 @@ def lower_instance_norm(ctx, node):
     x = ctx.tensor(node)
     need_rank(node, x, (4,))
     y = ctx.out(node, x.shape)
-    ctx.emit(node, "instance_norm", [x], [y], scale=as_float(ctx.const(node, 1)),
-             shift=as_float(ctx.const(node, 2)), eps=float(node.attrs.get("epsilon", 1e-5)))
+    ctx.emit(node, "instance_norm", [x], [y], scale=as_float(ctx.weight(node, 1)),
+             shift=as_float(ctx.weight(node, 2)), eps=float(node.attrs.get("epsilon", 1e-5)))
 
 
 def lower_layer_norm(ctx, node):
@@ -305,8 +313,8 @@ def lower_layer_norm(ctx, node):
     x = ctx.tensor(node)
     axis = int(node.attrs.get("axis", -1)) % x.rank
     normalized = x.shape[axis:]
-    scale = np.broadcast_to(ctx.const(node, 1), normalized)
-    b = ctx.const(node, 2, required=False)
+    scale = np.broadcast_to(ctx.weight(node, 1), normalized)
+    b = ctx.weight(node, 2, required=False)
     shift = np.zeros(normalized, F32) if b is None else np.broadcast_to(b, normalized)
     y = ctx.out(node, x.shape)
     ctx.emit(node, "layer_norm", [x], [y], axis=axis, scale=as_float(scale),
@@ -358,7 +366,7 @@ def lower_clip(ctx, node):
 def lower_prelu(ctx, node):
     known_attrs(node)
     x = ctx.tensor(node)
-    slope = ctx.const(node, 1)
+    slope = ctx.weight(node, 1)
     v = channel_vector(slope, x.shape)
     if v is None:
         node.fail(f"slope of shape {slope.shape} is neither one value nor one per channel")
@@ -379,7 +387,7 @@ def lower_binary(op):
             lower_binary_computed(ctx, node, op)
             return
         xi = 0 if not consts[0] else 1
-        x, c = ctx.tensor(node, xi), np.asarray(ctx.const(node, 1 - xi), np.float64)
+        x, c = ctx.tensor(node, xi), np.asarray(ctx.weight(node, 1 - xi), np.float64)
         shape = broadcast_shape(x.shape, c.shape)
         if shape != x.shape:
             node.fail(f"the constant of shape {c.shape} broadcasts the computed tensor "
@@ -802,13 +810,15 @@ def lower_gemm(ctx, node):
         node.fail("transA=1 is not supported")
     x = ctx.tensor(node)
     need_rank(node, x, (2,))
-    b = np.asarray(ctx.const(node, 1), np.float64)
+    b = ctx.weight(node, 1)
     weight = b if node.attrs.get("transB", 0) else b.T
-    weight = weight * float(node.attrs.get("alpha", 1.0))
+    alpha = float(node.attrs.get("alpha", 1.0))
+    if alpha != 1.0:
+        weight = weight * np.float32(alpha)
     count, size = weight.shape
     if size != x.shape[1]:
         node.fail(f"weights {b.shape} do not fit an input of {x.shape}")
-    c = ctx.const(node, 2, required=False)
+    c = ctx.weight(node, 2, required=False)
     bias = None
     if c is not None:
         c = np.asarray(c, np.float64) * float(node.attrs.get("beta", 1.0))
@@ -829,7 +839,7 @@ def lower_matmul(ctx, node):
         node.fail("the second operand must be a constant (a product of two computed tensors is "
                   "not supported)")
     x = ctx.tensor(node)
-    b = np.asarray(ctx.const(node, 1))
+    b = ctx.weight(node, 1)
     if b.ndim != 2 or x.rank < 2 or x.shape[-1] != b.shape[0]:
         node.fail(f"shapes {x.shape} and {b.shape} are not supported")
     rows = int(np.prod(x.shape[:-1], dtype=np.int64))
