@@ -223,7 +223,10 @@ void Executor::Run(const std::vector<const float*>& inputs, const std::vector<fl
         if (SimdSynetGetLastError()) CheckLibrary(steps_[i]->name);
         if (profile) {
             const auto now = Clock::now();
-            profile_[i].seconds += std::chrono::duration<double>(now - last).count();
+            const double seconds = std::chrono::duration<double>(now - last).count();
+            StepProfile& p = profile_[i];
+            p.seconds += seconds;
+            p.fastest = runs_ == 0 ? seconds : std::min(p.fastest, seconds);
             last = now;
         }
     }

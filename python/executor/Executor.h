@@ -103,7 +103,8 @@ struct Binding {
 };
 
 struct StepProfile {
-    double seconds = 0;
+    double seconds = 0;  // summed over the profiled runs
+    double fastest = 0;  // the fastest run (robust when other work shares the machine)
 };
 
 class Executor {

@@ -373,9 +373,13 @@ PYBIND11_MODULE(_executor, m) {
              [](PyExecutor& self) {
                  // Seconds per step summed over the profiled runs, and the totals.
                  const Executor& ex = self.executor;
-                 py::list steps;
-                 for (const StepProfile& p : ex.Profile()) steps.append(p.seconds);
+                 py::list steps, fastest;
+                 for (const StepProfile& p : ex.Profile()) {
+                     steps.append(p.seconds);
+                     fastest.append(p.fastest);
+                 }
                  return py::dict("runs"_a = ex.ProfiledRuns(), "steps"_a = steps,
+                                 "fastest"_a = fastest,
                                  "input"_a = ex.InputSeconds(), "output"_a = ex.OutputSeconds(),
                                  "total"_a = ex.TotalSeconds());
              })

@@ -193,9 +193,79 @@ def split_growing_concatenations(net):
             t.consumers.append(op)
 
 
+def fuse_concat_scale_relu(net):
+    """concat(a, b) along the channels -> scale + ReLU (DenseNet's BatchNorm + ReLU after its
+    concatenations) becomes one pass of SimdSynetFusedLayerForward9, which also writes the
+    plain concatenation when something else reads it (the next layer's concatenation)."""
+    for op in list(net.ops):
+        if op.kind != "scale" or op.get("act") != "relu" or len(op.inputs) != 1:
+            continue
+        x = op.inputs[0]
+        concat = x.producer
+        if (concat is None or concat.kind != "concat" or concat["axis"] != 1 or x.rank != 4 or
+                len(concat.inputs) != 2 or any(t.const is not None for t in concat.inputs)):
+            continue
+        channels = x.shape[1]
+        scale = np.ones(channels) if op["scale"] is None else \
+            np.broadcast_to(op["scale"], (channels,))
+        bias = np.zeros(channels) if op["bias"] is None else \
+            np.broadcast_to(op["bias"], (channels,))
+        y = op.outputs[0]
+        keep = len(x.consumers) > 1 or net.is_output(x)
+        index = net.ops.index(op)
+        a, b = concat.inputs
+        name = f"{concat.name}+{op.name}"
+        net.remove(op)
+        net.remove(concat)
+        net.add(Op("concat_scale_relu", name, [a, b], [y, x] if keep else [y],
+                   scale=np.asarray(scale, F32), bias=np.asarray(bias, F32)), index - 1)
+
+
+def pool_before_pointwise(net):
+    """conv 1x1 (no activation) -> average pooling with the kernel as stride and no padding
+    (DenseNet's transitions): both are linear and the pooling averages whole windows, so
+    pooling first gives the same result with a convolution over a quarter of the pixels."""
+    for op in list(net.ops):
+        if op.kind != "pool" or op["mode"] not in ("average", "average_exclude"):
+            continue
+        x = op.inputs[0]
+        conv = x.producer
+        if (conv is None or conv.kind != "conv" or conv["act"] != "identity" or
+                conv["weight"].shape[2:] != (1, 1) or conv["group"] != 1 or
+                tuple(conv["strides"]) != (1, 1) or any(conv["pads"]) or
+                net.sole_consumer(x) is not op):
+            continue
+        kernel, strides = tuple(op["kernel"]), tuple(op["strides"])
+        n, c, h, w = x.shape
+        if kernel != strides or any(op["pads"]) or h % kernel[0] or w % kernel[1]:
+            continue
+        source, y = conv.inputs[0], op.outputs[0]
+        pooled = Tensor(f"{source.name}/pooled", (n, source.shape[1], y.shape[2], y.shape[3]))
+        index = net.ops.index(conv)
+        net.remove(op)
+        net.remove(conv)
+        net.add(Op("pool", op.name, [source], [pooled], **op.attrs), index)
+        conv.inputs, conv.outputs = [pooled], [y]
+        conv.name = f"{conv.name} (after {op.name})"
+        net.add(conv, index + 1)
+
+
+def drop_identities(net):
+    """Views that keep the shape (Identity, Dropout, a Pad of zeros, ...) are dropped, so
+    that the patterns below see the operations on both sides of them."""
+    for op in list(net.ops):
+        if op.kind == "view" and op.inputs[0].shape == op.outputs[0].shape and \
+                not net.is_output(op.outputs[0]):
+            net.remove(op)
+            net.replace_uses(op.outputs[0], op.inputs[0])
+
+
 def fuse(net):
+    drop_identities(net)
     fold_scales_into_convolutions(net)
     recognise_activations(net)
     fuse_activations(net)
     split_growing_concatenations(net)
+    fuse_concat_scale_relu(net)
+    pool_before_pointwise(net)
     return net

@@ -567,7 +567,7 @@ def lower_concat(ctx, node):
     shape = list(tensors[0].shape)
     shape[axis] = sum(t.shape[axis] for t in tensors)
     y = ctx.out(node, shape)
-    ctx.emit(node, "concat", tensors, [y], axis=axis)
+    ctx.emit(node, "concat" if len(tensors) > 1 else "view", tensors, [y], axis=axis)
 
 
 def lower_split(ctx, node):

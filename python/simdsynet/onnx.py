@@ -57,6 +57,7 @@ class Network:
             raise UnsupportedModelError(f"the library rejected a layer: {error}") from error
         self._executor.finalize(arena)
         self._net = net
+        self.flops = _flops(net)
         self.threads = threads
         self.inputs = [(t.name, t.shape) for t in net.inputs]
         self.outputs = [t.name for t in net.outputs]
@@ -97,8 +98,10 @@ class Network:
         """Runs the model `runs` times with per-step timers and returns a dict: 'steps' (one
         dict per step: name, kind, category, info, ms), 'total_ms', 'input_ms', 'output_ms',
         'kernel_ms', 'layout_ms', 'glue_ms' and 'outside_ms' (everything but the library's
-        compute kernels), averaged per run; and 'plain_ms', the time of an unprofiled run
-        (median of `runs`)."""
+        compute kernels), averaged per run; 'plain_ms', the time of an unprofiled run
+        (median of `runs`); each step's fastest run ('min_ms') and the sums of those over the
+        kernels ('min_kernel_ms') and the layout conversions and glue ('min_outside_ms'), which
+        other work on the machine disturbs less than the averages."""
         arrays = self._arrays(x)
         for _ in range(warmup):
             self._executor.run(arrays, False)
@@ -114,17 +117,22 @@ class Network:
         n = max(p["runs"], 1)
         steps = []
         sums = {"kernel": 0.0, "layout": 0.0, "glue": 0.0}
-        for (name, kind, category, info), seconds in zip(self._executor.steps(), p["steps"]):
+        mins = {"kernel": 0.0, "layout": 0.0, "glue": 0.0}
+        for (name, kind, category, info), seconds, fastest in zip(
+                self._executor.steps(), p["steps"], p["fastest"]):
             ms = seconds * 1e3 / n
-            steps.append(dict(name=name, kind=kind, category=category, info=info, ms=ms))
+            steps.append(dict(name=name, kind=kind, category=category, info=info, ms=ms,
+                              min_ms=fastest * 1e3))
             sums[category] += ms
+            mins[category] += fastest * 1e3
         total = p["total"] * 1e3 / n
         edges = (p["input"] + p["output"]) * 1e3 / n
         return dict(steps=steps, total_ms=total, input_ms=p["input"] * 1e3 / n,
                     output_ms=p["output"] * 1e3 / n, kernel_ms=sums["kernel"],
                     layout_ms=sums["layout"] + edges, glue_ms=sums["glue"],
                     outside_ms=total - sums["kernel"],
-                    plain_ms=float(np.median(plain)) * 1e3)
+                    plain_ms=float(np.median(plain)) * 1e3,
+                    min_kernel_ms=mins["kernel"], min_outside_ms=mins["layout"] + mins["glue"])
 
     def steps(self):
         """The plan: (name, kind, category, info) per executor step."""
@@ -133,6 +141,37 @@ class Network:
     @property
     def arena_bytes(self):
         return 4 * (self._executor.arena_floats + self._executor.scratch_floats)
+
+
+def _flops(net):
+    """Floating-point operations of one run: 2 per multiply-add of the convolutions and fully
+    connected layers (the usual model size measure; element-wise work is not counted)."""
+    total = 0
+    for op in net.ops:
+        if op.kind == "merged":
+            stages = op["stages"]
+        elif op.kind in ("conv", "deconv", "gemm"):
+            stages = [op.attrs]
+        else:
+            continue
+        if op.kind == "gemm":
+            total += 2 * op.inputs[0].shape[0] * op["weight"].size
+            continue
+        shape = op.inputs[0].shape
+        for stage in stages:
+            w = stage["weight"]
+            if op.kind == "deconv":
+                total += 2 * int(np.prod(shape)) * w[0].size
+            else:
+                n, _, h, wd = shape
+                k = w.shape[2:]
+                oh = (h + stage["pads"][0] + stage["pads"][2] -
+                      (k[0] - 1) * stage.get("dilations", (1, 1))[0] - 1) // stage["strides"][0] + 1
+                ow = (wd + stage["pads"][1] + stage["pads"][3] -
+                      (k[1] - 1) * stage.get("dilations", (1, 1))[1] - 1) // stage["strides"][1] + 1
+                total += 2 * n * oh * ow * w.size
+                shape = (n, w.shape[0], oh, ow)
+    return total
 
 
 def load(path, threads=1):
