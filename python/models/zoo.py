@@ -194,6 +194,37 @@ class Batched(nn.Module):
         return self.fc(F.adaptive_avg_pool2d(z, 1).flatten(1))
 
 
+def channel_shuffle(x, groups=2):
+    n, c, h, w = x.shape
+    return x.view(n, groups, c // groups, h, w).transpose(1, 2).reshape(n, c, h, w)
+
+
+class Shuffles(nn.Module):
+    """ShuffleNet-v2 blocks (concat, channel shuffle, chunk) deeper than torchvision's stages;
+    with `expose`, a shuffled tensor is also an output (read by no convolution, so the runner
+    keeps the plain transposes instead of the shuffle layer)."""
+
+    def __init__(self, expose):
+        super().__init__()
+        self.expose = expose
+        self.stem = nn.Conv2d(3, 12, 3, stride=2, padding=1)
+        self.left = nn.Conv2d(12, 12, 1)
+        self.right = nn.Conv2d(12, 12, 1)
+        self.branches = nn.ModuleList(nn.Sequential(
+            nn.Conv2d(12, 12, 1), nn.ReLU(), nn.Conv2d(12, 12, 3, padding=1, groups=12),
+            nn.Conv2d(12, 12, 1), nn.ReLU()) for _ in range(7))
+        self.head = nn.Conv2d(24, 5, 1)
+
+    def forward(self, x):
+        x = F.relu(self.stem(x))
+        y = channel_shuffle(torch.cat([self.left(x), self.right(x)], 1))
+        for branch in self.branches:
+            a, b = y.chunk(2, dim=1)
+            y = channel_shuffle(torch.cat([a, branch(b)], 1))
+        out = self.head(y)
+        return [out, y] if self.expose else out
+
+
 COVERAGE = {
     "normalizations": (lambda: Normalizations(False), (1, 3, 9, 9), OPSET),
     "layer_norm": (lambda: Normalizations(True), (1, 3, 9, 9), 17),
@@ -201,6 +232,8 @@ COVERAGE = {
     "activations": (Activations, (1, 4, 6, 7), OPSET),
     "shapes": (Shapes, (1, 3, 8, 8), OPSET),
     "batched": (Batched, (2, 3, 12, 12), OPSET),
+    "shuffles": (lambda: Shuffles(False), (1, 3, 10, 10), OPSET),
+    "shuffles_exposed": (lambda: Shuffles(True), (1, 3, 10, 10), OPSET),
 }
 
 

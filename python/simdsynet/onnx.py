@@ -25,6 +25,7 @@ from ._onnx_graph import Model, UnsupportedModelError, onnx
 from ._onnx_lower import lower
 from ._onnx_merge import merge_convolutions
 from ._onnx_plan import Layouts, plan_memory
+from ._onnx_shuffle import map_channel_shuffles
 from ._simdsynet import Error
 
 __all__ = ["load", "Network", "UnsupportedModelError"]
@@ -48,6 +49,7 @@ class Network:
         fuse(net)
         if merge:
             merge_convolutions(net)
+        map_channel_shuffles(net)
         Layouts(net).run()
         arena = plan_memory(net)
         self._executor = _executor.Executor()

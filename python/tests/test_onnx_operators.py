@@ -42,6 +42,31 @@ def test_coverage_matches_pytorch(coverage, name, target):
     assert max(differences[name]) <= TOLERANCE, differences[name]
 
 
+def test_shuffle_layer_is_used_where_it_maps():
+    """ShuffleNet blocks run on the shuffle layer; a shuffled tensor read by something that
+    cannot take a channel order keeps the plain transposes."""
+    kinds = {name: [s[1] for s in simdsynet.onnx.load(zoo.export(name)[0]).steps()]
+             for name in ("shuffles", "shuffles_exposed")}
+    assert kinds["shuffles"].count("shuffle") == 7 and "transpose" not in kinds["shuffles"]
+    assert "shuffle" not in kinds["shuffles_exposed"]
+    assert "transpose" in kinds["shuffles_exposed"]
+
+
+@pytest.mark.parametrize("h", [2, 4, 6, 10, 58, 116, 232])
+def test_shuffle_orders_hold_for_many_blocks(h):
+    """Simulates 12 blocks of the library's shuffle on the orders the runner chooses: y0's
+    channels always sit at even positions, so d0/d1 are y0/y1 up to their orders."""
+    from simdsynet._onnx_shuffle import choose_a, choose_b, shuffled
+    pa = choose_a(h)
+    for _ in range(12):
+        pb = choose_b(h)
+        result = shuffled(pa, pb, h)
+        assert result is not None
+        d0, d1 = result
+        assert sorted(d0) == list(range(h)) and sorted(d1) == list(range(h))
+        pa = d0
+
+
 # ---------------------------------------------------------------------------------------------
 # Hand-built graphs.
 
