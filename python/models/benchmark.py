@@ -119,6 +119,7 @@ def chart(rows, thread_counts, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
     names = [r["model"] for r in rows]
     fig, ax = plt.subplots(figsize=(11, 4.5))
     width = 0.8 / len(thread_counts)
@@ -128,6 +129,8 @@ def chart(rows, thread_counts, path):
         ax.bar(np.arange(len(rows)) + (i - (len(thread_counts) - 1) / 2) * width, values, width,
                label=f"{t} thread{'s' if t > 1 else ''}")
     ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
     ax.set_xticks(np.arange(len(rows)))
     ax.set_xticklabels(names, rotation=30, ha="right")
     ax.set_ylabel("speed-up over PyTorch (frozen, oneDNN)")
