@@ -48,6 +48,22 @@ const float* Data(py::handle value, std::vector<FloatArray>& keep) {
 
 std::vector<size_t> Sizes(py::handle value) { return value.cast<std::vector<size_t>>(); }
 
+// Convolution weights given in ONNX's OIYX order (O x C/group x kY x kX), in the layout the
+// context of `p` reads: OIYX itself for NCHW, YXIO (SimdSynetConvertFilter) for NHWC.
+const float* ConvolutionWeights(py::handle value, const SimdConvolutionParameters& p,
+                                std::vector<FloatArray>& keep, std::vector<float>& converted) {
+    const float* oiyx = Data(value, keep);
+    if (p.srcF != SimdTensorFormatNhwc) return oiyx;
+    const size_t kernel = p.kernelY * p.kernelX, input = p.srcC / p.group;
+    if (size_t(keep.back().size()) != p.dstC * input * kernel)
+        throw py::value_error("the weights do not fit the convolution");
+    converted.resize(p.dstC * input * kernel);
+    SimdSynetConvertFilter(p.dstC, input, kernel, oiyx, SimdTensorFormatOiyx, converted.data(),
+                           SimdTensorFormatYxio);
+    CheckLibrary("weights");
+    return converted.data();
+}
+
 SimdTensorFormatType ToFormat(const std::string& format) {
     if (format == "nchw") return SimdTensorFormatNchw;
     if (format == "nhwc") return SimdTensorFormatNhwc;
@@ -168,9 +184,11 @@ PYBIND11_MODULE(_executor, m) {
                 py::handle weight, py::handle bias, py::handle params, py::handle src,
                 py::handle dst) {
                  std::vector<FloatArray> keep;
-                 self.Add(MakeConvolution(name, batch, Describe(desc), Data(weight, keep),
-                                          Data(bias, keep), Data(params, keep), self.ToRef(src),
-                                          self.ToRef(dst)));
+                 std::vector<float> converted;
+                 SimdConvolutionParameters p = Describe(desc);
+                 const float* w = ConvolutionWeights(weight, p, keep, converted);
+                 self.Add(MakeConvolution(name, batch, p, w, Data(bias, keep), Data(params, keep),
+                                          self.ToRef(src), self.ToRef(dst)));
              })
         .def("merged_convolution",
              [](PyExecutor& self, const std::string& name, size_t batch, const py::list& descs,
@@ -179,9 +197,10 @@ PYBIND11_MODULE(_executor, m) {
                  std::vector<FloatArray> keep;
                  std::vector<SimdConvolutionParameters> p;
                  std::vector<const float*> w, b, a;
+                 std::vector<std::vector<float>> converted(py::len(descs));
                  for (size_t i = 0; i < py::len(descs); ++i) {
                      p.push_back(Describe(descs[i].cast<py::dict>()));
-                     w.push_back(Data(weights[i], keep));
+                     w.push_back(ConvolutionWeights(weights[i], p.back(), keep, converted[i]));
                      b.push_back(Data(biases[i], keep));
                      a.push_back(Data(params[i], keep));
                  }

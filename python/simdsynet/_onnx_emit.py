@@ -4,8 +4,7 @@ offsets known, becomes one or more calls of simdsynet._executor.Executor."""
 import numpy as np
 
 from ._onnx_fuse import ACTIVATION_CODES
-from ._onnx_graph import UnsupportedModelError
-from ._onnx_plan import NHWC, Layouts, offset, physical_order, physical_shape, product, ref
+from ._onnx_plan import Layouts, offset, physical_order, physical_shape, product, ref
 
 F32 = np.float32
 
@@ -73,7 +72,7 @@ class Emitter:
         x, y = op.inputs[0], op.outputs[0]
         w = op["weight"]
         desc = describe(x, y, op, "nhwc", w.shape[2:])
-        self.ex.convolution(op.name, x.shape[0], desc, f32(w.transpose(2, 3, 1, 0)),
+        self.ex.convolution(op.name, x.shape[0], desc, f32(w),
                             f32(op["bias"]), activation_params(op), offset(x), offset(y))
 
     def emit_deconv(self, op):
@@ -103,7 +102,7 @@ class Emitter:
                               kernel=tuple(k), stride=tuple(stage["strides"]), dilation=(1, 1),
                               pad=tuple(stage["pads"]), group=stage["group"],
                               activation=ACTIVATION_CODES[stage["act"]], format="nhwc"))
-            weights.append(f32(w.transpose(2, 3, 1, 0)))
+            weights.append(f32(w))
             biases.append(f32(stage["bias"]))
             params.append(activation_params(stage))
             shape = out

@@ -62,21 +62,21 @@ def fold_scales_into_convolutions(net):
         if net.sole_consumer(x) is not op:
             continue
         out_channels = x.shape[1]
-        scale = np.ones(out_channels) if op["scale"] is None else \
-            np.broadcast_to(np.asarray(op["scale"], np.float64), (out_channels,))
-        shift = np.zeros(out_channels) if op["bias"] is None else \
-            np.broadcast_to(np.asarray(op["bias"], np.float64), (out_channels,))
-        w = np.asarray(conv["weight"], np.float64)
+        # FP32 products, one rounding each, as an exporter folding them would give.
+        scale = np.ones(out_channels, F32) if op["scale"] is None else \
+            np.broadcast_to(np.asarray(op["scale"], F32), (out_channels,))
+        shift = np.zeros(out_channels, F32) if op["bias"] is None else \
+            np.broadcast_to(np.asarray(op["bias"], F32), (out_channels,))
+        w = conv["weight"]
         if conv.kind == "conv":
             w = w * scale[:, None, None, None]
         else:
             # [srcC][dstC/group][kY][kX]: output channel g*Dg + d of input channel i in group g.
             group = conv["group"]
             cg, dg = w.shape[0] // group, w.shape[1]
-            w = w.reshape(group, cg, dg, *w.shape[2:]) * \
-                scale.reshape(group, 1, dg, 1, 1)
+            w = w.reshape(group, cg, dg, *w.shape[2:]) * scale.reshape(group, 1, dg, 1, 1)
             w = w.reshape(group * cg, dg, *w.shape[3:])
-        b = np.zeros(out_channels) if conv["bias"] is None else np.asarray(conv["bias"], np.float64)
+        b = np.zeros(out_channels, F32) if conv["bias"] is None else conv["bias"]
         conv.attrs["weight"] = np.ascontiguousarray(w, F32)
         conv.attrs["bias"] = np.ascontiguousarray(b * scale + shift, F32)
         conv.name = f"{conv.name}+{op.name}"

@@ -14,7 +14,6 @@ has run); element-wise steps write in place when their input dies there.
 
 import numpy as np
 
-from ._onnx_fuse import ACTIVATION_CODES
 from ._onnx_ir import Op, Tensor
 
 F32 = np.float32
