@@ -23,7 +23,9 @@ Floats::Floats(const float* data, size_t size) : Floats(size) {
     if (size) std::memcpy(data_, data, size * sizeof(float));
 }
 
-Floats::~Floats() { SimdFree(data_); }
+Floats::~Floats() {
+    SimdFree(data_);
+}
 
 Floats::Floats(Floats&& other) noexcept : data_(other.data_), size_(other.size_) {
     other.data_ = nullptr;
@@ -166,7 +168,9 @@ void Executor::AddStep(std::unique_ptr<Step> step) {
     steps_.push_back(std::move(step));
 }
 
-void Executor::AddInput(Binding binding) { inputs_.push_back(std::move(binding)); }
+void Executor::AddInput(Binding binding) {
+    inputs_.push_back(std::move(binding));
+}
 
 void Executor::AddOutput(Binding binding) {
     // The arena holds the output in physical order: Run undoes the permutation.

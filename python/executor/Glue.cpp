@@ -69,7 +69,11 @@ public:
     PadStep(const std::string& name, Ref src, const std::vector<size_t>& shape,
             const std::vector<size_t>& before, const std::vector<size_t>& after, int mode,
             float value, Ref dst)
-        : Step(name, "pad", Category::Glue), srcRef_(src), dstRef_(dst), mode_(mode), value_(value) {
+        : Step(name, "pad", Category::Glue),
+          srcRef_(src),
+          dstRef_(dst),
+          mode_(mode),
+          value_(value) {
         // Trailing axes without padding are one row.
         size_t rank = shape.size();
         size_t row = 1;
@@ -218,8 +222,8 @@ StepPtr MakePad(const std::string& name, Ref src, const std::vector<size_t>& sha
     return std::make_unique<PadStep>(name, src, shape, before, after, mode, value, dst);
 }
 
-StepPtr MakeResizeNearest(const std::string& name, Ref src, size_t batch, size_t srcH,
-                          size_t srcW, size_t channels, const std::vector<size_t>& rows,
+StepPtr MakeResizeNearest(const std::string& name, Ref src, size_t batch, size_t srcH, size_t srcW,
+                          size_t channels, const std::vector<size_t>& rows,
                           const std::vector<size_t>& cols, Ref dst) {
     return std::make_unique<ResizeNearestStep>(name, src, batch, srcH, srcW, channels, rows, cols,
                                                dst);

@@ -46,7 +46,9 @@ const float* Data(py::handle value, std::vector<FloatArray>& keep) {
     return keep.back().data();
 }
 
-std::vector<size_t> Sizes(py::handle value) { return value.cast<std::vector<size_t>>(); }
+std::vector<size_t> Sizes(py::handle value) {
+    return value.cast<std::vector<size_t>>();
+}
 
 // Convolution weights given in ONNX's OIYX order (O x C/group x kY x kX), in the layout the
 // context of `p` reads: OIYX itself for NCHW, YXIO (SimdSynetConvertFilter) for NHWC.
@@ -230,11 +232,10 @@ PYBIND11_MODULE(_executor, m) {
              })
         .def("scale",
              [](PyExecutor& self, const std::string& name, py::handle src, py::handle scale,
-                py::handle bias, size_t channels, size_t spatial, size_t images,
-                size_t scaleStride, size_t biasStride, const std::string& format, bool relu,
-                py::handle dst) {
-                 ScaleShape shape{channels, spatial, images, scaleStride, biasStride,
-                                  ToFormat(format), relu};
+                py::handle bias, size_t channels, size_t spatial, size_t images, size_t scaleStride,
+                size_t biasStride, const std::string& format, bool relu, py::handle dst) {
+                 ScaleShape shape{channels,   spatial,          images, scaleStride,
+                                  biasStride, ToFormat(format), relu};
                  self.Add(MakeScale(name, self.ToRef(src), self.ToRef(scale), self.ToRef(bias),
                                     shape, self.ToRef(dst)));
              })
@@ -242,10 +243,9 @@ PYBIND11_MODULE(_executor, m) {
              [](PyExecutor& self, const std::string& name, py::handle src0, size_t channels0,
                 py::handle src1, size_t channels1, size_t spatial, py::handle scale,
                 py::handle bias, py::handle dst0, py::handle dst1) {
-                 self.Add(MakeConcatScaleRelu(name, self.ToRef(src0), channels0, self.ToRef(src1),
-                                              channels1, spatial, self.ToRef(scale),
-                                              self.ToRef(bias), self.ToRef(dst0),
-                                              self.ToRef(dst1)));
+                 self.Add(MakeConcatScaleRelu(
+                     name, self.ToRef(src0), channels0, self.ToRef(src1), channels1, spatial,
+                     self.ToRef(scale), self.ToRef(bias), self.ToRef(dst0), self.ToRef(dst1)));
              })
         .def("eltwise",
              [](PyExecutor& self, const std::string& name, int type, const py::list& sources,
@@ -291,22 +291,21 @@ PYBIND11_MODULE(_executor, m) {
         .def("softmax",
              [](PyExecutor& self, const std::string& name, py::handle src, size_t outer,
                 size_t count, size_t inner, py::handle dst) {
-                 self.Add(MakeSoftmax(name, self.ToRef(src), outer, count, inner,
-                                      self.ToRef(dst)));
+                 self.Add(MakeSoftmax(name, self.ToRef(src), outer, count, inner, self.ToRef(dst)));
              })
         .def("lrn",
              [](PyExecutor& self, const std::string& name, py::handle src, size_t half,
                 size_t channels, size_t spatial, const std::vector<float>& k, py::handle dst) {
-                 self.Add(MakeLrn(name, self.ToRef(src), half, channels, spatial, k,
-                                  self.ToRef(dst)));
+                 self.Add(
+                     MakeLrn(name, self.ToRef(src), half, channels, spatial, k, self.ToRef(dst)));
              })
         .def("normalize",
              [](PyExecutor& self, const std::string& name, int version, py::handle src,
-                size_t batch, size_t channels, size_t spatial, py::handle scale,
-                py::handle shift, float eps, const std::string& format, py::handle dst) {
-                 self.Add(MakeNormalize(
-                     name, version, self.ToRef(src), batch, channels, spatial, self.ToRef(scale),
-                     self.ToRef(shift), eps, ToFormat(format), self.ToRef(dst)));
+                size_t batch, size_t channels, size_t spatial, py::handle scale, py::handle shift,
+                float eps, const std::string& format, py::handle dst) {
+                 self.Add(MakeNormalize(name, version, self.ToRef(src), batch, channels, spatial,
+                                        self.ToRef(scale), self.ToRef(shift), eps, ToFormat(format),
+                                        self.ToRef(dst)));
              })
         .def("inner_product",
              [](PyExecutor& self, const std::string& name, py::handle src, py::handle weight,
@@ -324,8 +323,8 @@ PYBIND11_MODULE(_executor, m) {
         .def("convert_image",
              [](PyExecutor& self, const std::string& name, py::handle src, size_t batch,
                 size_t channels, size_t spatial, bool toNhwc, py::handle dst) {
-                 self.Add(MakeConvertImage(name, self.ToRef(src), batch, channels, spatial,
-                                           toNhwc, self.ToRef(dst)));
+                 self.Add(MakeConvertImage(name, self.ToRef(src), batch, channels, spatial, toNhwc,
+                                           self.ToRef(dst)));
              })
         .def("copy",
              [](PyExecutor& self, const std::string& name, const py::list& regions) {
@@ -347,16 +346,16 @@ PYBIND11_MODULE(_executor, m) {
         .def("pad",
              [](PyExecutor& self, const std::string& name, py::handle src, py::handle shape,
                 py::handle before, py::handle after, int mode, float value, py::handle dst) {
-                 self.Add(MakePad(name, self.ToRef(src), Sizes(shape), Sizes(before),
-                                  Sizes(after), mode, value, self.ToRef(dst)));
+                 self.Add(MakePad(name, self.ToRef(src), Sizes(shape), Sizes(before), Sizes(after),
+                                  mode, value, self.ToRef(dst)));
              })
-        .def("resize_nearest",
-             [](PyExecutor& self, const std::string& name, py::handle src, size_t batch,
-                size_t srcH, size_t srcW, size_t channels, py::handle rows, py::handle cols,
-                py::handle dst) {
-                 self.Add(MakeResizeNearest(name, self.ToRef(src), batch, srcH, srcW, channels,
-                                            Sizes(rows), Sizes(cols), self.ToRef(dst)));
-             })
+        .def(
+            "resize_nearest",
+            [](PyExecutor& self, const std::string& name, py::handle src, size_t batch, size_t srcH,
+               size_t srcW, size_t channels, py::handle rows, py::handle cols, py::handle dst) {
+                self.Add(MakeResizeNearest(name, self.ToRef(src), batch, srcH, srcW, channels,
+                                           Sizes(rows), Sizes(cols), self.ToRef(dst)));
+            })
         .def("input",
              [](PyExecutor& self, const std::string& name, py::handle shape, py::handle perm,
                 size_t offset) {
@@ -367,8 +366,7 @@ PYBIND11_MODULE(_executor, m) {
                 size_t offset) {
                  self.executor.AddOutput(MakeBinding(self, name, shape, perm, offset));
              })
-        .def("finalize",
-             [](PyExecutor& self, size_t arena) { self.executor.Finalize(arena); })
+        .def("finalize", [](PyExecutor& self, size_t arena) { self.executor.Finalize(arena); })
         .def("run", &Run, "inputs"_a, "profile"_a = false)
         .def_property(
             "threads", [](PyExecutor& self) { return self.executor.Threads(); },
@@ -384,8 +382,8 @@ PYBIND11_MODULE(_executor, m) {
                  // (name, kind, category, info) per step.
                  py::list steps;
                  for (const auto& s : self.executor.Steps())
-                     steps.append(py::make_tuple(s->name, s->kind, CategoryName(s->category),
-                                                 s->Info()));
+                     steps.append(
+                         py::make_tuple(s->name, s->kind, CategoryName(s->category), s->Info()));
                  return steps;
              })
         .def("profile",
@@ -398,9 +396,8 @@ PYBIND11_MODULE(_executor, m) {
                      fastest.append(p.fastest);
                  }
                  return py::dict("runs"_a = ex.ProfiledRuns(), "steps"_a = steps,
-                                 "fastest"_a = fastest,
-                                 "input"_a = ex.InputSeconds(), "output"_a = ex.OutputSeconds(),
-                                 "total"_a = ex.TotalSeconds());
+                                 "fastest"_a = fastest, "input"_a = ex.InputSeconds(),
+                                 "output"_a = ex.OutputSeconds(), "total"_a = ex.TotalSeconds());
              })
         .def("reset_profile", [](PyExecutor& self) { self.executor.ResetProfile(); });
 }

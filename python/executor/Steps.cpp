@@ -42,14 +42,11 @@ public:
     ConvolutionStep(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
                     const float* weight, const float* bias, const float* params, Ref src, Ref dst)
         : ContextStep(name, "convolution", SimdSynetConvolution32fInit(batch, &p, nullptr), src,
-                      dst, SimdSynetConvolution32fExternalBufferSize,
-                      SimdSynetConvolution32fInfo) {
+                      dst, SimdSynetConvolution32fExternalBufferSize, SimdSynetConvolution32fInfo) {
         SimdSynetConvolution32fSetParams(context_, weight, nullptr, bias, params);
         CheckLibrary(name);
     }
-    void Run(float* scratch) override {
-        SimdSynetConvolution32fForward(context_, s_, scratch, d_);
-    }
+    void Run(float* scratch) override { SimdSynetConvolution32fForward(context_, s_, scratch, d_); }
 };
 
 class MergedConvolutionStep : public ContextStep {
@@ -76,10 +73,9 @@ public:
 class DeconvolutionStep : public ContextStep {
 public:
     DeconvolutionStep(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
-                      const float* weight, const float* bias, const float* params, Ref src,
-                      Ref dst)
-        : ContextStep(name, "deconvolution", SimdSynetDeconvolution32fInit(batch, &p, nullptr),
-                      src, dst, SimdSynetDeconvolution32fExternalBufferSize,
+                      const float* weight, const float* bias, const float* params, Ref src, Ref dst)
+        : ContextStep(name, "deconvolution", SimdSynetDeconvolution32fInit(batch, &p, nullptr), src,
+                      dst, SimdSynetDeconvolution32fExternalBufferSize,
                       SimdSynetDeconvolution32fInfo) {
         SimdSynetDeconvolution32fSetParams(context_, weight, nullptr, bias, params);
         CheckLibrary(name);
@@ -95,7 +91,10 @@ public:
                 Ref dst)
         : Step(name, kind == PoolingKind::Max ? "max pooling" : "average pooling",
                Category::Kernel),
-          kind_(kind), s_(shape), srcRef_(src), dstRef_(dst) {}
+          kind_(kind),
+          s_(shape),
+          srcRef_(src),
+          dstRef_(dst) {}
     void Bind(const Memory& memory) override {
         src_ = memory(srcRef_);
         dst_ = memory(dstRef_);
@@ -290,8 +289,8 @@ public:
                                                        dst_);
                 break;
             case Activation::Sqrt:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_,
-                                                       SimdSynetUnaryOperation32fSqrt, dst_);
+                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fSqrt,
+                                                       dst_);
                 break;
         }
     }
@@ -320,8 +319,7 @@ public:
     }
     void Run(float*) override {
         if (format_ == SimdTensorFormatNhwc) {
-            SimdSynetPreluLayerForward(p_[0], p_[1], channels_, spatial_ * images_, p_[2],
-                                       format_);
+            SimdSynetPreluLayerForward(p_[0], p_[1], channels_, spatial_ * images_, p_[2], format_);
             return;
         }
         const size_t image = channels_ * spatial_;
@@ -339,8 +337,7 @@ private:
 
 class SoftmaxStep : public Step {
 public:
-    SoftmaxStep(const std::string& name, Ref src, size_t outer, size_t count, size_t inner,
-                Ref dst)
+    SoftmaxStep(const std::string& name, Ref src, size_t outer, size_t count, size_t inner, Ref dst)
         : Step(name, "softmax", Category::Kernel),
           refs_{src, dst},
           outer_(outer),
@@ -349,7 +346,9 @@ public:
     void Bind(const Memory& memory) override {
         for (int i = 0; i < 2; ++i) p_[i] = memory(refs_[i]);
     }
-    void Run(float*) override { SimdSynetSoftmaxLayerForward(p_[0], outer_, count_, inner_, p_[1]); }
+    void Run(float*) override {
+        SimdSynetSoftmaxLayerForward(p_[0], outer_, count_, inner_, p_[1]);
+    }
 
 private:
     Ref refs_[2];
@@ -435,8 +434,7 @@ public:
             return;
         }
         const float one = 1.0f, zero = 0.0f;
-        SimdGemm32fNT(rows_, count_, size_, &one, p_[0], size_, p_[1], size_, &zero, p_[3],
-                      count_);
+        SimdGemm32fNT(rows_, count_, size_, &one, p_[0], size_, p_[1], size_, &zero, p_[3], count_);
         if (p_[2]) SimdSynetAddBias(p_[2], count_, rows_, p_[3], SimdTensorFormatNhwc);
     }
 
@@ -507,15 +505,14 @@ StepPtr MakeMergedConvolution(const std::string& name, size_t batch,
                               const std::vector<SimdConvolutionParameters>& p,
                               const std::vector<const float*>& weight,
                               const std::vector<const float*>& bias,
-                              const std::vector<const float*>& params, bool add, Ref src,
-                              Ref dst) {
+                              const std::vector<const float*>& params, bool add, Ref src, Ref dst) {
     return std::make_unique<MergedConvolutionStep>(name, batch, p, weight, bias, params, add, src,
                                                    dst);
 }
 
-StepPtr MakeDeconvolution(const std::string& name, size_t batch,
-                          const SimdConvolutionParameters& p, const float* weight,
-                          const float* bias, const float* params, Ref src, Ref dst) {
+StepPtr MakeDeconvolution(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                          const float* weight, const float* bias, const float* params, Ref src,
+                          Ref dst) {
     return std::make_unique<DeconvolutionStep>(name, batch, p, weight, bias, params, src, dst);
 }
 
@@ -537,8 +534,8 @@ StepPtr MakeConcatScaleRelu(const std::string& name, Ref src0, size_t channels0,
 }
 
 StepPtr MakeEltwise(const std::string& name, SimdSynetEltwiseOperationType type,
-                    const std::vector<Ref>& sources, const std::vector<float>& weights,
-                    size_t size, Ref dst) {
+                    const std::vector<Ref>& sources, const std::vector<float>& weights, size_t size,
+                    Ref dst) {
     return std::make_unique<EltwiseStep>(name, type, sources, weights, size, dst);
 }
 
@@ -562,9 +559,9 @@ StepPtr MakeLrn(const std::string& name, Ref src, size_t half, size_t channels, 
     return std::make_unique<LrnStep>(name, src, half, channels, spatial, k, dst);
 }
 
-StepPtr MakeNormalize(const std::string& name, int version, Ref src, size_t batch,
-                      size_t channels, size_t spatial, Ref scale, Ref shift, float eps,
-                      SimdTensorFormatType format, Ref dst) {
+StepPtr MakeNormalize(const std::string& name, int version, Ref src, size_t batch, size_t channels,
+                      size_t spatial, Ref scale, Ref shift, float eps, SimdTensorFormatType format,
+                      Ref dst) {
     return std::make_unique<NormalizeStep>(name, version, src, batch, channels, spatial, scale,
                                            shift, eps, format, dst);
 }
@@ -574,8 +571,8 @@ StepPtr MakeInnerProduct(const std::string& name, Ref src, Ref weight, Ref bias,
     return std::make_unique<InnerProductStep>(name, src, weight, bias, rows, count, size, dst);
 }
 
-StepPtr MakeShuffle(const std::string& name, Ref src0, size_t channels0, Ref src1,
-                    size_t channels1, size_t spatial, Ref dst0, Ref dst1) {
+StepPtr MakeShuffle(const std::string& name, Ref src0, size_t channels0, Ref src1, size_t channels1,
+                    size_t spatial, Ref dst0, Ref dst1) {
     return std::make_unique<ShuffleStep>(name, src0, channels0, src1, channels1, spatial, dst0,
                                          dst1);
 }

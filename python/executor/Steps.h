@@ -28,21 +28,19 @@ StepPtr MakeMergedConvolution(const std::string& name, size_t batch,
                               const std::vector<SimdConvolutionParameters>& p,
                               const std::vector<const float*>& weight,
                               const std::vector<const float*>& bias,
-                              const std::vector<const float*>& params, bool add, Ref src,
-                              Ref dst);
+                              const std::vector<const float*>& params, bool add, Ref src, Ref dst);
 
 // SimdSynetDeconvolution32f*: weights [srcC][dstC/group][kY][kX] (NCHW) or [srcC][kY][kX][dstC]
 // (NHWC, one group).
-StepPtr MakeDeconvolution(const std::string& name, size_t batch,
-                          const SimdConvolutionParameters& p, const float* weight,
-                          const float* bias, const float* params, Ref src, Ref dst);
+StepPtr MakeDeconvolution(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                          const float* weight, const float* bias, const float* params, Ref src,
+                          Ref dst);
 
 // ---------------------------------------------------------------------------------------------
 // Layers.
 
 struct PoolingShape {
-    size_t batch, channels, srcH, srcW, kernelY, kernelX, strideY, strideX, padY, padX, dstH,
-        dstW;
+    size_t batch, channels, srcH, srcW, kernelY, kernelX, strideY, strideX, padY, padX, dstH, dstW;
 };
 enum class PoolingKind { Max, Average, AverageExcludePad };
 // SimdSynetPoolingMax32f / SimdSynetPoolingAverage on NHWC images, one call per image.
@@ -70,8 +68,8 @@ StepPtr MakeConcatScaleRelu(const std::string& name, Ref src0, size_t channels0,
 
 // SimdSynetEltwiseLayerForward over `sources` arrays of `size` floats.
 StepPtr MakeEltwise(const std::string& name, SimdSynetEltwiseOperationType type,
-                    const std::vector<Ref>& sources, const std::vector<float>& weights,
-                    size_t size, Ref dst);
+                    const std::vector<Ref>& sources, const std::vector<float>& weights, size_t size,
+                    Ref dst);
 
 // Element-wise functions of one tensor of `size` floats.
 enum class Activation {
@@ -107,9 +105,9 @@ StepPtr MakeLrn(const std::string& name, Ref src, size_t half, size_t channels, 
 
 // SimdSynetNormalizeLayerForwardV2 (layer norm over channels) or V3 (instance norm over pixels),
 // `format` Nchw or Nhwc, `batch` items of channels x spatial.
-StepPtr MakeNormalize(const std::string& name, int version, Ref src, size_t batch,
-                      size_t channels, size_t spatial, Ref scale, Ref shift, float eps,
-                      SimdTensorFormatType format, Ref dst);
+StepPtr MakeNormalize(const std::string& name, int version, Ref src, size_t batch, size_t channels,
+                      size_t spatial, Ref scale, Ref shift, float eps, SimdTensorFormatType format,
+                      Ref dst);
 
 // dst[m][n] = bias[n] + sum_k src[m][k]*weight[n][k] for `rows` rows: one
 // SimdSynetInnerProductLayerForward per row, or SimdGemm32fNT for several rows.
@@ -117,8 +115,8 @@ StepPtr MakeInnerProduct(const std::string& name, Ref src, Ref weight, Ref bias,
                          size_t count, size_t size, Ref dst);
 
 // SimdSynetShuffleLayerForward (NHWC).
-StepPtr MakeShuffle(const std::string& name, Ref src0, size_t channels0, Ref src1,
-                    size_t channels1, size_t spatial, Ref dst0, Ref dst1);
+StepPtr MakeShuffle(const std::string& name, Ref src0, size_t channels0, Ref src1, size_t channels1,
+                    size_t spatial, Ref dst0, Ref dst1);
 
 // SimdSynetConvertImage between NCHW and NHWC (`toNhwc` or back), `batch` images.
 StepPtr MakeConvertImage(const std::string& name, Ref src, size_t batch, size_t channels,
@@ -146,8 +144,8 @@ StepPtr MakePad(const std::string& name, Ref src, const std::vector<size_t>& sha
                 float value, Ref dst);
 
 // Nearest resizing of NHWC images: output pixel (y, x) copies input pixel (rows[y], cols[x]).
-StepPtr MakeResizeNearest(const std::string& name, Ref src, size_t batch, size_t srcH,
-                          size_t srcW, size_t channels, const std::vector<size_t>& rows,
+StepPtr MakeResizeNearest(const std::string& name, Ref src, size_t batch, size_t srcH, size_t srcW,
+                          size_t channels, const std::vector<size_t>& rows,
                           const std::vector<size_t>& cols, Ref dst);
 
 }  // namespace simdsynet_executor

@@ -43,9 +43,9 @@ class Network:
     """A loaded model. Use `load` to create one."""
 
     def __init__(self, model, threads=1, merge=True):
-        proto = _read(model)
-        self._model = Model(proto)
-        net = lower(self._model)
+        net = lower(Model(_read(model)))
+        self.inputs = [(t.name, t.shape) for t in net.inputs]
+        self.outputs = [t.name for t in net.outputs]
         fuse(net)
         if merge:
             merge_convolutions(net)
@@ -58,12 +58,9 @@ class Network:
         except Error as error:
             raise UnsupportedModelError(f"the library rejected a layer: {error}") from error
         self._executor.finalize(arena)
-        self._net = net
+        # The executor holds everything it needs: the model's arrays are not kept.
         self.flops = _flops(net)
         self.threads = threads
-        self.inputs = [(t.name, t.shape) for t in net.inputs]
-        self.outputs = [t.name for t in net.outputs]
-        self._names = self._model.outputs
 
     @property
     def threads(self):
