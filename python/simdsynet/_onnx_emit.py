@@ -58,13 +58,19 @@ class Emitter:
         self.net, self.ex = net, executor
 
     def run(self):
+        """Adds the steps; returns the FLOP of each step (multiply-adds of convolutions and
+        fully connected layers count 2, other work 0)."""
         for t in self.net.inputs:
             self.ex.input(t.name, list(t.shape), list(physical_order(t)), offset(t))
+        flops = []
         for op in self.net.ops:
             if op.kind != "view":
                 getattr(self, "emit_" + op.kind)(op)
+                added = len(self.ex.steps()) - len(flops)
+                flops += [op_flops(op)] + [0] * (added - 1)
         for t in self.net.outputs:
             self.ex.output(t.name, list(t.shape), list(physical_order(t)), offset(t))
+        return flops
 
     # Convolutions.
 
@@ -298,5 +304,27 @@ class Emitter:
                         offset(d0), offset(d1))
 
 
+def op_flops(op):
+    """2 per multiply-add of a convolution, deconvolution, merged convolution or fully
+    connected layer (the usual measure of a model's size); 0 for other operations."""
+    if op.kind == "gemm":
+        return 2 * op.inputs[0].shape[0] * op["weight"].size
+    if op.kind == "deconv":
+        return 2 * product(op.inputs[0].shape) * op["weight"][0].size
+    if op.kind == "conv":
+        n, _, h, w = op.outputs[0].shape
+        return 2 * n * h * w * op["weight"].size
+    if op.kind == "merged":
+        total, (n, _, h, w) = 0, op.inputs[0].shape
+        for stage in op["stages"]:
+            k, s, p = stage["weight"].shape[2:], stage["strides"], stage["pads"]
+            h = (h + p[0] + p[2] - k[0]) // s[0] + 1
+            w = (w + p[1] + p[3] - k[1]) // s[1] + 1
+            total += 2 * n * h * w * stage["weight"].size
+        return total
+    return 0
+
+
 def emit(net, executor):
-    Emitter(net, executor).run()
+    """Adds the network's steps to the executor; returns the FLOP of each step."""
+    return Emitter(net, executor).run()

@@ -54,12 +54,12 @@ class Network:
         arena = plan_memory(net)
         self._executor = _executor.Executor()
         try:
-            emit(net, self._executor)
+            self._step_flops = emit(net, self._executor)
         except Error as error:
             raise UnsupportedModelError(f"the library rejected a layer: {error}") from error
         self._executor.finalize(arena)
         # The executor holds everything it needs: the model's arrays are not kept.
-        self.flops = _flops(net)
+        self.flops = sum(self._step_flops)
         self.threads = threads
 
     @property
@@ -95,7 +95,7 @@ class Network:
 
     def profile(self, x, runs=10, warmup=2):
         """Runs the model `runs` times with per-step timers and returns a dict: 'steps' (one
-        dict per step: name, kind, category, info, ms), 'total_ms', 'input_ms', 'output_ms',
+        dict per step: name, kind, category, info, ms, min_ms, flops), 'total_ms', 'input_ms', 'output_ms',
         'kernel_ms', 'layout_ms', 'glue_ms' and 'outside_ms' (everything but the library's
         compute kernels), averaged per run; 'plain_ms', the time of an unprofiled run
         (median of `runs`); each step's fastest run ('min_ms') and the sums of those over the
@@ -117,11 +117,11 @@ class Network:
         steps = []
         sums = {"kernel": 0.0, "layout": 0.0, "glue": 0.0}
         mins = {"kernel": 0.0, "layout": 0.0, "glue": 0.0}
-        for (name, kind, category, info), seconds, fastest in zip(
-                self._executor.steps(), p["steps"], p["fastest"]):
+        for (name, kind, category, info), seconds, fastest, flops in zip(
+                self._executor.steps(), p["steps"], p["fastest"], self._step_flops):
             ms = seconds * 1e3 / n
             steps.append(dict(name=name, kind=kind, category=category, info=info, ms=ms,
-                              min_ms=fastest * 1e3))
+                              min_ms=fastest * 1e3, flops=flops))
             sums[category] += ms
             mins[category] += fastest * 1e3
         total = p["total"] * 1e3 / n
@@ -140,37 +140,6 @@ class Network:
     @property
     def arena_bytes(self):
         return 4 * (self._executor.arena_floats + self._executor.scratch_floats)
-
-
-def _flops(net):
-    """Floating-point operations of one run: 2 per multiply-add of the convolutions and fully
-    connected layers (the usual model size measure; element-wise work is not counted)."""
-    total = 0
-    for op in net.ops:
-        if op.kind == "merged":
-            stages = op["stages"]
-        elif op.kind in ("conv", "deconv", "gemm"):
-            stages = [op.attrs]
-        else:
-            continue
-        if op.kind == "gemm":
-            total += 2 * op.inputs[0].shape[0] * op["weight"].size
-            continue
-        shape = op.inputs[0].shape
-        for stage in stages:
-            w = stage["weight"]
-            if op.kind == "deconv":
-                total += 2 * int(np.prod(shape)) * w[0].size
-            else:
-                n, _, h, wd = shape
-                k = w.shape[2:]
-                oh = (h + stage["pads"][0] + stage["pads"][2] -
-                      (k[0] - 1) * stage.get("dilations", (1, 1))[0] - 1) // stage["strides"][0] + 1
-                ow = (wd + stage["pads"][1] + stage["pads"][3] -
-                      (k[1] - 1) * stage.get("dilations", (1, 1))[1] - 1) // stage["strides"][1] + 1
-                total += 2 * n * oh * ow * w.size
-                shape = (n, w.shape[0], oh, ow)
-    return total
 
 
 def load(path, threads=1):

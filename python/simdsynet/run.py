@@ -45,10 +45,12 @@ def print_outputs(net, outputs):
 
 def print_profile(p, width=60):
     total = p["total_ms"]
-    print(f"\n{'#':>4} {'ms':>8} {'min ms':>8} {'%':>6}  {'kind':<20} {'algorithm':<28} step")
+    print(f"\n{'#':>4} {'ms':>8} {'min ms':>8} {'%':>6} {'GFLOP/s':>8}  {'kind':<20} "
+          f"{'algorithm':<28} step")
     for i, s in enumerate(p["steps"]):
         name = s["name"] if len(s["name"]) <= width else "..." + s["name"][-width + 3:]
-        print(f"{i:4d} {s['ms']:8.3f} {s['min_ms']:8.3f} {100 * s['ms'] / total:6.2f}  "
+        rate = f"{s['flops'] / s['min_ms'] / 1e6:8.1f}" if s["flops"] and s["min_ms"] else " " * 8
+        print(f"{i:4d} {s['ms']:8.3f} {s['min_ms']:8.3f} {100 * s['ms'] / total:6.2f} {rate}  "
               f"{s['kind']:<20} {s['info']:<28} {name}")
     kinds = {}
     for s in p["steps"]:
@@ -79,7 +81,8 @@ def main(argv=None):
     except UnsupportedModelError as error:
         sys.exit(f"{args.model}: {error}")
     inputs = read_inputs(net, args.input)
-    print(f"{args.model}: {len(net.steps())} steps, {isa()}, {args.threads} thread(s)")
+    print(f"{args.model}: {len(net.steps())} steps, {net.flops / 1e9:.3f} GFLOP, {isa()}, "
+          f"{args.threads} thread(s)")
     for name, shape in net.inputs:
         print(f"input '{name}': shape {shape}")
     print_outputs(net, net.run(inputs))
