@@ -26,7 +26,7 @@ import torch.nn.functional as F
 import torchvision
 
 OPSET = 14
-ZOO_VERSION = 1  # bump when a builder changes, so caches are not reused
+ZOO_VERSION = 2  # bump when a builder changes, so caches are not reused
 
 ARCHITECTURES = ["resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "squeezenet1_1",
                  "shufflenet_v2_x1_0", "googlenet", "efficientnet_b0", "densenet121", "vgg16",
@@ -168,7 +168,8 @@ class Shapes(nn.Module):
                 F.avg_pool2d(y, 3, 2, 1, count_include_pad=False, ceil_mode=True),
                 F.adaptive_max_pool2d(y, 1), y.mean((2, 3))]
         z = F.max_pool2d(y, 2)                               # 8 x 4 x 4
-        out += [self.fc(z.flatten(1)), self.mm(z.permute(0, 2, 3, 1)),
+        out += [self.fc(z.flatten(1)), self.fc(torch.relu(z.flatten(1)) * 0.5),
+                self.mm(z.permute(0, 2, 3, 1)),
                 torch.softmax(self.fc(torch.relu(z).flatten(1)), 1)]
         return out
 

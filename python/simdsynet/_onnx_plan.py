@@ -105,7 +105,12 @@ class Layouts:
         elif k == "deconv":
             self.need(op, 0, "plain")  # NCHW: the library runs grouped ones in NCHW only
             out = "plain"
-        elif k in ("scale", "prelu", "act", "pad"):
+        elif k == "act":
+            # Element by element: any layout, a flattening included.
+            for y in op.outputs:
+                y.layout, y.flat_shape = ins[0].layout, ins[0].flat_shape
+            return
+        elif k in ("scale", "prelu", "pad"):
             if ins[0].layout == "flat":
                 self.need(op, 0, "plain")
             out = ins[0].layout
@@ -162,8 +167,6 @@ class Layouts:
                 self.need(op, 0, "plain")
                 out = "plain"
             else:
-                out = "plain"
-            if out == "plain" and y.rank == 4:
                 out = "plain"
         elif k == "convert":
             return
