@@ -84,22 +84,26 @@ public:
             after_.push_back(after[a]);
         }
         row_ = row;
+        dstExtent_.resize(rank);
+        srcStride_.resize(rank);
+        for (size_t a = 0; a < rank; ++a) dstExtent_[a] = before_[a] + shape_[a] + after_[a];
+        for (size_t a = rank, stride = row_; a-- > 0;) {
+            srcStride_[a] = stride;
+            stride *= shape_[a];
+        }
+        index_.resize(rank);
     }
     void Bind(const Memory& memory) override {
         src_ = memory(srcRef_);
         dst_ = memory(dstRef_);
     }
     void Run(float*) override {
-        const size_t rank = shape_.size();
-        std::vector<size_t> dstExtent(rank), srcStride(rank);
-        for (size_t a = 0; a < rank; ++a) dstExtent[a] = before_[a] + shape_[a] + after_[a];
-        for (size_t a = rank, stride = row_; a-- > 0;) {
-            srcStride[a] = stride;
-            stride *= shape_[a];
-        }
+        const std::vector<size_t>& dstExtent = dstExtent_;
+        const std::vector<size_t>& srcStride = srcStride_;
+        std::vector<size_t>& index = index_;
+        std::fill(index.begin(), index.end(), 0);
         // Odometer over the destination's outer axes; the last axis is one run of rows.
-        const size_t last = rank - 1;
-        std::vector<size_t> index(rank, 0);
+        const size_t last = shape_.size() - 1;
         size_t outer = 1;
         for (size_t a = 0; a < last; ++a) outer *= dstExtent[a];
         float* dst = dst_;
@@ -153,6 +157,7 @@ private:
 
     Ref srcRef_, dstRef_;
     std::vector<size_t> shape_, before_, after_;
+    std::vector<size_t> dstExtent_, srcStride_, index_;  // set at construction
     size_t row_;
     int mode_;
     float value_;
