@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -202,6 +203,45 @@ void Executor::Finalize(size_t arenaFloats) {
     finalized_ = true;
 }
 
+namespace {
+const uint32_t kGuardBits = 0x7FC0DEADu;  // a quiet NaN no step computes
+constexpr size_t kScratchGuard = 64;
+}  // namespace
+
+void Executor::SetGuards(const std::vector<std::pair<size_t, size_t>>& zones) {
+    if (!finalized_) throw ExecutorError("guards are set after finalize");
+    for (const auto& [offset, size] : zones)
+        if (offset + size > arena_.size()) throw ExecutorError("a guard zone is outside the arena");
+    guards_ = zones;
+    // The scratch gets a guard zone after the largest size a step asked for.
+    const size_t used = scratch_.size();
+    Floats scratch(used + kScratchGuard);
+    scratch_ = std::move(scratch);
+    scratchUsed_ = used;
+}
+
+void Executor::FillGuards() {
+    auto fill = [](float* p, size_t n) {
+        for (size_t i = 0; i < n; ++i) std::memcpy(p + i, &kGuardBits, sizeof(float));
+    };
+    for (const auto& [offset, size] : guards_) fill(arena_.data() + offset, size);
+    fill(scratch_.data() + scratchUsed_, kScratchGuard);
+}
+
+void Executor::CheckGuards(const std::string& after) {
+    auto intact = [](const float* p, size_t n) {
+        for (size_t i = 0; i < n; ++i)
+            if (std::memcmp(p + i, &kGuardBits, sizeof(float)) != 0) return false;
+        return true;
+    };
+    for (const auto& [offset, size] : guards_)
+        if (!intact(arena_.data() + offset, size))
+            throw ExecutorError(after + " wrote the guard zone at arena offset " +
+                                std::to_string(offset));
+    if (!intact(scratch_.data() + scratchUsed_, kScratchGuard))
+        throw ExecutorError(after + " wrote past its scratch buffer");
+}
+
 void Executor::ResetProfile() {
     profile_.assign(steps_.size(), StepProfile());
     inputSeconds_ = outputSeconds_ = totalSeconds_ = 0;
@@ -215,16 +255,20 @@ void Executor::Run(const std::vector<const float*>& inputs, const std::vector<fl
     const Memory memory(arena_.data(), constants_);
     const auto start = Clock::now();
     SimdSetThreadNumber(threads_);
+    const bool guarded = !guards_.empty();
+    if (guarded) FillGuards();
     for (size_t i = 0; i < inputs_.size(); ++i) {
         const Binding& b = inputs_[i];
         Permute(inputs[i], b.shape, b.perm, memory(b.ref));
     }
+    if (guarded) CheckGuards("the input copy");
     auto last = Clock::now();
     if (profile) inputSeconds_ += std::chrono::duration<double>(last - start).count();
     float* scratch = scratch_.data();
     for (size_t i = 0; i < steps_.size(); ++i) {
         steps_[i]->Run(scratch);
         if (SimdSynetGetLastError()) CheckLibrary(steps_[i]->name);
+        if (guarded) CheckGuards("step " + std::to_string(i) + " (" + steps_[i]->name + ")");
         if (profile) {
             const auto now = Clock::now();
             const double seconds = std::chrono::duration<double>(now - last).count();

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,11 @@ public:
     void Run(const std::vector<const float*>& inputs, const std::vector<float*>& outputs,
              bool profile);
 
+    // Tests: zones of the arena (offset, size in floats) that no step may write, and the
+    // scratch's tail beyond what the steps asked for. Run fills them with a pattern and checks
+    // them after every step, naming the step that wrote one.
+    void SetGuards(const std::vector<std::pair<size_t, size_t>>& zones);
+
     void SetThreads(size_t threads) { threads_ = threads ? threads : 1; }
     size_t Threads() const { return threads_; }
     const std::vector<Binding>& Inputs() const { return inputs_; }
@@ -152,6 +158,10 @@ private:
     size_t runs_ = 0;
     size_t threads_ = 1;
     bool finalized_ = false;
+    std::vector<std::pair<size_t, size_t>> guards_;  // in the arena
+    size_t scratchUsed_ = 0;                         // the scratch's guard zone starts here
+    void FillGuards();
+    void CheckGuards(const std::string& after);
 };
 
 // Copies a C-contiguous tensor of `shape` into the physical order `perm` (dst axis i is src

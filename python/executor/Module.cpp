@@ -367,6 +367,10 @@ PYBIND11_MODULE(_executor, m) {
                  self.executor.AddOutput(MakeBinding(self, name, shape, perm, offset));
              })
         .def("finalize", [](PyExecutor& self, size_t arena) { self.executor.Finalize(arena); })
+        .def("guard",
+             [](PyExecutor& self, const std::vector<std::pair<size_t, size_t>>& zones) {
+                 self.executor.SetGuards(zones);
+             })
         .def("run", &Run, "inputs"_a, "profile"_a = false)
         .def_property(
             "threads", [](PyExecutor& self) { return self.executor.Threads(); },

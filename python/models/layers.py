@@ -64,7 +64,7 @@ def single_step(op, x_shape):
     net.add(Op(op.kind, op.name, [x], [y], **op.attrs))
     net.outputs = [y]
     Layouts(net).run()
-    arena = plan_memory(net)
+    arena, _ = plan_memory(net)
     ex = _executor.Executor()
     Emitter(net, ex).run()
     ex.finalize(arena)

@@ -199,14 +199,23 @@ def root(t):
 
 
 class Arena:
-    """First-fit allocation of aligned blocks with reuse."""
+    """First-fit allocation of aligned blocks with reuse. With `guard` floats, blocks are never
+    reused and each is followed by a guard zone of that many floats (`guards`), which the
+    executor checks after every step in the tests."""
 
-    def __init__(self):
+    def __init__(self, guard=0):
         self.free = []  # (offset, size), sorted by offset
         self.end = 0
+        self.guard = guard
+        self.guards = []  # (offset, size)
 
     def allocate(self, size):
         size = -(-size // ALIGN) * ALIGN
+        if self.guard:
+            offset = self.end
+            self.guards.append((offset + size, self.guard))
+            self.end = offset + size + self.guard
+            return offset
         for i, (offset, free) in enumerate(self.free):
             if free >= size:
                 if free == size:
@@ -223,6 +232,8 @@ class Arena:
         return offset
 
     def release(self, offset, size):
+        if self.guard:
+            return
         size = -(-size // ALIGN) * ALIGN
         self.free.append((offset, size))
         self.free.sort()
@@ -235,8 +246,9 @@ class Arena:
         self.free = merged
 
 
-def plan_memory(net):
-    """Gives every computed tensor its offset; returns the arena size in floats."""
+def plan_memory(net, guard=0):
+    """Gives every computed tensor its offset; returns the arena size in floats and the guard
+    zones (none unless `guard`, see Arena)."""
     ops = net.ops
     # Views share their input's memory.
     for op in ops:
@@ -253,7 +265,7 @@ def plan_memory(net):
                 last[id(root(t))] = i
     for t in net.outputs:
         last[id(root(t))] = len(ops)
-    arena = Arena()
+    arena = Arena(guard)
     blocks = {}  # id(root) -> (offset, size) of the live blocks
 
     def release_dead(tensors, i):
@@ -287,7 +299,7 @@ def plan_memory(net):
                 y.offset = arena.allocate(y.size)
                 blocks[id(y)] = (y.offset, y.size)
         release_dead(op.inputs + op.outputs, i)
-    return arena.end
+    return arena.end, arena.guards
 
 
 def offset(t):

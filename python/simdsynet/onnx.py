@@ -40,9 +40,11 @@ def _read(model):
 
 
 class Network:
-    """A loaded model. Use `load` to create one."""
+    """A loaded model. Use `load` to create one. (`merge=False` keeps depthwise/pointwise
+    chains as separate convolutions; `guard` > 0, for tests, plans without memory reuse and
+    checks after every step that no step wrote the `guard` floats after any tensor.)"""
 
-    def __init__(self, model, threads=1, merge=True):
+    def __init__(self, model, threads=1, merge=True, guard=0):
         net = lower(Model(_read(model)))
         self.inputs = [(t.name, t.shape) for t in net.inputs]
         self.outputs = [t.name for t in net.outputs]
@@ -51,13 +53,16 @@ class Network:
             merge_convolutions(net)
         map_channel_shuffles(net)
         Layouts(net).run()
-        arena = plan_memory(net)
+        arena, guards = plan_memory(net, guard)
         self._executor = _executor.Executor()
         try:
             self._step_flops = emit(net, self._executor)
         except Error as error:
             raise UnsupportedModelError(f"the library rejected a layer: {error}") from error
         self._executor.finalize(arena)
+        if guard:
+            # Tests: every tensor followed by `guard` floats checked after every step.
+            self._executor.guard(guards)
         # The executor holds everything it needs: the model's arrays are not kept.
         self.flops = sum(self._step_flops)
         self.threads = threads

@@ -41,6 +41,18 @@ def test_matches_pytorch(results, name, target):
     assert max(differences[name]) <= TOLERANCE, differences[name]
 
 
+@pytest.mark.parametrize("name", zoo.ARCHITECTURES)
+def test_no_step_writes_outside_its_tensors(exported, name):
+    """The plan without memory reuse and with a guard zone after every tensor (and the shared
+    scratch), checked after every step: a step given a wrong size fails here."""
+    path, reference = exported[name]
+    ref = np.load(reference)
+    outputs = simdsynet.onnx.Network(path, guard=64).run(ref["input"])
+    for k, y in enumerate(outputs):
+        expected = ref[f"output{k}"]
+        assert float(np.abs(y - expected).max()) <= TOLERANCE * float(np.abs(expected).max())
+
+
 @pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "shufflenet_v2_x1_0"])
 def test_threads_give_identical_results(exported, name):
     path, reference = exported[name]

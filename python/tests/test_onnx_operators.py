@@ -42,6 +42,26 @@ def test_coverage_matches_pytorch(coverage, name, target):
     assert max(differences[name]) <= TOLERANCE, differences[name]
 
 
+@pytest.mark.parametrize("name", list(zoo.COVERAGE))
+def test_coverage_without_writes_outside_tensors(name):
+    path, reference = zoo.export(name)
+    ref = np.load(reference)
+    for k, y in enumerate(simdsynet.onnx.Network(path, guard=64).run(ref["input"])):
+        assert_close(y, ref[f"output{k}"])
+
+
+def test_guard_zones_catch_a_step_writing_past_its_tensor():
+    from simdsynet import _executor
+    ex = _executor.Executor()
+    ex.input("x", [1, 20], [0, 1], 0)                  # floats 0-19, guard 32-47
+    ex.copy("overrun", [(0, 48, 1, 20, 20, 20)])       # 20 floats into y's 16 at 48
+    ex.output("y", [1, 16], [0, 1], 48)                # floats 48-63, guard 64-79
+    ex.finalize(80)
+    ex.guard([(32, 16), (64, 16)])
+    with pytest.raises(simdsynet.Error, match="overrun.*offset 64"):
+        ex.run([np.zeros((1, 20), np.float32)])
+
+
 def test_shuffle_layer_is_used_where_it_maps():
     """ShuffleNet blocks run on the shuffle layer; a shuffled tensor read by something that
     cannot take a channel order keeps the plain transposes."""
