@@ -24,20 +24,30 @@ Floats::Floats(const float* data, size_t size) : Floats(size) {
     if (size) std::memcpy(data_, data, size * sizeof(float));
 }
 
-Floats::~Floats() {
-    SimdFree(data_);
+Floats Floats::Borrow(const float* data, size_t size) {
+    Floats f;
+    f.data_ = const_cast<float*>(data);
+    f.size_ = size;
+    f.owned_ = false;
+    return f;
 }
 
-Floats::Floats(Floats&& other) noexcept : data_(other.data_), size_(other.size_) {
+Floats::~Floats() {
+    if (owned_) SimdFree(data_);
+}
+
+Floats::Floats(Floats&& other) noexcept
+    : data_(other.data_), size_(other.size_), owned_(other.owned_) {
     other.data_ = nullptr;
     other.size_ = 0;
 }
 
 Floats& Floats::operator=(Floats&& other) noexcept {
     if (this != &other) {
-        SimdFree(data_);
+        if (owned_) SimdFree(data_);
         data_ = other.data_;
         size_ = other.size_;
+        owned_ = other.owned_;
         other.data_ = nullptr;
         other.size_ = 0;
     }
@@ -159,8 +169,11 @@ void Permute(const float* src, const std::vector<size_t>& shape, const std::vect
 // ---------------------------------------------------------------------------------------------
 // Executor.
 
-Ref Executor::AddConstant(const float* data, size_t size) {
-    constants_.emplace_back(data, size);
+Ref Executor::AddConstant(const float* data, size_t size, bool borrow) {
+    if (borrow)
+        constants_.push_back(Floats::Borrow(data, size));
+    else
+        constants_.emplace_back(data, size);
     return {Ref::Constant, constants_.size() - 1};
 }
 

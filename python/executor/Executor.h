@@ -33,6 +33,8 @@ public:
     Floats() = default;
     explicit Floats(size_t size);
     Floats(const float* data, size_t size);
+    // Floats the caller owns and keeps alive (not freed here).
+    static Floats Borrow(const float* data, size_t size);
     ~Floats();
     Floats(Floats&& other) noexcept;
     Floats& operator=(Floats&& other) noexcept;
@@ -44,6 +46,7 @@ public:
 private:
     float* data_ = nullptr;
     size_t size_ = 0;
+    bool owned_ = true;
 };
 
 // Where a float array a step reads or writes lives: at an offset (in floats) of the arena, in a
@@ -114,8 +117,9 @@ public:
     Executor(const Executor&) = delete;
     Executor& operator=(const Executor&) = delete;
 
-    // Copies `size` floats into storage the executor owns; returns the reference.
-    Ref AddConstant(const float* data, size_t size);
+    // Copies `size` floats into storage the executor owns, or with `borrow` refers to the
+    // caller's array, which must outlive the executor; returns the reference.
+    Ref AddConstant(const float* data, size_t size, bool borrow = false);
     void AddStep(std::unique_ptr<Step> step);
     void AddInput(Binding binding);
     void AddOutput(Binding binding);

@@ -4,6 +4,7 @@
 // None), then finalize() allocates the arena, and run() executes the whole plan in one call
 // without the GIL.
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 
 #include <pybind11/stl.h>
@@ -24,14 +25,22 @@ using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>
 class PyExecutor {
 public:
     Executor executor;
-    std::mutex mutex;  // one run at a time (the arena is shared)
+    std::mutex mutex;                  // one run at a time (the arena is shared)
+    std::vector<py::object> borrowed;  // constants referred to, not copied
 
-    // An array reference: an arena offset, a constant array (copied), or None.
+    // An array reference: an arena offset, a constant array, or None. A read-only float32
+    // array aligned to 64 bytes (simdsynet.empty, made read-only by the loader) is kept
+    // alive and referred to; anything else is copied into aligned storage.
     Ref ToRef(py::handle value) {
         if (value.is_none()) return Ref();
         if (py::isinstance<py::int_>(value)) return Ref::InArena(value.cast<size_t>());
         FloatArray a = FloatArray::ensure(value);
         if (!a) throw py::type_error("an array reference is an int, a float32 array or None");
+        const bool aligned = reinterpret_cast<uintptr_t>(a.data()) % 64 == 0;
+        if (aligned && !a.writeable() && a.ptr() == value.ptr()) {
+            borrowed.push_back(py::reinterpret_borrow<py::object>(value));
+            return executor.AddConstant(a.data(), size_t(a.size()), true);
+        }
         return executor.AddConstant(a.data(), size_t(a.size()));
     }
 

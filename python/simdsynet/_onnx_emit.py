@@ -3,6 +3,7 @@ offsets known, becomes one or more calls of simdsynet._executor.Executor."""
 
 import numpy as np
 
+from . import _simdsynet
 from ._onnx_fuse import ACTIVATION_CODES
 from ._onnx_plan import Layouts, offset, physical_order, physical_shape, product, ref
 
@@ -11,6 +12,12 @@ F32 = np.float32
 
 def f32(a):
     return None if a is None else np.ascontiguousarray(np.asarray(a, F32))
+
+
+def aligned(shape):
+    """A float32 array in 64-byte aligned memory (SimdAllocate) that the executor keeps and
+    reads in place once it is made read-only, instead of copying it."""
+    return _simdsynet.empty(shape, "float32", 64)
 
 
 def describe(x, y, op, fmt, kernel):
@@ -224,12 +231,20 @@ class Emitter:
 
     def emit_gemm(self, op):
         x, y = op.inputs[0], op.outputs[0]
-        w = op["weight"]
+        w = f32(op["weight"])
+        count, size = w.shape
+        weight = aligned((count, size))
         if x.layout == "flat":
+            # The input is an NHWC image flattened: each row of weights [C][H][W] becomes
+            # [H][W][C] (the library's NCHW -> NHWC conversion, a row per output).
             c, h, wd = x.flat_shape
-            w = w.reshape(w.shape[0], c, h, wd).transpose(0, 2, 3, 1).reshape(w.shape[0], -1)
-        self.ex.inner_product(op.name, offset(x), f32(w), f32(op["bias"]), x.shape[0],
-                              w.shape[0], w.shape[1], offset(y))
+            _simdsynet.convert_image(w.reshape(count, c, h, wd), "nchw", "nhwc",
+                                     out=weight.reshape(count, h, wd, c))
+        else:
+            weight[...] = w
+        weight.flags.writeable = False
+        self.ex.inner_product(op.name, offset(x), weight, f32(op["bias"]), x.shape[0], count,
+                              size, offset(y))
 
     # Data movement.
 
