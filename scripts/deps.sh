@@ -2,9 +2,12 @@
 # Installs the Debian packages the build, tests and benchmarks need (no-op when present).
 set -euo pipefail
 # python3-dev, pybind11-dev, python3-numpy, python3-pytest: the Python package and its tests
-# (for Debian's /usr/bin/python3; nothing comes from PyPI).
+# (for Debian's /usr/bin/python3; nothing comes from PyPI). python3-onnx: simdsynet.onnx reads
+# models with it; python3-torch, python3-torchvision: the models of the ONNX tests and of the
+# model benchmark are built and exported with them; python3-matplotlib: the benchmark's chart.
 packages=(cmake make g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev python3
-          python3-dev pybind11-dev python3-numpy python3-pytest)
+          python3-dev pybind11-dev python3-numpy python3-pytest python3-onnx python3-torch
+          python3-torchvision python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,0 +1,176 @@
+// The executor of simdsynet.onnx: a plan of steps over one arena of activations, built once at
+// load and run in one C++ call per inference. Every step is a call of the public C API
+// (SimdSynet.h) on preallocated memory, or glue the C API lacks (copies, transposes, padding,
+// nearest resizing) written here. The Python loader decides the plan (fusions, layouts, where
+// each tensor lives in the arena); this file only runs it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "SimdSynet.h"
+
+namespace simdsynet_executor {
+
+// An error the library or the executor reported while building or running a plan.
+class ExecutorError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Throws ExecutorError with `what` and the library's message when the last library call of this
+// thread recorded one.
+void CheckLibrary(const std::string& what);
+
+// Floats in memory from SimdAllocate (64-byte aligned, so the library's vector loads of them
+// never split a cache line), freed with SimdFree.
+class Floats {
+public:
+    Floats() = default;
+    explicit Floats(size_t size);
+    Floats(const float* data, size_t size);
+    // Floats the caller owns and keeps alive (not freed here).
+    static Floats Borrow(const float* data, size_t size);
+    ~Floats();
+    Floats(Floats&& other) noexcept;
+    Floats& operator=(Floats&& other) noexcept;
+    Floats(const Floats&) = delete;
+    Floats& operator=(const Floats&) = delete;
+    float* data() const { return data_; }
+    size_t size() const { return size_; }
+
+private:
+    float* data_ = nullptr;
+    size_t size_ = 0;
+    bool owned_ = true;
+};
+
+// Where a float array a step reads or writes lives: at an offset (in floats) of the arena, in a
+// constant the executor owns, or nowhere (a NULL pointer for the library).
+struct Ref {
+    enum Kind { None, Arena, Constant };
+    Kind kind = None;
+    size_t index = 0;  // arena offset or constant number
+    static Ref InArena(size_t offset) { return {Arena, offset}; }
+};
+
+// Turns references into pointers once the arena exists.
+class Memory {
+public:
+    Memory(float* arena, const std::vector<Floats>& constants)
+        : arena_(arena), constants_(constants) {}
+    float* operator()(const Ref& ref) const;
+
+private:
+    float* arena_;
+    const std::vector<Floats>& constants_;
+};
+
+// What a step's time counts as in the profile: a compute kernel of the library, a layout
+// conversion of the library (ConvertImage at the network's edges or around NCHW-only layers), or
+// glue written here.
+enum class Category { Kernel, Layout, Glue };
+
+class Step {
+public:
+    Step(std::string name, std::string kind, Category category)
+        : name(std::move(name)), kind(std::move(kind)), category(category) {}
+    virtual ~Step() = default;
+    // Resolves the step's references (called once, after the arena is allocated).
+    virtual void Bind(const Memory& memory) = 0;
+    // Runs the step; `scratch` holds at least ScratchFloats() floats shared by all steps.
+    virtual void Run(float* scratch) = 0;
+    virtual size_t ScratchFloats() const { return 0; }
+    // The library's description of the algorithm (contexts), or empty.
+    virtual std::string Info() const { return {}; }
+
+    const std::string name;  // the ONNX node(s) the step runs
+    const std::string kind;
+    const Category category;
+};
+
+// A network input or output: a C-contiguous array of `shape` (NCHW as the model declares it) and
+// the arena tensor that holds it in the physical order `perm` (physical axis i is logical axis
+// perm[i]).
+struct Binding {
+    std::string name;
+    std::vector<size_t> shape;
+    std::vector<size_t> perm;
+    Ref ref;
+    size_t Size() const;
+    // Outputs: the physical shape and the permutation back to `shape` (set by AddOutput).
+    std::vector<size_t> physical, inverse;
+};
+
+struct StepProfile {
+    double seconds = 0;  // summed over the profiled runs
+    double fastest = 0;  // the fastest run (robust when other work shares the machine)
+};
+
+class Executor {
+public:
+    Executor() = default;
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+
+    // Copies `size` floats into storage the executor owns, or with `borrow` refers to the
+    // caller's array, which must outlive the executor; returns the reference.
+    Ref AddConstant(const float* data, size_t size, bool borrow = false);
+    void AddStep(std::unique_ptr<Step> step);
+    void AddInput(Binding binding);
+    void AddOutput(Binding binding);
+    // Allocates the arena (`arenaFloats`) and the shared scratch, and binds every step.
+    void Finalize(size_t arenaFloats);
+
+    // One inference: inputs[i] holds inputs()[i] (C order), outputs[i] receives outputs()[i].
+    // With `profile`, the time of every step and of the input/output copies is accumulated.
+    void Run(const std::vector<const float*>& inputs, const std::vector<float*>& outputs,
+             bool profile);
+
+    // Tests: zones of the arena (offset, size in floats) that no step may write, and the
+    // scratch's tail beyond what the steps asked for. Run fills them with a pattern and checks
+    // them after every step, naming the step that wrote one.
+    void SetGuards(const std::vector<std::pair<size_t, size_t>>& zones);
+
+    void SetThreads(size_t threads) { threads_ = threads ? threads : 1; }
+    size_t Threads() const { return threads_; }
+    const std::vector<Binding>& Inputs() const { return inputs_; }
+    const std::vector<Binding>& Outputs() const { return outputs_; }
+    const std::vector<std::unique_ptr<Step>>& Steps() const { return steps_; }
+    const std::vector<StepProfile>& Profile() const { return profile_; }
+    double InputSeconds() const { return inputSeconds_; }
+    double OutputSeconds() const { return outputSeconds_; }
+    double TotalSeconds() const { return totalSeconds_; }
+    size_t ProfiledRuns() const { return runs_; }
+    void ResetProfile();
+    size_t ArenaFloats() const { return arena_.size(); }
+    size_t ScratchFloats() const { return scratch_.size(); }
+    size_t ConstantFloats() const;
+    bool Finalized() const { return finalized_; }
+
+private:
+    std::vector<Floats> constants_;
+    std::vector<std::unique_ptr<Step>> steps_;
+    std::vector<Binding> inputs_, outputs_;
+    Floats arena_, scratch_;
+    std::vector<StepProfile> profile_;
+    double inputSeconds_ = 0, outputSeconds_ = 0, totalSeconds_ = 0;
+    size_t runs_ = 0;
+    size_t threads_ = 1;
+    bool finalized_ = false;
+    std::vector<std::pair<size_t, size_t>> guards_;  // in the arena
+    size_t scratchUsed_ = 0;                         // the scratch's guard zone starts here
+    void FillGuards();
+    void CheckGuards(const std::string& after);
+};
+
+// Copies a C-contiguous tensor of `shape` into the physical order `perm` (dst axis i is src
+// axis perm[i]), or back (`inverse`). 4D NCHW <-> NHWC goes through SimdSynetConvertImage.
+void Permute(const float* src, const std::vector<size_t>& shape, const std::vector<size_t>& perm,
+             float* dst);
+
+}  // namespace simdsynet_executor

@@ -1,0 +1,585 @@
+// The library steps of a plan: one SimdSynet.h function or context per step.
+#include <cstring>
+
+#include "Steps.h"
+
+namespace simdsynet_executor {
+
+namespace {
+
+// A step that owns a context of one of the frameworks (released with SimdRelease).
+class ContextStep : public Step {
+public:
+    ContextStep(const std::string& name, const char* kind, void* context, Ref src, Ref dst,
+                size_t (*externalBufferSize)(const void*), const char* (*info)(const void*))
+        : Step(name, kind, Category::Kernel), context_(context), src_(src), dst_(dst) {
+        if (context_ == nullptr) {
+            CheckLibrary(name);
+            throw ExecutorError(name + ": the library returned no context");
+        }
+        scratch_ = externalBufferSize(context_);
+        info_ = info(context_);
+    }
+    ~ContextStep() override { SimdRelease(context_); }
+    void Bind(const Memory& memory) override {
+        s_ = memory(src_);
+        d_ = memory(dst_);
+    }
+    size_t ScratchFloats() const override { return scratch_; }
+    std::string Info() const override { return info_; }
+
+protected:
+    void* context_;
+    Ref src_, dst_;
+    const float* s_ = nullptr;
+    float* d_ = nullptr;
+    size_t scratch_ = 0;
+    std::string info_;
+};
+
+class ConvolutionStep : public ContextStep {
+public:
+    ConvolutionStep(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                    const float* weight, const float* bias, const float* params, Ref src, Ref dst)
+        : ContextStep(name, "convolution", SimdSynetConvolution32fInit(batch, &p, nullptr), src,
+                      dst, SimdSynetConvolution32fExternalBufferSize, SimdSynetConvolution32fInfo) {
+        SimdSynetConvolution32fSetParams(context_, weight, nullptr, bias, params);
+        CheckLibrary(name);
+    }
+    void Run(float* scratch) override { SimdSynetConvolution32fForward(context_, s_, scratch, d_); }
+};
+
+class MergedConvolutionStep : public ContextStep {
+public:
+    MergedConvolutionStep(const std::string& name, size_t batch,
+                          const std::vector<SimdConvolutionParameters>& p,
+                          const std::vector<const float*>& weight,
+                          const std::vector<const float*>& bias,
+                          const std::vector<const float*>& params, bool add, Ref src, Ref dst)
+        : ContextStep(name, "merged convolution",
+                      SimdSynetMergedConvolution32fInit(batch, p.data(), p.size(),
+                                                        add ? SimdTrue : SimdFalse),
+                      src, dst, SimdSynetMergedConvolution32fExternalBufferSize,
+                      SimdSynetMergedConvolution32fInfo) {
+        SimdSynetMergedConvolution32fSetParams(context_, weight.data(), nullptr, bias.data(),
+                                               params.data());
+        CheckLibrary(name);
+    }
+    void Run(float* scratch) override {
+        SimdSynetMergedConvolution32fForward(context_, s_, scratch, d_);
+    }
+};
+
+class DeconvolutionStep : public ContextStep {
+public:
+    DeconvolutionStep(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                      const float* weight, const float* bias, const float* params, Ref src, Ref dst)
+        : ContextStep(name, "deconvolution", SimdSynetDeconvolution32fInit(batch, &p, nullptr), src,
+                      dst, SimdSynetDeconvolution32fExternalBufferSize,
+                      SimdSynetDeconvolution32fInfo) {
+        SimdSynetDeconvolution32fSetParams(context_, weight, nullptr, bias, params);
+        CheckLibrary(name);
+    }
+    void Run(float* scratch) override {
+        SimdSynetDeconvolution32fForward(context_, s_, scratch, d_);
+    }
+};
+
+class PoolingStep : public Step {
+public:
+    PoolingStep(const std::string& name, PoolingKind kind, const PoolingShape& shape, Ref src,
+                Ref dst)
+        : Step(name, kind == PoolingKind::Max ? "max pooling" : "average pooling",
+               Category::Kernel),
+          kind_(kind),
+          s_(shape),
+          srcRef_(src),
+          dstRef_(dst) {}
+    void Bind(const Memory& memory) override {
+        src_ = memory(srcRef_);
+        dst_ = memory(dstRef_);
+    }
+    void Run(float*) override {
+        const size_t srcImage = s_.channels * s_.srcH * s_.srcW;
+        const size_t dstImage = s_.channels * s_.dstH * s_.dstW;
+        for (size_t b = 0; b < s_.batch; ++b) {
+            const float* from = src_ + b * srcImage;
+            float* to = dst_ + b * dstImage;
+            if (kind_ == PoolingKind::Max)
+                SimdSynetPoolingMax32f(from, s_.channels, s_.srcH, s_.srcW, 1, s_.kernelY,
+                                       s_.kernelX, 1, s_.strideY, s_.strideX, 0, s_.padY, s_.padX,
+                                       to, s_.channels, s_.dstH, s_.dstW, SimdTensorFormatNhwc);
+            else
+                SimdSynetPoolingAverage(
+                    from, s_.channels, s_.srcH, s_.srcW, s_.kernelY, s_.kernelX, s_.strideY,
+                    s_.strideX, s_.padY, s_.padX, to, s_.dstH, s_.dstW,
+                    kind_ == PoolingKind::AverageExcludePad ? SimdTrue : SimdFalse,
+                    SimdTensorFormatNhwc);
+        }
+    }
+
+private:
+    PoolingKind kind_;
+    PoolingShape s_;
+    Ref srcRef_, dstRef_;
+    const float* src_ = nullptr;
+    float* dst_ = nullptr;
+};
+
+class ScaleStep : public Step {
+public:
+    ScaleStep(const std::string& name, Ref src, Ref scale, Ref bias, const ScaleShape& shape,
+              Ref dst)
+        : Step(name, shape.relu ? "scale+relu" : "scale", Category::Kernel),
+          refs_{src, scale, bias, dst},
+          s_(shape) {}
+    void Bind(const Memory& memory) override {
+        src_ = memory(refs_[0]);
+        scale_ = memory(refs_[1]);
+        bias_ = memory(refs_[2]);
+        dst_ = memory(refs_[3]);
+    }
+    void Run(float*) override {
+        if (s_.format == SimdTensorFormatNhwc && s_.scaleStride == 0 && s_.biasStride == 0) {
+            Call(src_, scale_, bias_, s_.spatial * s_.images, dst_);
+            return;
+        }
+        const size_t image = s_.channels * s_.spatial;
+        for (size_t b = 0; b < s_.images; ++b)
+            Call(src_ + b * image, scale_ + b * s_.scaleStride,
+                 bias_ ? bias_ + b * s_.biasStride : nullptr, s_.spatial, dst_ + b * image);
+    }
+
+private:
+    void Call(const float* src, const float* scale, const float* bias, size_t spatial,
+              float* dst) const {
+        static const float zero = 0.0f;
+        if (s_.relu)
+            SimdSynetFusedLayerForward2(src, scale, bias, s_.channels, spatial, &zero, dst,
+                                        s_.format);
+        else
+            SimdSynetScaleLayerForward(src, scale, bias, s_.channels, spatial, dst, s_.format);
+    }
+
+    Ref refs_[4];
+    ScaleShape s_;
+    const float *src_ = nullptr, *scale_ = nullptr, *bias_ = nullptr;
+    float* dst_ = nullptr;
+};
+
+class ConcatScaleReluStep : public Step {
+public:
+    ConcatScaleReluStep(const std::string& name, Ref src0, size_t channels0, Ref src1,
+                        size_t channels1, size_t spatial, Ref scale, Ref bias, Ref dst0, Ref dst1)
+        : Step(name, "concat+scale+relu", Category::Kernel),
+          refs_{src0, src1, scale, bias, dst0, dst1},
+          channels0_(channels0),
+          channels1_(channels1),
+          spatial_(spatial) {}
+    void Bind(const Memory& memory) override {
+        for (int i = 0; i < 6; ++i) p_[i] = memory(refs_[i]);
+    }
+    void Run(float*) override {
+        SimdSynetFusedLayerForward9(p_[0], p_[1], p_[2], p_[3], channels0_, channels1_, spatial_,
+                                    p_[4], p_[5], SimdTensorFormatNhwc);
+    }
+
+private:
+    Ref refs_[6];
+    float* p_[6] = {};
+    size_t channels0_, channels1_, spatial_;
+};
+
+class EltwiseStep : public Step {
+public:
+    EltwiseStep(const std::string& name, SimdSynetEltwiseOperationType type,
+                const std::vector<Ref>& sources, const std::vector<float>& weights, size_t size,
+                Ref dst)
+        : Step(name, "eltwise", Category::Kernel),
+          type_(type),
+          refs_(sources),
+          weights_(weights),
+          size_(size),
+          dstRef_(dst) {}
+    void Bind(const Memory& memory) override {
+        src_.clear();
+        for (const Ref& r : refs_) src_.push_back(memory(r));
+        dst_ = memory(dstRef_);
+    }
+    void Run(float*) override {
+        SimdSynetEltwiseLayerForward(src_.data(), weights_.empty() ? nullptr : weights_.data(),
+                                     src_.size(), size_, type_, dst_);
+    }
+
+private:
+    SimdSynetEltwiseOperationType type_;
+    std::vector<Ref> refs_;
+    std::vector<float> weights_;
+    size_t size_;
+    Ref dstRef_;
+    std::vector<const float*> src_;
+    float* dst_ = nullptr;
+};
+
+class ActivationStep : public Step {
+public:
+    ActivationStep(const std::string& name, Activation kind, const std::vector<float>& params,
+                   Ref src, size_t size, Ref dst)
+        : Step(name, "activation", Category::Kernel),
+          kind_(kind),
+          params_(params),
+          srcRef_(src),
+          dstRef_(dst),
+          size_(size) {
+        params_.resize(4, 0.0f);
+    }
+    void Bind(const Memory& memory) override {
+        src_ = memory(srcRef_);
+        dst_ = memory(dstRef_);
+    }
+    void Run(float*) override {
+        const float* p = params_.data();
+        switch (kind_) {
+            case Activation::Relu:
+                SimdSynetRelu32f(src_, size_, p, dst_);
+                break;
+            case Activation::RestrictRange:
+                SimdSynetRestrictRange32f(src_, size_, p, p + 1, dst_);
+                break;
+            case Activation::Hswish:
+                SimdSynetHswish32f(src_, size_, p, p + 1, dst_);
+                break;
+            case Activation::Elu:
+                SimdSynetElu32f(src_, size_, p, dst_);
+                break;
+            case Activation::Selu:
+                SimdSynetElu32f(src_, size_, p, dst_);
+                SimdSynetScaleLayerForward(dst_, p + 1, nullptr, 1, size_, dst_,
+                                           SimdTensorFormatNhwc);
+                break;
+            case Activation::Sigmoid:
+                SimdSynetSigmoid32f(src_, size_, p, dst_);
+                break;
+            case Activation::HardSigmoid: {
+                static const float lower = 0.0f, upper = 1.0f;
+                SimdSynetScaleLayerForward(src_, p, p + 1, 1, size_, dst_, SimdTensorFormatNhwc);
+                SimdSynetRestrictRange32f(dst_, size_, &lower, &upper, dst_);
+                break;
+            }
+            case Activation::Softplus:
+                SimdSynetSoftplus32f(src_, size_, p, p + 1, dst_);
+                break;
+            case Activation::Tanh:
+                SimdSynetTanh32f(src_, size_, p, dst_);
+                break;
+            case Activation::Abs:
+                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fAbs,
+                                                       dst_);
+                break;
+            case Activation::Exp:
+                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fExp,
+                                                       dst_);
+                break;
+            case Activation::Log:
+                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fLog,
+                                                       dst_);
+                break;
+            case Activation::Neg:
+                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fNeg,
+                                                       dst_);
+                break;
+            case Activation::Sqrt:
+                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fSqrt,
+                                                       dst_);
+                break;
+        }
+    }
+
+private:
+    Activation kind_;
+    std::vector<float> params_;
+    Ref srcRef_, dstRef_;
+    size_t size_;
+    const float* src_ = nullptr;
+    float* dst_ = nullptr;
+};
+
+class PreluStep : public Step {
+public:
+    PreluStep(const std::string& name, Ref src, Ref slope, size_t channels, size_t spatial,
+              size_t images, SimdTensorFormatType format, Ref dst)
+        : Step(name, "prelu", Category::Kernel),
+          refs_{src, slope, dst},
+          channels_(channels),
+          spatial_(spatial),
+          images_(images),
+          format_(format) {}
+    void Bind(const Memory& memory) override {
+        for (int i = 0; i < 3; ++i) p_[i] = memory(refs_[i]);
+    }
+    void Run(float*) override {
+        if (format_ == SimdTensorFormatNhwc) {
+            SimdSynetPreluLayerForward(p_[0], p_[1], channels_, spatial_ * images_, p_[2], format_);
+            return;
+        }
+        const size_t image = channels_ * spatial_;
+        for (size_t b = 0; b < images_; ++b)
+            SimdSynetPreluLayerForward(p_[0] + b * image, p_[1], channels_, spatial_,
+                                       p_[2] + b * image, format_);
+    }
+
+private:
+    Ref refs_[3];
+    float* p_[3] = {};
+    size_t channels_, spatial_, images_;
+    SimdTensorFormatType format_;
+};
+
+class SoftmaxStep : public Step {
+public:
+    SoftmaxStep(const std::string& name, Ref src, size_t outer, size_t count, size_t inner, Ref dst)
+        : Step(name, "softmax", Category::Kernel),
+          refs_{src, dst},
+          outer_(outer),
+          count_(count),
+          inner_(inner) {}
+    void Bind(const Memory& memory) override {
+        for (int i = 0; i < 2; ++i) p_[i] = memory(refs_[i]);
+    }
+    void Run(float*) override {
+        SimdSynetSoftmaxLayerForward(p_[0], outer_, count_, inner_, p_[1]);
+    }
+
+private:
+    Ref refs_[2];
+    float* p_[2] = {};
+    size_t outer_, count_, inner_;
+};
+
+class LrnStep : public Step {
+public:
+    LrnStep(const std::string& name, Ref src, size_t half, size_t channels, size_t spatial,
+            const std::vector<float>& k, Ref dst)
+        : Step(name, "lrn", Category::Kernel),
+          refs_{src, dst},
+          half_(half),
+          channels_(channels),
+          spatial_(spatial),
+          k_(k) {}
+    void Bind(const Memory& memory) override {
+        for (int i = 0; i < 2; ++i) p_[i] = memory(refs_[i]);
+    }
+    void Run(float*) override {
+        SimdSynetLrnLayerCrossChannels(p_[0], half_, channels_, spatial_, k_.data(), p_[1],
+                                       SimdTensorFormatNhwc);
+    }
+
+private:
+    Ref refs_[2];
+    float* p_[2] = {};
+    size_t half_, channels_, spatial_;
+    std::vector<float> k_;
+};
+
+class NormalizeStep : public Step {
+public:
+    NormalizeStep(const std::string& name, int version, Ref src, size_t batch, size_t channels,
+                  size_t spatial, Ref scale, Ref shift, float eps, SimdTensorFormatType format,
+                  Ref dst)
+        : Step(name, version == 2 ? "layer normalization" : "instance normalization",
+               Category::Kernel),
+          version_(version),
+          refs_{src, scale, shift, dst},
+          batch_(batch),
+          channels_(channels),
+          spatial_(spatial),
+          eps_(eps),
+          format_(format) {}
+    void Bind(const Memory& memory) override {
+        for (int i = 0; i < 4; ++i) p_[i] = memory(refs_[i]);
+    }
+    void Run(float*) override {
+        if (version_ == 2)
+            SimdSynetNormalizeLayerForwardV2(p_[0], batch_, channels_, spatial_, p_[1], p_[2],
+                                             &eps_, format_, nullptr, p_[3]);
+        else
+            SimdSynetNormalizeLayerForwardV3(p_[0], batch_, channels_, spatial_, p_[1], p_[2],
+                                             &eps_, format_, nullptr, p_[3]);
+    }
+
+private:
+    int version_;
+    Ref refs_[4];
+    float* p_[4] = {};
+    size_t batch_, channels_, spatial_;
+    float eps_;
+    SimdTensorFormatType format_;
+};
+
+class InnerProductStep : public Step {
+public:
+    InnerProductStep(const std::string& name, Ref src, Ref weight, Ref bias, size_t rows,
+                     size_t count, size_t size, Ref dst)
+        : Step(name, "inner product", Category::Kernel),
+          refs_{src, weight, bias, dst},
+          rows_(rows),
+          count_(count),
+          size_(size) {}
+    void Bind(const Memory& memory) override {
+        for (int i = 0; i < 4; ++i) p_[i] = memory(refs_[i]);
+    }
+    void Run(float*) override {
+        if (rows_ == 1) {
+            SimdSynetInnerProductLayerForward(p_[0], p_[1], p_[2], count_, size_, p_[3]);
+            return;
+        }
+        const float one = 1.0f, zero = 0.0f;
+        SimdGemm32fNT(rows_, count_, size_, &one, p_[0], size_, p_[1], size_, &zero, p_[3], count_);
+        if (p_[2]) SimdSynetAddBias(p_[2], count_, rows_, p_[3], SimdTensorFormatNhwc);
+    }
+
+private:
+    Ref refs_[4];
+    float* p_[4] = {};
+    size_t rows_, count_, size_;
+};
+
+class ShuffleStep : public Step {
+public:
+    ShuffleStep(const std::string& name, Ref src0, size_t channels0, Ref src1, size_t channels1,
+                size_t spatial, Ref dst0, Ref dst1)
+        : Step(name, "shuffle", Category::Kernel),
+          refs_{src0, src1, dst0, dst1},
+          channels0_(channels0),
+          channels1_(channels1),
+          spatial_(spatial) {}
+    void Bind(const Memory& memory) override {
+        for (int i = 0; i < 4; ++i) p_[i] = memory(refs_[i]);
+    }
+    void Run(float*) override {
+        SimdSynetShuffleLayerForward(p_[0], channels0_, p_[1], channels1_, spatial_, p_[2], p_[3],
+                                     (channels0_ + channels1_) / 2, SimdTensorFormatNhwc);
+    }
+
+private:
+    Ref refs_[4];
+    float* p_[4] = {};
+    size_t channels0_, channels1_, spatial_;
+};
+
+class ConvertImageStep : public Step {
+public:
+    ConvertImageStep(const std::string& name, Ref src, size_t batch, size_t channels,
+                     size_t spatial, bool toNhwc, Ref dst)
+        : Step(name, "layout", Category::Layout),
+          refs_{src, dst},
+          batch_(batch),
+          channels_(channels),
+          spatial_(spatial),
+          toNhwc_(toNhwc) {}
+    void Bind(const Memory& memory) override {
+        for (int i = 0; i < 2; ++i) p_[i] = memory(refs_[i]);
+    }
+    void Run(float*) override {
+        SimdSynetConvertImage(batch_, channels_, spatial_, p_[0],
+                              toNhwc_ ? SimdTensorFormatNchw : SimdTensorFormatNhwc, p_[1],
+                              toNhwc_ ? SimdTensorFormatNhwc : SimdTensorFormatNchw);
+    }
+
+private:
+    Ref refs_[2];
+    float* p_[2] = {};
+    size_t batch_, channels_, spatial_;
+    bool toNhwc_;
+};
+
+}  // namespace
+
+StepPtr MakeConvolution(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                        const float* weight, const float* bias, const float* params, Ref src,
+                        Ref dst) {
+    return std::make_unique<ConvolutionStep>(name, batch, p, weight, bias, params, src, dst);
+}
+
+StepPtr MakeMergedConvolution(const std::string& name, size_t batch,
+                              const std::vector<SimdConvolutionParameters>& p,
+                              const std::vector<const float*>& weight,
+                              const std::vector<const float*>& bias,
+                              const std::vector<const float*>& params, bool add, Ref src, Ref dst) {
+    return std::make_unique<MergedConvolutionStep>(name, batch, p, weight, bias, params, add, src,
+                                                   dst);
+}
+
+StepPtr MakeDeconvolution(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                          const float* weight, const float* bias, const float* params, Ref src,
+                          Ref dst) {
+    return std::make_unique<DeconvolutionStep>(name, batch, p, weight, bias, params, src, dst);
+}
+
+StepPtr MakePooling(const std::string& name, PoolingKind kind, const PoolingShape& shape, Ref src,
+                    Ref dst) {
+    return std::make_unique<PoolingStep>(name, kind, shape, src, dst);
+}
+
+StepPtr MakeScale(const std::string& name, Ref src, Ref scale, Ref bias, const ScaleShape& shape,
+                  Ref dst) {
+    return std::make_unique<ScaleStep>(name, src, scale, bias, shape, dst);
+}
+
+StepPtr MakeConcatScaleRelu(const std::string& name, Ref src0, size_t channels0, Ref src1,
+                            size_t channels1, size_t spatial, Ref scale, Ref bias, Ref dst0,
+                            Ref dst1) {
+    return std::make_unique<ConcatScaleReluStep>(name, src0, channels0, src1, channels1, spatial,
+                                                 scale, bias, dst0, dst1);
+}
+
+StepPtr MakeEltwise(const std::string& name, SimdSynetEltwiseOperationType type,
+                    const std::vector<Ref>& sources, const std::vector<float>& weights, size_t size,
+                    Ref dst) {
+    return std::make_unique<EltwiseStep>(name, type, sources, weights, size, dst);
+}
+
+StepPtr MakeActivation(const std::string& name, Activation kind, const std::vector<float>& params,
+                       Ref src, size_t size, Ref dst) {
+    return std::make_unique<ActivationStep>(name, kind, params, src, size, dst);
+}
+
+StepPtr MakePrelu(const std::string& name, Ref src, Ref slope, size_t channels, size_t spatial,
+                  size_t images, SimdTensorFormatType format, Ref dst) {
+    return std::make_unique<PreluStep>(name, src, slope, channels, spatial, images, format, dst);
+}
+
+StepPtr MakeSoftmax(const std::string& name, Ref src, size_t outer, size_t count, size_t inner,
+                    Ref dst) {
+    return std::make_unique<SoftmaxStep>(name, src, outer, count, inner, dst);
+}
+
+StepPtr MakeLrn(const std::string& name, Ref src, size_t half, size_t channels, size_t spatial,
+                const std::vector<float>& k, Ref dst) {
+    return std::make_unique<LrnStep>(name, src, half, channels, spatial, k, dst);
+}
+
+StepPtr MakeNormalize(const std::string& name, int version, Ref src, size_t batch, size_t channels,
+                      size_t spatial, Ref scale, Ref shift, float eps, SimdTensorFormatType format,
+                      Ref dst) {
+    return std::make_unique<NormalizeStep>(name, version, src, batch, channels, spatial, scale,
+                                           shift, eps, format, dst);
+}
+
+StepPtr MakeInnerProduct(const std::string& name, Ref src, Ref weight, Ref bias, size_t rows,
+                         size_t count, size_t size, Ref dst) {
+    return std::make_unique<InnerProductStep>(name, src, weight, bias, rows, count, size, dst);
+}
+
+StepPtr MakeShuffle(const std::string& name, Ref src0, size_t channels0, Ref src1, size_t channels1,
+                    size_t spatial, Ref dst0, Ref dst1) {
+    return std::make_unique<ShuffleStep>(name, src0, channels0, src1, channels1, spatial, dst0,
+                                         dst1);
+}
+
+StepPtr MakeConvertImage(const std::string& name, Ref src, size_t batch, size_t channels,
+                         size_t spatial, bool toNhwc, Ref dst) {
+    return std::make_unique<ConvertImageStep>(name, src, batch, channels, spatial, toNhwc, dst);
+}
+
+}  // namespace simdsynet_executor

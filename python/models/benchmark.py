@@ -1,0 +1,188 @@
+"""The model benchmark: every architecture of zoo.py through simdsynet.onnx and through
+PyTorch's fastest CPU mode (a traced module, torch.jit.freeze, then
+torch.jit.optimize_for_inference: oneDNN convolutions), at 1 thread and at all cores, on the
+same input. Prints one table (GFLOP, ms, speed-up, relative output difference, share of time
+outside the library's kernels), writes results.json and speedup.png into --out.
+
+    PYTHONPATH=build/python python3 python/models/benchmark.py --out build-models [--quick]
+
+Timing: after warm-up runs, our run and PyTorch's alternate, `--repeat` times, and the median
+of each is reported with its range, so that a machine shared with other work disturbs both
+sides alike. 1-thread runs are pinned to one core.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import zoo  # noqa: E402
+
+import simdsynet  # noqa: E402
+import simdsynet.onnx  # noqa: E402
+
+
+def pytorch_frozen(model, x):
+    with torch.no_grad():
+        traced = torch.jit.trace(model, x)
+        return torch.jit.optimize_for_inference(torch.jit.freeze(traced))
+
+
+def timed(function):
+    start = time.perf_counter()
+    function()
+    return (time.perf_counter() - start) * 1e3
+
+
+def measure(net, frozen, x, threads, repeat, warmup, cores):
+    """Median and range (ms) of ours and PyTorch's, alternating, at `threads` threads."""
+    os.sched_setaffinity(0, cores[:1] if threads == 1 else cores)
+    torch.set_num_threads(threads)
+    net.threads = threads
+    xt = torch.from_numpy(x)
+    ours, theirs = [], []
+    with torch.no_grad():
+        for _ in range(warmup):
+            net.run(x)
+            frozen(xt)
+        for _ in range(repeat):
+            ours.append(timed(lambda: net.run(x)))
+            theirs.append(timed(lambda: frozen(xt)))
+    os.sched_setaffinity(0, cores)
+    return ours, theirs
+
+
+def summary(times):
+    return dict(median=float(np.median(times)), min=float(min(times)), max=float(max(times)))
+
+
+def benchmark(name, size, cache, thread_counts, repeat, warmup, cores):
+    path, _ = zoo.export(name, size, cache)
+    model = zoo.architecture(name, size)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((1, 3, size, size)).astype(np.float32)
+    net = simdsynet.onnx.load(path)
+    frozen = pytorch_frozen(model, torch.from_numpy(x))
+    row = dict(model=name, size=size, gflop=net.flops / 1e9, threads={})
+    with torch.no_grad():
+        expected = frozen(torch.from_numpy(x)).numpy()
+        eager = model(torch.from_numpy(x)).numpy()
+    row["difference"] = zoo.relative_difference(net.run(x)[0], expected)
+    row["difference_eager"] = zoo.relative_difference(net.run(x)[0], eager)
+    for threads in thread_counts:
+        ours, theirs = measure(net, frozen, x, threads, repeat, warmup, cores)
+        row["threads"][threads] = dict(ours=summary(ours), pytorch=summary(theirs))
+    os.sched_setaffinity(0, cores[:1])
+    net.threads = 1
+    p = net.profile(x, runs=max(3, repeat // 2), warmup=1)
+    os.sched_setaffinity(0, cores)
+    row["outside_share"] = p["outside_ms"] / p["total_ms"]
+    row["profile"] = dict(total_ms=p["total_ms"], kernel_ms=p["kernel_ms"],
+                          layout_ms=p["layout_ms"], glue_ms=p["glue_ms"],
+                          outside_ms=p["outside_ms"])
+    return row
+
+
+def print_table(rows, thread_counts, out=sys.stdout):
+    head = f"{'model':<20} {'GFLOP':>6}"
+    for t in thread_counts:
+        head += f" | {'ours ' + str(t) + 't ms':>13} {'torch ' + str(t) + 't ms':>13} {'x':>5}"
+    head += f" | {'rel diff':>8} {'outside':>7}"
+    print(head, file=out)
+    print("-" * len(head), file=out)
+    speedups = {t: [] for t in thread_counts}
+    for r in rows:
+        line = f"{r['model']:<20} {r['gflop']:6.2f}"
+        for t in thread_counts:
+            m = r["threads"][t]
+            o, p = m["ours"]["median"], m["pytorch"]["median"]
+            speedups[t].append(p / o)
+            line += f" | {o:13.2f} {p:13.2f} {p / o:5.2f}"
+        line += f" | {r['difference']:8.1e} {100 * r['outside_share']:6.2f}%"
+        print(line, file=out)
+    line = f"{'geometric mean':<27}"
+    for t in thread_counts:
+        g = float(np.exp(np.mean(np.log(speedups[t]))))
+        line += f" | {'':13} {'':13} {g:5.2f}"
+    print(line, file=out)
+    return speedups
+
+
+def chart(rows, thread_counts, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+    names = [r["model"] for r in rows]
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    width = 0.8 / len(thread_counts)
+    for i, t in enumerate(thread_counts):
+        values = [r["threads"][t]["pytorch"]["median"] / r["threads"][t]["ours"]["median"]
+                  for r in rows]
+        ax.bar(np.arange(len(rows)) + (i - (len(thread_counts) - 1) / 2) * width, values, width,
+               label=f"{t} thread{'s' if t > 1 else ''}")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.set_xticks(np.arange(len(rows)))
+    ax.set_xticklabels(names, rotation=30, ha="right")
+    ax.set_ylabel("speed-up over PyTorch (frozen, oneDNN)")
+    ax.set_title(f"simd-synet vs PyTorch {torch.__version__}, {rows[0]['size']}x{rows[0]['size']}"
+                 f", {simdsynet.isa()}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default="build-models", help="results folder")
+    parser.add_argument("--models", default=",".join(zoo.ARCHITECTURES))
+    parser.add_argument("--size", type=int, default=224)
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--threads", default="",
+                        help="thread counts, e.g. 1,2 (default: 1 and all cores)")
+    parser.add_argument("--quick", action="store_true",
+                        help="three models at 32x32, one repetition: exercises the command in CI")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.size, args.repeat, args.warmup = 32, 1, 1
+        args.models = "resnet18,mobilenet_v2,shufflenet_v2_x1_0"
+    cores = sorted(os.sched_getaffinity(0))
+    thread_counts = sorted({int(t) for t in args.threads.split(",")} if args.threads else
+                           {1, len(cores)})
+    cache = os.path.join(args.out, "models")
+    names = [n for n in args.models.split(",") if n]
+    print(f"simd-synet {simdsynet.version()} ({simdsynet.isa()}), PyTorch {torch.__version__}, "
+          f"{args.size}x{args.size}, {len(cores)} cores, median of {args.repeat} alternating runs",
+          flush=True)
+    rows = []
+    for name in names:
+        started = time.time()
+        rows.append(benchmark(name, args.size, cache, thread_counts, args.repeat, args.warmup,
+                              cores))
+        r = rows[-1]
+        times = ", ".join(f"{t}t {r['threads'][t]['ours']['median']:.2f} vs "
+                          f"{r['threads'][t]['pytorch']['median']:.2f} ms" for t in thread_counts)
+        print(f"  {name}: {times} ({time.time() - started:.0f} s)", flush=True)
+    print()
+    print_table(rows, thread_counts)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(dict(isa=simdsynet.isa(), torch=torch.__version__, size=args.size,
+                       cores=len(cores), rows=rows), f, indent=1)
+    chart(rows, thread_counts, os.path.join(args.out, "speedup.png"))
+    print(f"\nwritten: {os.path.join(args.out, 'results.json')}, "
+          f"{os.path.join(args.out, 'speedup.png')}")
+
+
+if __name__ == "__main__":
+    main()

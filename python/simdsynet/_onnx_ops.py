@@ -1,0 +1,410 @@
+"""Handlers of the ONNX operators that compute (convolutions, normalizations, element-wise
+operators, softmax, fully connected layers) for _onnx_lower, and the shape helpers shared with
+_onnx_ops_data. A handler checks the node's attributes, computes the output shape and adds the
+runner's operation; anything unsupported raises UnsupportedModelError naming the node."""
+
+import numpy as np
+
+from ._onnx_ir import Tensor
+
+F32 = np.float32
+
+
+def as_float(a):
+    return np.ascontiguousarray(np.asarray(a, dtype=F32))
+
+
+# ---------------------------------------------------------------------------------------------
+# Shapes.
+
+def conv_pads(node, spatial, kernel, strides, dilations, transposed=False):
+    """(top, left, bottom, right) of a Conv/Pool/ConvTranspose from `pads` or `auto_pad`."""
+    auto = node.attrs.get("auto_pad", "NOTSET")
+    if auto in ("NOTSET", ""):
+        pads = list(node.attrs.get("pads", [0] * 4))
+        if len(pads) != 4:
+            node.fail(f"pads {pads} are not those of a 2-D operator")
+        if min(pads) < 0:
+            node.fail(f"negative pads {pads} are not supported")
+        return pads
+    if auto == "VALID":
+        return [0, 0, 0, 0]
+    if auto not in ("SAME_UPPER", "SAME_LOWER"):
+        node.fail(f"auto_pad {auto} is not supported")
+    begin, end = [], []
+    for n, k, s, d in zip(spatial, kernel, strides, dilations):
+        extent = (k - 1) * d + 1
+        if transposed:
+            total = max(s * (n - 1) + extent - n * s, 0)
+        else:
+            out = -(-n // s)
+            total = max((out - 1) * s + extent - n, 0)
+        small, large = total // 2, total - total // 2
+        begin.append(small if auto == "SAME_UPPER" else large)
+        end.append(large if auto == "SAME_UPPER" else small)
+    return [begin[0], begin[1], end[0], end[1]]
+
+
+def broadcast_shape(a, b):
+    rank = max(len(a), len(b))
+    a, b = (1,) * (rank - len(a)) + tuple(a), (1,) * (rank - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def channel_vector(const, shape):
+    """A constant that broadcast onto a tensor of `shape` varies only along axis 1 (or is one
+    value): its values along that axis (length shape[1], or 1), else None."""
+    c = np.asarray(const)
+    if c.ndim > len(shape):
+        return None
+    full = (1,) * (len(shape) - c.ndim) + c.shape
+    if broadcast_shape(full, shape) != tuple(shape):
+        return None
+    if c.size == 1:
+        return c.reshape(1)
+    if len(shape) < 2 or any(d != 1 for i, d in enumerate(full) if i != 1) or full[1] != shape[1]:
+        return None
+    return c.reshape(-1)
+
+
+def need_rank(node, x, ranks):
+    if x.rank not in ranks:
+        node.fail(f"input of rank {x.rank} is not supported (rank {' or '.join(map(str, ranks))})")
+
+
+def known_attrs(node, *names):
+    for name in node.attrs:
+        if name not in names:
+            node.fail(f"attribute '{name}' is not supported")
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolutions.
+
+def lower_conv(ctx, node):
+    known_attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides")
+    x = ctx.tensor(node)
+    need_rank(node, x, (4,))
+    w = ctx.weight(node, 1)
+    if w.ndim != 4:
+        node.fail("only 2-D convolutions are supported")
+    b = ctx.weight(node, 2, required=False)
+    group = int(node.attrs.get("group", 1))
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    if c != cg * group or o % group:
+        node.fail(f"weights {w.shape} do not fit {c} input channels in {group} groups")
+    strides = list(node.attrs.get("strides", [1, 1]))
+    dilations = list(node.attrs.get("dilations", [1, 1]))
+    pads = conv_pads(node, (h, wd), (kh, kw), strides, dilations)
+    oh = (h + pads[0] + pads[2] - ((kh - 1) * dilations[0] + 1)) // strides[0] + 1
+    ow = (wd + pads[1] + pads[3] - ((kw - 1) * dilations[1] + 1)) // strides[1] + 1
+    y = ctx.out(node, (n, o, oh, ow))
+    ctx.emit(node, "conv", [x], [y], weight=as_float(w),
+             bias=None if b is None else as_float(b), group=group, strides=strides,
+             pads=pads, dilations=dilations, act="identity", act_params=None)
+
+
+def lower_conv_transpose(ctx, node):
+    known_attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "output_padding",
+                "output_shape", "pads", "strides")
+    x = ctx.tensor(node)
+    need_rank(node, x, (4,))
+    w = ctx.weight(node, 1)
+    if w.ndim != 4:
+        node.fail("only 2-D transposed convolutions are supported")
+    b = ctx.weight(node, 2, required=False)
+    group = int(node.attrs.get("group", 1))
+    n, c, h, wd = x.shape
+    ci, og, kh, kw = w.shape
+    if ci != c or c % group:
+        node.fail(f"weights {w.shape} do not fit {c} input channels in {group} groups")
+    strides = list(node.attrs.get("strides", [1, 1]))
+    dilations = list(node.attrs.get("dilations", [1, 1]))
+    extra = list(node.attrs.get("output_padding", [0, 0]))
+    full = [s * (i - 1) + (k - 1) * d + 1 for s, i, k, d in
+            zip(strides, (h, wd), (kh, kw), dilations)]
+    if "output_shape" in node.attrs:
+        target = list(node.attrs["output_shape"])[-2:]
+        pads = [0] * 4
+        for a in range(2):
+            total = full[a] + extra[a] - target[a]
+            if total < 0:
+                node.fail(f"output_shape {target} is larger than the transposed convolution")
+            small = total // 2
+            upper = node.attrs.get("auto_pad", "NOTSET") != "SAME_LOWER"
+            pads[a], pads[a + 2] = (small, total - small) if upper else (total - small, small)
+    else:
+        pads = conv_pads(node, (h, wd), (kh, kw), strides, dilations, transposed=True)
+    # The library crops pads from the full output; output_padding adds rows at the bottom/right,
+    # which is cropping that much less there.
+    lib_pads = [pads[0], pads[1], pads[2] - extra[0], pads[3] - extra[1]]
+    if min(lib_pads) < 0:
+        node.fail(f"output_padding {extra} larger than the end pads {pads[2:]} is not supported")
+    oh = full[0] - lib_pads[0] - lib_pads[2]
+    ow = full[1] - lib_pads[1] - lib_pads[3]
+    y = ctx.out(node, (n, og * group, oh, ow))
+    ctx.emit(node, "deconv", [x], [y], weight=as_float(w),
+             bias=None if b is None else as_float(b), group=group, strides=strides,
+             pads=lib_pads, dilations=dilations, act="identity", act_params=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Normalizations.
+
+def lower_batch_norm(ctx, node):
+    known_attrs(node, "epsilon", "momentum", "training_mode", "spatial")
+    if node.attrs.get("training_mode", 0):
+        node.fail("training_mode=1 is not supported (export the model in eval mode)")
+    ctx.check_unused_outputs(node, 1)
+    x = ctx.tensor(node)
+    if x.rank < 2:
+        node.fail("the input needs a channel axis")
+    gamma, beta, mean, var = (np.asarray(ctx.weight(node, i), np.float64) for i in range(1, 5))
+    eps = float(node.attrs.get("epsilon", 1e-5))
+    scale = gamma / np.sqrt(var + eps)
+    shift = beta - mean * scale
+    y = ctx.out(node, x.shape)
+    ctx.emit(node, "scale", [x], [y], scale=scale, bias=shift, act="identity")
+
+
+def lower_instance_norm(ctx, node):
+    known_attrs(node, "epsilon")
+    x = ctx.tensor(node)
+    need_rank(node, x, (4,))
+    y = ctx.out(node, x.shape)
+    ctx.emit(node, "instance_norm", [x], [y], scale=as_float(ctx.weight(node, 1)),
+             shift=as_float(ctx.weight(node, 2)), eps=float(node.attrs.get("epsilon", 1e-5)))
+
+
+def lower_layer_norm(ctx, node):
+    known_attrs(node, "axis", "epsilon", "stash_type")
+    ctx.check_unused_outputs(node, 1)
+    x = ctx.tensor(node)
+    axis = int(node.attrs.get("axis", -1)) % x.rank
+    normalized = x.shape[axis:]
+    scale = np.broadcast_to(ctx.weight(node, 1), normalized)
+    b = ctx.weight(node, 2, required=False)
+    shift = np.zeros(normalized, F32) if b is None else np.broadcast_to(b, normalized)
+    y = ctx.out(node, x.shape)
+    ctx.emit(node, "layer_norm", [x], [y], axis=axis, scale=as_float(scale),
+             shift=as_float(shift), eps=float(node.attrs.get("epsilon", 1e-5)))
+
+
+def lower_lrn(ctx, node):
+    known_attrs(node, "alpha", "beta", "bias", "size")
+    x = ctx.tensor(node)
+    need_rank(node, x, (4,))
+    size = int(node.attrs["size"])
+    if size % 2 == 0:
+        node.fail(f"size {size} is even (the library's window is symmetric: odd sizes only)")
+    y = ctx.out(node, x.shape)
+    ctx.emit(node, "lrn", [x], [y], size=size, alpha=float(node.attrs.get("alpha", 1e-4)),
+             beta=float(node.attrs.get("beta", 0.75)), bias=float(node.attrs.get("bias", 1.0)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Element-wise operators.
+
+def lower_activation(kind, defaults=()):
+    def lower(ctx, node):
+        names = [name for name, _ in defaults]
+        known_attrs(node, *names)
+        params = [float(node.attrs.get(name, value)) for name, value in defaults]
+        x = ctx.tensor(node)
+        y = ctx.out(node, x.shape)
+        ctx.emit(node, "act", [x], [y], act=kind, params=params)
+    return lower
+
+
+def lower_clip(ctx, node):
+    known_attrs(node, "min", "max")
+    x = ctx.tensor(node)
+    lo = node.attrs.get("min", -np.inf)
+    hi = node.attrs.get("max", np.inf)
+    if len(node.inputs) > 1 and node.inputs[1]:
+        lo = ctx.const(node, 1)
+    if len(node.inputs) > 2 and node.inputs[2]:
+        hi = ctx.const(node, 2)
+    lo, hi = float(np.asarray(lo).reshape(-1)[0]), float(np.asarray(hi).reshape(-1)[0])
+    if lo > hi:
+        node.fail(f"min {lo} > max {hi}")
+    y = ctx.out(node, x.shape)
+    ctx.emit(node, "act", [x], [y], act="clip", params=[lo, hi])
+
+
+def lower_prelu(ctx, node):
+    known_attrs(node)
+    x = ctx.tensor(node)
+    slope = ctx.weight(node, 1)
+    v = channel_vector(slope, x.shape)
+    if v is None:
+        node.fail(f"slope of shape {slope.shape} is neither one value nor one per channel")
+    y = ctx.out(node, x.shape)
+    if v.size == 1:
+        ctx.emit(node, "act", [x], [y], act="leaky_relu", params=[float(v[0])])
+    else:
+        ctx.emit(node, "prelu", [x], [y], slope=as_float(v))
+
+
+def lower_binary(op):
+    def lower(ctx, node):
+        known_attrs(node)
+        if len(node.inputs) != 2:
+            node.fail("expects two inputs")
+        consts = [ctx.is_const(node, i) for i in range(2)]
+        if not any(consts):
+            lower_binary_computed(ctx, node, op)
+            return
+        xi = 0 if not consts[0] else 1
+        x, c = ctx.tensor(node, xi), np.asarray(ctx.weight(node, 1 - xi), np.float64)
+        shape = broadcast_shape(x.shape, c.shape)
+        if shape != x.shape:
+            node.fail(f"the constant of shape {c.shape} broadcasts the computed tensor "
+                      f"{x.shape} to {shape}")
+        v = channel_vector(c, x.shape)
+        y = ctx.out(node, x.shape)
+        if v is not None:
+            lower_scale_like(ctx, node, op, x, v, xi, y)
+            return
+        # A full-size constant: the eltwise layer with the constant as one operand.
+        full = np.broadcast_to(c, x.shape)
+        if op == "Div":
+            if xi != 0:
+                node.fail("division of a constant by a computed tensor is not supported")
+            full = 1.0 / full
+        ct = Tensor(node.inputs[1 - xi] + "/broadcast", x.shape, const=as_float(full))
+        kind = {"Add": "sum", "Sub": "sum", "Mul": "product", "Div": "product", "Max": "max",
+                "Min": "min"}[op]
+        weights = [1.0, -1.0] if op == "Sub" else [1.0, 1.0]
+        inputs = [x, ct] if xi == 0 else [ct, x]
+        ctx.emit(node, "eltwise", inputs, [y], op=kind, weights=weights, act="identity")
+    return lower
+
+
+def lower_scale_like(ctx, node, op, x, v, xi, y):
+    """x (op) a per-channel or scalar constant v as the scale layer (or a clamp for Max/Min)."""
+    if op in ("Max", "Min"):
+        if v.size != 1:
+            node.fail(f"{op} with a per-channel constant is not supported")
+        lo, hi = (float(v[0]), np.inf) if op == "Max" else (-np.inf, float(v[0]))
+        ctx.emit(node, "act", [x], [y], act="clip", params=[lo, hi])
+        return
+    if op == "Add":
+        scale, bias = None, v
+    elif op == "Sub":
+        scale, bias = (None, -v) if xi == 0 else (-np.ones_like(v), v)
+    elif op == "Mul":
+        scale, bias = v, None
+    else:
+        if xi != 0:
+            node.fail("division of a constant by a computed tensor is not supported")
+        scale, bias = 1.0 / v, None
+    ctx.emit(node, "scale", [x], [y], scale=scale, bias=bias, act="identity")
+
+
+def lower_binary_computed(ctx, node, op):
+    a, b = ctx.tensor(node, 0), ctx.tensor(node, 1)
+    if a.shape == b.shape:
+        if op == "Div":
+            node.fail("division of two computed tensors is not supported")
+        y = ctx.out(node, a.shape)
+        kind = {"Add": "sum", "Sub": "sum", "Mul": "product", "Max": "max", "Min": "min"}[op]
+        ctx.emit(node, "eltwise", [a, b], [y], op=kind,
+                 weights=[1.0, -1.0] if op == "Sub" else [1.0, 1.0], act="identity")
+        return
+    # A per-channel tensor the network computed ([N, C, 1, 1], squeeze-and-excitation) times or
+    # plus a 4-D tensor.
+    for x, s in ((a, b), (b, a)):
+        if (op in ("Mul", "Add") and x.rank == 4 and s.rank == 4 and s.shape[2:] == (1, 1)
+                and s.shape[:2] == x.shape[:2]):
+            y = ctx.out(node, x.shape)
+            ctx.emit(node, "scale_by", [x, s], [y], role="scale" if op == "Mul" else "bias")
+            return
+    node.fail(f"broadcasting between computed tensors of shapes {a.shape} and {b.shape} is "
+              "not supported")
+
+
+def lower_variadic(op):
+    def lower(ctx, node):
+        known_attrs(node)
+        tensors = [ctx.tensor(node, i) for i in range(len(node.inputs))]
+        if len(tensors) == 1:
+            y = ctx.out(node, tensors[0].shape)
+            ctx.emit(node, "view", tensors, [y])
+            return
+        if any(t.shape != tensors[0].shape for t in tensors):
+            node.fail("inputs of different shapes are not supported")
+        y = ctx.out(node, tensors[0].shape)
+        weights = [1.0 / len(tensors)] * len(tensors) if op == "Mean" else [1.0] * len(tensors)
+        kind = {"Sum": "sum", "Mean": "sum", "Max": "max", "Min": "min"}[op]
+        ctx.emit(node, "eltwise", tensors, [y], op=kind, weights=weights, act="identity")
+    return lower
+
+
+# ---------------------------------------------------------------------------------------------
+# Layers.
+
+def lower_softmax(ctx, node):
+    known_attrs(node, "axis")
+    x = ctx.tensor(node)
+    if ctx.model.opset >= 13:
+        axis, span = int(node.attrs.get("axis", -1)) % x.rank, 1
+    else:
+        axis = int(node.attrs.get("axis", 1)) % x.rank
+        span = x.rank - axis  # softmax over the input flattened from `axis` on
+    y = ctx.out(node, x.shape)
+    ctx.emit(node, "softmax", [x], [y], axis=axis, span=span)
+
+
+def lower_gemm(ctx, node):
+    known_attrs(node, "alpha", "beta", "transA", "transB")
+    if node.attrs.get("transA", 0):
+        node.fail("transA=1 is not supported")
+    x = ctx.tensor(node)
+    need_rank(node, x, (2,))
+    b = ctx.weight(node, 1)
+    weight = b if node.attrs.get("transB", 0) else b.T
+    alpha = float(node.attrs.get("alpha", 1.0))
+    if alpha != 1.0:
+        weight = weight * np.float32(alpha)
+    count, size = weight.shape
+    if size != x.shape[1]:
+        node.fail(f"weights {b.shape} do not fit an input of {x.shape}")
+    c = ctx.weight(node, 2, required=False)
+    bias = None
+    if c is not None:
+        c = np.asarray(c, np.float64) * float(node.attrs.get("beta", 1.0))
+        if c.size == 1:
+            bias = np.full(count, c.reshape(-1)[0])
+        elif c.size == count and broadcast_shape(c.shape, (1, count)) == (1, count):
+            bias = c.reshape(-1)
+        else:
+            node.fail(f"bias of shape {c.shape} is not one value per output")
+    y = ctx.out(node, (x.shape[0], count))
+    ctx.emit(node, "gemm", [x], [y], weight=as_float(weight),
+             bias=None if bias is None else as_float(bias))
+
+
+def lower_matmul(ctx, node):
+    known_attrs(node)
+    if not ctx.is_const(node, 1):
+        node.fail("the second operand must be a constant (a product of two computed tensors is "
+                  "not supported)")
+    x = ctx.tensor(node)
+    b = ctx.weight(node, 1)
+    if b.ndim != 2 or x.rank < 2 or x.shape[-1] != b.shape[0]:
+        node.fail(f"shapes {x.shape} and {b.shape} are not supported")
+    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+    flat = Tensor(node.outputs[0] + "/rows", (rows, x.shape[-1]))
+    ctx.emit(node, "view", [x], [flat])
+    out = Tensor(node.outputs[0] + "/product", (rows, b.shape[1]))
+    ctx.emit(node, "gemm", [flat], [out], weight=as_float(b.T), bias=None)
+    ctx.emit(node, "view", [out], [ctx.out(node, x.shape[:-1] + (b.shape[1],))])
+
+

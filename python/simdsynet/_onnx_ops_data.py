@@ -1,0 +1,328 @@
+"""Handlers of the ONNX operators that move data (pooling, concatenation, split, slice,
+views, transpose, pad, nearest resize) for _onnx_lower."""
+
+import math
+
+import numpy as np
+
+from ._onnx_graph import slice_arguments, slice_indices
+from ._onnx_ir import Tensor
+from ._onnx_ops import conv_pads, known_attrs, need_rank
+
+# ---------------------------------------------------------------------------------------------
+# Pooling.
+
+def lower_pool(kind):
+    def lower(ctx, node):
+        known_attrs(node, "auto_pad", "ceil_mode", "count_include_pad", "dilations",
+                    "kernel_shape", "pads", "strides", "storage_order")
+        if len(node.outputs) > 1 and node.outputs[1]:
+            node.fail("the indices output is not supported")
+        if node.attrs.get("storage_order", 0):
+            node.fail("storage_order=1 is not supported")
+        if any(d != 1 for d in node.attrs.get("dilations", [1, 1])):
+            node.fail("dilated pooling is not supported")
+        x = ctx.tensor(node)
+        need_rank(node, x, (4,))
+        kernel = list(node.attrs["kernel_shape"])
+        if len(kernel) != 2:
+            node.fail("only 2-D pooling is supported")
+        strides = list(node.attrs.get("strides", [1, 1]))
+        n, c, h, w = x.shape
+        pads = conv_pads(node, (h, w), kernel, strides, (1, 1))
+        ceil = bool(node.attrs.get("ceil_mode", 0))
+        out = []
+        for a, size in enumerate((h, w)):
+            span = size + pads[a] + pads[a + 2] - kernel[a]
+            o = (-(-span // strides[a]) if ceil else span // strides[a]) + 1
+            if ceil and (o - 1) * strides[a] >= size + pads[a]:
+                o -= 1  # the last window would start in the end padding
+            out.append(o)
+            if pads[a] >= kernel[a]:
+                node.fail(f"pads {pads} as large as the kernel {kernel} are not supported")
+        include = bool(node.attrs.get("count_include_pad", 0))
+        mode = kind
+        if kind == "average":
+            mode = "average" if include else "average_exclude"
+            if include:
+                for a, size in enumerate((h, w)):
+                    if (out[a] - 1) * strides[a] + kernel[a] > size + pads[a] + pads[a + 2]:
+                        node.fail("count_include_pad with windows past the end padding "
+                                  "(ceil_mode) is not supported")
+        y = ctx.out(node, (n, c, out[0], out[1]))
+        ctx.emit(node, "pool", [x], [y], mode=mode, kernel=kernel, strides=strides,
+                 pads=pads[:2])
+    return lower
+
+
+def lower_global_pool(kind):
+    def lower(ctx, node):
+        known_attrs(node)
+        x = ctx.tensor(node)
+        need_rank(node, x, (4,))
+        n, c, h, w = x.shape
+        y = ctx.out(node, (n, c, 1, 1))
+        ctx.emit(node, "pool", [x], [y], mode=kind, kernel=[h, w], strides=[1, 1], pads=[0, 0])
+    return lower
+
+
+def lower_reduce(kind):
+    def lower(ctx, node):
+        known_attrs(node, "axes", "keepdims", "noop_with_empty_axes")
+        x = ctx.tensor(node)
+        axes = node.attrs.get("axes")
+        if axes is None and len(node.inputs) > 1 and node.inputs[1]:
+            axes = ctx.const(node, 1)
+        axes = sorted(int(a) % x.rank for a in axes) if axes is not None else None
+        if x.rank != 4 or axes != [2, 3]:
+            node.fail(f"reduction over axes {axes} of a rank-{x.rank} tensor is not supported "
+                      "(only the spatial axes of a 4-D tensor)")
+        n, c, h, w = x.shape
+        keep = bool(node.attrs.get("keepdims", 1))
+        pooled = Tensor(node.outputs[0] + ("" if keep else "/pooled"), (n, c, 1, 1))
+        ctx.emit(node, "pool", [x], [pooled], mode=kind, kernel=[h, w], strides=[1, 1],
+                 pads=[0, 0])
+        if keep:
+            ctx.values[node.outputs[0]] = pooled
+        else:
+            y = ctx.out(node, (n, c))
+            ctx.emit(node, "view", [pooled], [y])
+    return lower
+
+
+# ---------------------------------------------------------------------------------------------
+# Data movement.
+
+def lower_concat(ctx, node):
+    known_attrs(node, "axis")
+    tensors = [ctx.tensor(node, i) for i in range(len(node.inputs))]
+    rank = tensors[0].rank
+    axis = int(node.attrs["axis"]) % rank
+    for t in tensors:
+        if t.rank != rank or any(t.shape[a] != tensors[0].shape[a] for a in range(rank) if a != axis):
+            node.fail("inputs differ in shape outside the concatenation axis")
+    shape = list(tensors[0].shape)
+    shape[axis] = sum(t.shape[axis] for t in tensors)
+    y = ctx.out(node, shape)
+    ctx.emit(node, "concat" if len(tensors) > 1 else "view", tensors, [y], axis=axis)
+
+
+def lower_split(ctx, node):
+    known_attrs(node, "axis", "split", "num_outputs")
+    x = ctx.tensor(node)
+    axis = int(node.attrs.get("axis", 0)) % x.rank
+    sizes = node.attrs.get("split")
+    if sizes is None and len(node.inputs) > 1 and node.inputs[1]:
+        sizes = ctx.const(node, 1)
+    n = x.shape[axis]
+    count = len(node.outputs)
+    if sizes is None:
+        part = -(-n // count)
+        sizes = [min(part, n - i * part) for i in range(count)]
+    sizes = [int(s) for s in sizes]
+    if sum(sizes) != n or len(sizes) != count:
+        node.fail(f"split sizes {sizes} do not cover {n} elements in {count} outputs")
+    outs = []
+    for i, size in enumerate(sizes):
+        shape = list(x.shape)
+        shape[axis] = size
+        outs.append(ctx.out(node, shape, i))
+    ctx.emit(node, "split", [x], outs, axis=axis, sizes=sizes)
+
+
+def lower_slice(ctx, node):
+    x = ctx.tensor(node)
+    values = [None] + [ctx.const(node, i) if i < len(node.inputs) and node.inputs[i] else None
+                       for i in range(1, len(node.inputs))]
+    ranges = []
+    shape = list(x.shape)
+    for start, end, axis, step in zip(*slice_arguments(node, values)):
+        axis %= x.rank
+        idx = slice_indices(x.shape[axis], start, end, step)
+        if idx.size == 0:
+            node.fail("the slice is empty")
+        if idx.size != x.shape[axis]:
+            if step != 1:
+                node.fail(f"slice step {step} is not supported")
+            ranges.append((axis, int(idx[0]), int(idx[-1]) + 1))
+            shape[axis] = idx.size
+    y = ctx.out(node, shape)
+    if not ranges:
+        ctx.emit(node, "view", [x], [y])
+        return
+    # One axis per copy step: a slice of several axes is a chain.
+    current = list(x.shape)
+    for i, (axis, start, stop) in enumerate(ranges):
+        current[axis] = stop - start
+        t = y if i == len(ranges) - 1 else Tensor(f"{node.outputs[0]}/axis{axis}", current)
+        ctx.emit(node, "slice", [x], [t], ranges=[(axis, start, stop)])
+        x = t
+
+
+def reshape_target(node, x, target, allowzero=0):
+    target = [int(d) for d in target]
+    shape = []
+    for i, d in enumerate(target):
+        shape.append(x.shape[i] if d == 0 and not allowzero else d)
+    if shape.count(-1) > 1:
+        node.fail(f"reshape {target} has several -1")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        if known == 0 or x.size % known:
+            node.fail(f"cannot reshape {x.shape} to {target}")
+        shape[shape.index(-1)] = x.size // known
+    if int(np.prod(shape, dtype=np.int64)) != x.size:
+        node.fail(f"cannot reshape {x.shape} to {target}")
+    return shape
+
+
+def lower_reshape(ctx, node):
+    known_attrs(node, "allowzero")
+    x = ctx.tensor(node)
+    shape = reshape_target(node, x, ctx.const(node, 1), node.attrs.get("allowzero", 0))
+    ctx.emit(node, "view", [x], [ctx.out(node, shape)])
+
+
+def lower_flatten(ctx, node):
+    known_attrs(node, "axis")
+    x = ctx.tensor(node)
+    axis = int(node.attrs.get("axis", 1)) % (x.rank + 1) if x.rank else 0
+    shape = (int(np.prod(x.shape[:axis], dtype=np.int64)), int(np.prod(x.shape[axis:], dtype=np.int64)))
+    ctx.emit(node, "view", [x], [ctx.out(node, shape)])
+
+
+def lower_squeeze(unsqueeze):
+    def lower(ctx, node):
+        known_attrs(node, "axes")
+        x = ctx.tensor(node)
+        axes = node.attrs.get("axes")
+        if axes is None and len(node.inputs) > 1 and node.inputs[1]:
+            axes = ctx.const(node, 1)
+        shape = list(x.shape)
+        if unsqueeze:
+            rank = x.rank + len(axes)
+            for a in sorted(int(a) % rank for a in axes):
+                shape.insert(a, 1)
+        else:
+            axes = [a for a in range(x.rank) if shape[a] == 1] if axes is None else \
+                [int(a) % x.rank for a in axes]
+            if any(shape[a] != 1 for a in axes):
+                node.fail(f"squeezed axes {axes} of {x.shape} are not of extent 1")
+            shape = [d for a, d in enumerate(shape) if a not in axes]
+        ctx.emit(node, "view", [x], [ctx.out(node, shape)])
+    return lower
+
+
+def lower_identity(ctx, node):
+    x = ctx.tensor(node)
+    if node.op == "Dropout":
+        known_attrs(node, "seed", "ratio", "is_test")
+        if len(node.inputs) > 2 and node.inputs[2] and bool(ctx.const(node, 2)):
+            node.fail("training_mode=True is not supported")
+        ctx.check_unused_outputs(node, 1)
+    ctx.emit(node, "view", [x], [ctx.out(node, x.shape)])
+
+
+def lower_transpose(ctx, node):
+    known_attrs(node, "perm")
+    x = ctx.tensor(node)
+    perm = [int(p) for p in node.attrs.get("perm", range(x.rank - 1, -1, -1))]
+    if sorted(perm) != list(range(x.rank)):
+        node.fail(f"perm {perm} is not a permutation of the axes")
+    y = ctx.out(node, [x.shape[p] for p in perm])
+    ctx.emit(node, "transpose", [x], [y], perm=perm)
+
+
+def lower_pad(ctx, node):
+    known_attrs(node, "mode", "pads", "value")
+    x = ctx.tensor(node)
+    mode = node.attrs.get("mode", "constant")
+    if mode not in ("constant", "reflect", "edge"):
+        node.fail(f"mode {mode} is not supported")
+    if "pads" in node.attrs:
+        pads, value = list(node.attrs["pads"]), float(node.attrs.get("value", 0.0))
+    else:
+        pads = [int(p) for p in ctx.const(node, 1)]
+        c = ctx.const(node, 2, required=False)
+        value = 0.0 if c is None or np.asarray(c).size == 0 else float(np.asarray(c).reshape(-1)[0])
+        if len(node.inputs) > 3 and node.inputs[3]:
+            node.fail("the axes input is not supported")
+    if len(pads) != 2 * x.rank or min(pads) < 0:
+        node.fail(f"pads {pads} are not supported (non-negative, two per axis)")
+    before, after = pads[:x.rank], pads[x.rank:]
+    if mode == "reflect" and any(max(b, a) >= d for b, a, d in zip(before, after, x.shape)):
+        node.fail("reflect pads as large as the axis are not supported")
+    shape = [d + b + a for d, b, a in zip(x.shape, before, after)]
+    y = ctx.out(node, shape)
+    if not any(pads):
+        ctx.emit(node, "view", [x], [y])
+    else:
+        ctx.emit(node, "pad", [x], [y], before=before, after=after, mode=mode, value=value)
+
+
+def nearest_indices(node, n_in, n_out, scale, transform, rounding):
+    """The input index of each output index along one axis (ONNX Resize, mode nearest)."""
+    idx = []
+    for o in range(n_out):
+        if transform == "half_pixel":
+            x = (o + 0.5) / scale - 0.5
+        elif transform == "pytorch_half_pixel":
+            x = (o + 0.5) / scale - 0.5 if n_out > 1 else 0.0
+        elif transform == "align_corners":
+            x = o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        elif transform == "asymmetric":
+            x = o / scale
+        elif transform == "tf_half_pixel_for_nn":
+            x = (o + 0.5) / scale
+        else:
+            node.fail(f"coordinate_transformation_mode {transform} is not supported")
+        if rounding == "round_prefer_floor":
+            i = math.ceil(x - 0.5)
+        elif rounding == "round_prefer_ceil":
+            i = math.floor(x + 0.5)
+        elif rounding == "floor":
+            i = math.floor(x)
+        elif rounding == "ceil":
+            i = math.ceil(x)
+        else:
+            node.fail(f"nearest_mode {rounding} is not supported")
+        idx.append(min(max(int(i), 0), n_in - 1))
+    return idx
+
+
+def lower_resize(ctx, node):
+    known_attrs(node, "mode", "coordinate_transformation_mode", "nearest_mode",
+                "cubic_coeff_a", "exclude_outside", "extrapolation_value")
+    x = ctx.tensor(node)
+    need_rank(node, x, (4,))
+    mode = node.attrs.get("mode", "nearest")
+    if mode != "nearest":
+        node.fail(f"mode {mode} is not supported (nearest only)")
+    if node.op == "Upsample":
+        scales = ctx.const(node, 1) if len(node.inputs) > 1 else node.attrs.get("scales")
+        sizes = None
+        transform, rounding = "asymmetric", "floor"
+    else:
+        transform = node.attrs.get("coordinate_transformation_mode", "half_pixel")
+        rounding = node.attrs.get("nearest_mode", "round_prefer_floor")
+        first = 1 if ctx.model.opset < 11 else 2
+        scales = ctx.const(node, first, required=False)
+        sizes = ctx.const(node, first + 1, required=False)
+        if scales is not None and np.asarray(scales).size == 0:
+            scales = None
+    if sizes is not None and np.asarray(sizes).size:
+        sizes = [int(s) for s in sizes]
+        scales = [o / i for o, i in zip(sizes, x.shape)]
+    elif scales is not None:
+        scales = [float(s) for s in scales]
+        sizes = [int(math.floor(d * s)) for d, s in zip(x.shape, scales)]
+    else:
+        node.fail("neither scales nor sizes are given")
+    if sizes[0] != x.shape[0] or sizes[1] != x.shape[1]:
+        node.fail("resizing the batch or channel axis is not supported")
+    rows = nearest_indices(node, x.shape[2], sizes[2], scales[2], transform, rounding)
+    cols = nearest_indices(node, x.shape[3], sizes[3], scales[3], transform, rounding)
+    y = ctx.out(node, sizes)
+    ctx.emit(node, "resize", [x], [y], rows=rows, cols=cols)
+
+

@@ -1,0 +1,94 @@
+"""Runs an ONNX model on simd-synet and prints its outputs.
+
+    python3 -m simdsynet.run MODEL.onnx [--input x.npy] [--threads N] [--profile]
+
+Prints each output's shape and, for classifier outputs (N x K), the top-5 classes and scores
+of every batch item. --input takes a .npy file (or NAME=FILE per input of a model with
+several); without it the input is random (seed 0). --profile adds the time of every step of
+the plan, averaged over --runs runs, and how much of the total is spent outside the library's
+compute kernels.
+"""
+
+import argparse
+import sys
+
+import numpy as np
+
+from . import isa
+from .onnx import UnsupportedModelError, load
+
+
+def read_inputs(net, specs):
+    if not specs:
+        rng = np.random.default_rng(0)
+        return {name: rng.standard_normal(shape).astype(np.float32) for name, shape in net.inputs}
+    if len(specs) == 1 and "=" not in specs[0]:
+        if len(net.inputs) != 1:
+            sys.exit(f"the model has {len(net.inputs)} inputs: give NAME=FILE for each")
+        return {net.inputs[0][0]: np.load(specs[0])}
+    arrays = {}
+    for spec in specs:
+        name, _, path = spec.partition("=")
+        arrays[name] = np.load(path)
+    return arrays
+
+
+def print_outputs(net, outputs):
+    for name, y in zip(net.outputs, outputs):
+        print(f"output '{name}': shape {tuple(y.shape)}, min {y.min():.6g}, max {y.max():.6g}")
+        if y.ndim == 2 and y.shape[1] >= 5:
+            for b, row in enumerate(y):
+                top = np.argsort(-row, kind="stable")[:5]
+                classes = ", ".join(f"{int(i)} ({row[i]:.5g})" for i in top)
+                print(f"  item {b} top-5: {classes}")
+
+
+def print_profile(p, width=60):
+    total = p["total_ms"]
+    print(f"\n{'#':>4} {'ms':>8} {'min ms':>8} {'%':>6} {'GFLOP/s':>8}  {'kind':<20} "
+          f"{'algorithm':<28} step")
+    for i, s in enumerate(p["steps"]):
+        name = s["name"] if len(s["name"]) <= width else "..." + s["name"][-width + 3:]
+        rate = f"{s['flops'] / s['min_ms'] / 1e6:8.1f}" if s["flops"] and s["min_ms"] else " " * 8
+        print(f"{i:4d} {s['ms']:8.3f} {s['min_ms']:8.3f} {100 * s['ms'] / total:6.2f} {rate}  "
+              f"{s['kind']:<20} {s['info']:<28} {name}")
+    kinds = {}
+    for s in p["steps"]:
+        kinds[s["kind"]] = kinds.get(s["kind"], 0.0) + s["ms"]
+    print("\nby kind: " + ", ".join(f"{k} {v:.3f} ms" for k, v in
+                                    sorted(kinds.items(), key=lambda kv: -kv[1])))
+    print(f"total {total:.3f} ms per run (unprofiled: {p['plain_ms']:.3f} ms); library kernels "
+          f"{p['kernel_ms']:.3f} ms; outside the kernels {p['outside_ms']:.3f} ms "
+          f"({100 * p['outside_ms'] / total:.2f}%: layout conversions {p['layout_ms']:.3f}, "
+          f"glue {p['glue_ms']:.3f}, executor {p['outside_ms'] - p['layout_ms'] - p['glue_ms']:.3f})")
+    fastest = p["min_kernel_ms"] + p["min_outside_ms"]
+    print(f"fastest runs of each step: kernels {p['min_kernel_ms']:.3f} ms, layout and glue "
+          f"{p['min_outside_ms']:.3f} ms ({100 * p['min_outside_ms'] / fastest:.2f}%)")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m simdsynet.run", description=__doc__.split(
+        "\n\n")[0])
+    parser.add_argument("model", help="the ONNX model")
+    parser.add_argument("--input", action="append", default=[],
+                        help="a .npy file, or NAME=FILE per input (default: random)")
+    parser.add_argument("--threads", type=int, default=1, help="library threads (default 1)")
+    parser.add_argument("--profile", action="store_true", help="print the time of every step")
+    parser.add_argument("--runs", type=int, default=10, help="profiled runs (default 10)")
+    args = parser.parse_args(argv)
+    try:
+        net = load(args.model, threads=args.threads)
+    except UnsupportedModelError as error:
+        sys.exit(f"{args.model}: {error}")
+    inputs = read_inputs(net, args.input)
+    print(f"{args.model}: {len(net.steps())} steps, {net.flops / 1e9:.3f} GFLOP, {isa()}, "
+          f"{args.threads} thread(s)")
+    for name, shape in net.inputs:
+        print(f"input '{name}': shape {shape}")
+    print_outputs(net, net.run(inputs))
+    if args.profile:
+        print_profile(net.profile(inputs, runs=args.runs))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""The twelve torchvision architectures (random weights and BatchNorm statistics, 32x32 inputs
+to keep CI fast) through simdsynet.onnx on every Highway target this machine supports, each
+output within 1e-4 of PyTorch's (eager, FP32, same input) relative to its largest magnitude;
+and results that do not depend on the thread count."""
+
+import numpy as np
+import pytest
+
+from onnx_targets import TOLERANCE, check, supported_targets
+
+zoo = pytest.importorskip("zoo", reason="python3-torch and python3-torchvision are needed")
+
+import simdsynet.onnx  # noqa: E402
+
+SIZE = 32
+
+
+@pytest.fixture(scope="module")
+def exported():
+    return {name: zoo.export(name, SIZE) for name in zoo.ARCHITECTURES}
+
+
+@pytest.fixture(scope="module")
+def results(exported):
+    cache = {}
+
+    def get(target):
+        if target not in cache:
+            cache[target] = check(target, [(n, *exported[n]) for n in zoo.ARCHITECTURES])
+        return cache[target]
+    return get
+
+
+@pytest.mark.parametrize("target", ["scalar", "sse4", "avx2", "avx512"])
+@pytest.mark.parametrize("name", zoo.ARCHITECTURES)
+def test_matches_pytorch(results, name, target):
+    if target not in supported_targets():
+        pytest.skip(f"the CPU has no {target}")
+    differences, errors = results(target)
+    assert name not in errors, errors.get(name)
+    assert max(differences[name]) <= TOLERANCE, differences[name]
+
+
+@pytest.mark.parametrize("name", zoo.ARCHITECTURES)
+def test_no_step_writes_outside_its_tensors(exported, name):
+    """The plan without memory reuse and with a guard zone after every tensor (and the shared
+    scratch), checked after every step: a step given a wrong size fails here."""
+    path, reference = exported[name]
+    ref = np.load(reference)
+    outputs = simdsynet.onnx.Network(path, guard=64).run(ref["input"])
+    for k, y in enumerate(outputs):
+        expected = ref[f"output{k}"]
+        assert float(np.abs(y - expected).max()) <= TOLERANCE * float(np.abs(expected).max())
+
+
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "shufflenet_v2_x1_0"])
+def test_threads_give_identical_results(exported, name):
+    path, reference = exported[name]
+    x = np.load(reference)["input"]
+    net = simdsynet.onnx.load(path, threads=1)
+    one = net.run(x)
+    net.threads = 2
+    two = net.run(x)
+    assert all(np.array_equal(a, b) for a, b in zip(one, two))
+
+
+def test_outputs_are_informative(exported):
+    """Random weights must not give degenerate outputs (a constant vector would hide errors)."""
+    for name, (_, reference) in exported.items():
+        y = np.load(reference)["output0"]
+        assert np.std(y) > 1e-3 * np.abs(y).max() > 0, name

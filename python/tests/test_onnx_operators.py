@@ -1,0 +1,295 @@
+"""simdsynet.onnx operator by operator: small models of our own (models/zoo.py) that cover
+what the architectures do not, against PyTorch on every supported target; hand-built graphs
+for forms torch does not export (variadic Sum/Mean/Max/Min, Gemm attributes, Resize modes,
+opset-11 Softmax, Split, Upsample); the refusals at load (operator, attribute, data type,
+dynamic shape), each naming the node; and the Python API."""
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from onnx_targets import TOLERANCE, check, supported_targets
+
+import simdsynet
+import simdsynet.onnx
+from simdsynet.onnx import UnsupportedModelError
+
+zoo = pytest.importorskip("zoo", reason="python3-torch is needed for the coverage models")
+
+RNG = np.random.default_rng(5)
+
+
+@pytest.fixture(scope="module")
+def coverage():
+    names = list(zoo.COVERAGE)
+    exported = {name: zoo.export(name) for name in names}
+    cache = {}
+
+    def get(target):
+        if target not in cache:
+            cache[target] = check(target, [(n, *exported[n]) for n in names])
+        return cache[target]
+    return get
+
+
+@pytest.mark.parametrize("target", ["scalar", "sse4", "avx2", "avx512"])
+@pytest.mark.parametrize("name", list(zoo.COVERAGE))
+def test_coverage_matches_pytorch(coverage, name, target):
+    if target not in supported_targets():
+        pytest.skip(f"the CPU has no {target}")
+    differences, errors = coverage(target)
+    assert name not in errors, errors.get(name)
+    assert max(differences[name]) <= TOLERANCE, differences[name]
+
+
+@pytest.mark.parametrize("name", list(zoo.COVERAGE))
+def test_coverage_without_writes_outside_tensors(name):
+    path, reference = zoo.export(name)
+    ref = np.load(reference)
+    for k, y in enumerate(simdsynet.onnx.Network(path, guard=64).run(ref["input"])):
+        assert_close(y, ref[f"output{k}"])
+
+
+def test_guard_zones_catch_a_step_writing_past_its_tensor():
+    from simdsynet import _executor
+    ex = _executor.Executor()
+    ex.input("x", [1, 20], [0, 1], 0)                  # floats 0-19, guard 32-47
+    ex.copy("overrun", [(0, 48, 1, 20, 20, 20)])       # 20 floats into y's 16 at 48
+    ex.output("y", [1, 16], [0, 1], 48)                # floats 48-63, guard 64-79
+    ex.finalize(80)
+    ex.guard([(32, 16), (64, 16)])
+    with pytest.raises(simdsynet.Error, match="overrun.*offset 64"):
+        ex.run([np.zeros((1, 20), np.float32)])
+
+
+def test_shuffle_layer_is_used_where_it_maps():
+    """ShuffleNet blocks run on the shuffle layer; a shuffled tensor read by something that
+    cannot take a channel order keeps the plain transposes."""
+    kinds = {name: [s[1] for s in simdsynet.onnx.load(zoo.export(name)[0]).steps()]
+             for name in ("shuffles", "shuffles_exposed")}
+    assert kinds["shuffles"].count("shuffle") == 7 and "transpose" not in kinds["shuffles"]
+    assert "shuffle" not in kinds["shuffles_exposed"]
+    assert "transpose" in kinds["shuffles_exposed"]
+
+
+@pytest.mark.parametrize("h", [2, 4, 6, 10, 58, 116, 232])
+def test_shuffle_orders_hold_for_many_blocks(h):
+    """Simulates 12 blocks of the library's shuffle on the orders the runner chooses: y0's
+    channels always sit at even positions, so d0/d1 are y0/y1 up to their orders."""
+    from simdsynet._onnx_shuffle import choose_a, choose_b, shuffled
+    pa = choose_a(h)
+    for _ in range(12):
+        pb = choose_b(h)
+        result = shuffled(pa, pb, h)
+        assert result is not None
+        d0, d1 = result
+        assert sorted(d0) == list(range(h)) and sorted(d1) == list(range(h))
+        pa = d0
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand-built graphs.
+
+def model(nodes, inputs, outputs, initializers=(), opset=14):
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        [numpy_helper.from_array(np.asarray(v), n) for n, v in initializers])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def run(proto, *arrays):
+    net = simdsynet.onnx.load(proto.SerializeToString())
+    return net.run(arrays[0] if len(arrays) == 1 else dict(zip([n for n, _ in net.inputs],
+                                                                arrays)))
+
+
+def uniform(*shape):
+    return RNG.uniform(-1, 1, shape).astype(np.float32)
+
+
+def assert_close(actual, expected, tol=TOLERANCE):
+    assert actual.shape == expected.shape
+    scale = max(float(np.abs(expected).max()), 1e-30)
+    assert float(np.abs(actual - expected).max()) / scale <= tol
+
+
+@pytest.mark.parametrize("op,reference", [
+    ("Sum", lambda a, b, c: a + b + c), ("Mean", lambda a, b, c: (a + b + c) / 3),
+    ("Max", lambda a, b, c: np.maximum(np.maximum(a, b), c)),
+    ("Min", lambda a, b, c: np.minimum(np.minimum(a, b), c))])
+@pytest.mark.parametrize("shape", [(1, 5, 3, 4), (2, 7)])
+def test_variadic(op, reference, shape):
+    a, b, c = uniform(*shape), uniform(*shape), uniform(*shape)
+    proto = model([helper.make_node(op, ["a", "b", "c"], ["y"], name="n")],
+                  [("a", shape), ("b", shape), ("c", shape)], ["y"])
+    assert_close(run(proto, a, b, c)[0], reference(a, b, c))
+
+
+@pytest.mark.parametrize("trans_b,alpha,beta,bias_shape", [
+    (0, 1.0, 1.0, (6,)), (1, 0.5, 2.0, (1, 6)), (0, 1.5, 1.0, ()), (1, 1.0, 1.0, None)])
+def test_gemm(trans_b, alpha, beta, bias_shape):
+    x, w = uniform(3, 5), uniform(6, 5) if trans_b else uniform(5, 6)
+    inits = [("w", w)]
+    inputs = ["x", "w"]
+    expected = alpha * (x @ (w.T if trans_b else w))
+    if bias_shape is not None:
+        c = uniform(*bias_shape) if bias_shape else np.float32(0.7)
+        inits.append(("c", c))
+        inputs.append("c")
+        expected = expected + beta * c
+    node = helper.make_node("Gemm", inputs, ["y"], name="fc", alpha=alpha, beta=beta,
+                            transB=trans_b)
+    assert_close(run(model([node], [("x", (3, 5))], ["y"], inits), x)[0], expected)
+
+
+def nearest_reference(x, sizes, transform, rounding):
+    """ONNX Resize (nearest) along H and W, written from the operator's formulas."""
+    out = x
+    for axis, size in ((2, sizes[0]), (3, sizes[1])):
+        n = x.shape[axis]
+        scale = size / n
+        index = []
+        for o in range(size):
+            original = {"asymmetric": o / scale,
+                        "half_pixel": (o + 0.5) / scale - 0.5,
+                        "align_corners": o * (n - 1) / (size - 1) if size > 1 else 0.0}[transform]
+            i = {"floor": np.floor(original), "ceil": np.ceil(original),
+                 "round_prefer_floor": np.ceil(original - 0.5),
+                 "round_prefer_ceil": np.floor(original + 0.5)}[rounding]
+            index.append(int(min(max(i, 0), n - 1)))
+        out = np.take(out, index, axis=axis)
+    return out
+
+
+@pytest.mark.parametrize("transform,rounding,sizes", [
+    ("half_pixel", "round_prefer_floor", (7, 3)), ("align_corners", "round_prefer_ceil", (9, 10)),
+    ("asymmetric", "ceil", (4, 13))])
+def test_resize_nearest(transform, rounding, sizes):
+    x = uniform(2, 3, 5, 6)
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="resize",
+                            mode="nearest", coordinate_transformation_mode=transform,
+                            nearest_mode=rounding)
+    proto = model([node], [("x", x.shape)], ["y"],
+                  [("sizes", np.array([2, 3, *sizes], np.int64))])
+    np.testing.assert_array_equal(run(proto, x)[0], nearest_reference(x, sizes, transform,
+                                                                       rounding))
+
+
+def test_upsample_opset9():
+    x = uniform(1, 2, 3, 4)
+    node = helper.make_node("Upsample", ["x", "scales"], ["y"], name="up", mode="nearest")
+    proto = model([node], [("x", x.shape)], ["y"],
+                  [("scales", np.array([1, 1, 2, 3], np.float32))], opset=9)
+    np.testing.assert_array_equal(run(proto, x)[0], x.repeat(2, 2).repeat(3, 3))
+
+
+@pytest.mark.parametrize("axis", [1, 2])
+def test_softmax_opset11_flattens(axis):
+    x = uniform(2, 3, 4, 5)
+    proto = model([helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=axis)],
+                  [("x", x.shape)], ["y"], opset=11)
+    flat = x.reshape(int(np.prod(x.shape[:axis])), -1)
+    e = np.exp(flat - flat.max(1, keepdims=True))
+    assert_close(run(proto, x)[0], (e / e.sum(1, keepdims=True)).reshape(x.shape))
+
+
+def test_split_and_multiple_inputs():
+    a, b = uniform(1, 6, 3, 3), uniform(1, 6, 3, 3)
+    nodes = [helper.make_node("Add", ["a", "b"], ["s"], name="add"),
+             helper.make_node("Split", ["s", "parts"], ["p", "q", "r"], name="split", axis=1),
+             helper.make_node("Relu", ["q"], ["rq"], name="relu")]
+    proto = model(nodes, [("a", a.shape), ("b", b.shape)], ["p", "rq", "r"],
+                  [("parts", np.array([1, 2, 3], np.int64))])
+    p, q, r = run(proto, a, b)
+    s = a + b
+    assert_close(p, s[:, :1])
+    assert_close(q, np.maximum(s[:, 1:3], 0))
+    assert_close(r, s[:, 3:])
+
+
+# ---------------------------------------------------------------------------------------------
+# Refusals: at load, naming the node and the reason.
+
+def refused(proto, *fragments):
+    with pytest.raises(UnsupportedModelError) as info:
+        simdsynet.onnx.load(proto.SerializeToString())
+    for fragment in fragments:
+        assert fragment in str(info.value), str(info.value)
+
+
+def test_refuses_unknown_operator():
+    proto = model([helper.make_node("Relu", ["x"], ["r"], name="fine"),
+                   helper.make_node("Erf", ["r"], ["y"], name="the_erf")], [("x", (1, 4))], ["y"])
+    refused(proto, "the_erf", "Erf", "not supported")
+
+
+@pytest.mark.parametrize("node,inits,fragment", [
+    (helper.make_node("LRN", ["x"], ["y"], name="lrn", size=4), [], "even"),
+    (helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2],
+                      dilations=[2, 2]), [], "dilated"),
+    (helper.make_node("Conv", ["x", "w"], ["y"], name="conv3d"),
+     [("w", np.zeros((2, 3, 1, 1, 1), np.float32))], "2-D"),
+    (helper.make_node("Resize", ["x", "", "scales"], ["y"], name="linear", mode="linear"),
+     [("scales", np.array([1, 1, 2, 2], np.float32))], "nearest only"),
+    (helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1, unknown_attribute=3), [],
+     "unknown_attribute"),
+])
+def test_refuses_unsupported_attributes(node, inits, fragment):
+    refused(model([node], [("x", (1, 3, 4, 4))], ["y"], inits), node.name, fragment)
+
+
+def test_refuses_other_data_types():
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="r")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.DOUBLE, (1, 3))],
+                              [helper.make_tensor_value_info("y", TensorProto.DOUBLE, (1, 3))])
+    refused(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), "'x'",
+            "DOUBLE")
+    proto = model([helper.make_node("Conv", ["x", "w"], ["y"], name="int_conv")],
+                  [("x", (1, 2, 3, 3))], ["y"], [("w", np.ones((2, 2, 1, 1), np.int32))])
+    refused(proto, "int_conv", "int32")
+
+
+def test_refuses_dynamic_shapes():
+    proto = model([helper.make_node("Relu", ["x"], ["y"], name="r")],
+                  [("x", ("batch", 3, 8, 8))], ["y"])
+    refused(proto, "'x'", "dynamic", "batch")
+
+
+def test_refuses_computed_weights():
+    nodes = [helper.make_node("Relu", ["w"], ["rw"], name="relu_w"),
+             helper.make_node("Conv", ["x", "rw"], ["y"], name="conv")]
+    proto = model(nodes, [("x", (1, 2, 3, 3)), ("w", (2, 2, 1, 1))], ["y"])
+    refused(proto, "conv", "constant")
+
+
+# ---------------------------------------------------------------------------------------------
+# The Python API.
+
+def relu_model():
+    return model([helper.make_node("Relu", ["x"], ["y"], name="r")], [("x", (1, 3, 4, 5))], ["y"])
+
+
+def test_api_inputs_outputs_and_errors():
+    net = simdsynet.onnx.load(relu_model().SerializeToString())
+    assert net.inputs == [("x", (1, 3, 4, 5))] and net.outputs == ["y"]
+    x = uniform(1, 3, 4, 5)
+    np.testing.assert_array_equal(net.run({"x": x})[0], np.maximum(x, 0))
+    np.testing.assert_array_equal(net.run(x.astype(np.float64))[0], np.maximum(x, 0))
+    with pytest.raises(ValueError, match="shape"):
+        net.run(uniform(1, 3, 4, 4))
+    with pytest.raises(ValueError, match="unknown"):
+        net.run({"x": x, "z": x})
+    with pytest.raises(ValueError):
+        net.threads = 0
+
+
+def test_api_load_from_path_and_profile(tmp_path):
+    path = tmp_path / "relu.onnx"
+    path.write_bytes(relu_model().SerializeToString())
+    net = simdsynet.onnx.load(str(path), threads=2)
+    assert net.threads == 2
+    p = net.profile(uniform(1, 3, 4, 5), runs=3)
+    assert [s["kind"] for s in p["steps"]] == ["activation"]
+    assert p["total_ms"] >= p["kernel_ms"] >= 0 and p["outside_ms"] >= 0

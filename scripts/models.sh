@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Main job: the model benchmark. Installs what it needs, builds the library and the Python
+# package (release), exports the twelve torchvision models (random weights, cached in
+# build-models/models), runs each through simdsynet.onnx and through PyTorch's fastest CPU mode
+# (traced, frozen, optimized for inference) at 1 thread and at all cores, prints one table and
+# writes build-models/results.json and build-models/speedup.png.
+# Usage: bash scripts/models.sh [--quick] [--models resnet18,...] [--repeat N] [--threads 1,2]
+#   --quick: three models at 32x32, one repetition (exercises the command; CI runs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+build=build-models
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSIMD_SYNET_TESTS=OFF \
+    -DSIMD_SYNET_BENCH=OFF -DSIMD_SYNET_PYTHON=ON >/dev/null
+cmake --build "$build" -j"$(nproc)" --target simdsynet_python simdsynet_executor >/dev/null
+PYTHONPATH="$build/python" /usr/bin/python3 python/models/benchmark.py --out "$build" "$@"
