@@ -80,8 +80,10 @@ const std::vector<Variant>& Variants() {
     return variants;
 }
 
-// Pads beyond the table: the implementation follows §12.1 for any padding.
-const Pads kExtraPads[] = {{2, 3, 1, 2}, {0, 1, 3, 0}, {5, 0, 0, 6}};
+// Pads beyond the table: the implementation follows §12.1 for any padding, including pads
+// larger than a tile (whole tiles of zeros) and pads on one side only.
+const Pads kExtraPads[] = {{2, 3, 1, 2}, {0, 1, 3, 0}, {5, 0, 0, 6}, {3, 3, 3, 3},
+                           {7, 7, 7, 7}, {0, 5, 5, 0}, {4, 0, 0, 0}, {0, 0, 0, 9}};
 
 struct Size2 {
     size_t h, w;
@@ -127,20 +129,27 @@ TEST_P(Winograd, SetFilter) {
     }
 }
 
-// Runs SetInput with dstStride = C*T + gap and checks the values, the untouched gap and guards.
-void CheckSetInput(const Variant& v, size_t C, Size2 s, const Pads& p, bool trans) {
+// Floats of `count` planes `stride` apart whose last plane holds `used` floats: exactly what a
+// transform with that stride reaches (nothing when there is no tile).
+size_t PlanesSize(size_t count, size_t stride, size_t used) {
+    return used ? (count - 1) * stride + used : 0;
+}
+
+// Runs SetInput with dstStride = C*T + gap on an exactly-sized dst (the last plane ends the
+// buffer) and checks the values, the untouched gaps and the guards.
+void CheckSetInput(const Variant& v, size_t C, Size2 s, const Pads& p, bool trans, size_t gap = 5) {
     const std::vector<float> src =
         test::RandomFloats(C * s.h * s.w, -1.0f, 1.0f, uint32_t(C * 131 + s.h * 7 + s.w + trans));
     size_t tileH, tileW;
     const std::vector<ref::Term> r = ref::WinogradSetInput(v.ay, v.ax, src.data(), C, s.h, s.w, p.y,
                                                            p.x, p.h, p.w, trans, &tileH, &tileW);
-    const size_t T = tileH * tileW, used = C * T, gap = 5, stride = used + gap;
+    const size_t T = tileH * tileW, used = C * T, stride = used + gap;
     const float sentinel = -12345.0f;
-    Guarded<float> dst(v.Count() * stride, sentinel);
+    Guarded<float> dst(PlanesSize(v.Count(), stride, used), sentinel);
     v.setInput(src.data(), C, s.h, s.w, p.y, p.x, p.h, p.w, dst.data(), stride, Bool(trans));
     ASSERT_EQ(SimdSynetGetLastError(), nullptr) << Describe(v, C, s, p, trans);
     ASSERT_TRUE(dst.GuardsIntact()) << Describe(v, C, s, p, trans);
-    for (size_t k = 0; k < v.Count(); ++k) {
+    for (size_t k = 0; k < v.Count() && used; ++k) {
         ASSERT_TRUE(test::AllOf(used,
                                 [&](size_t i) {
                                     const ref::Term& t = r[k * used + i];
@@ -169,6 +178,16 @@ TEST_P(Winograd, SetInputOtherPads) {
                     for (bool trans : {false, true}) CheckSetInput(v, C, s, p, trans);
 }
 
+// dstStride == srcChannels*tiles exactly: the planes abut and dst ends with the last one.
+TEST_P(Winograd, SetInputOtherPadsPackedPlanes) {
+    const Size2 sizes[] = {{1, 1}, {2, 3}, {7, 9}, {5, 20}};
+    for (const Variant& v : Variants())
+        for (const Pads& p : kExtraPads)
+            for (Size2 s : sizes)
+                for (size_t C : {size_t(1), size_t(3), size_t(17)})
+                    for (bool trans : {false, true}) CheckSetInput(v, C, s, p, trans, 0);
+}
+
 TEST_P(Winograd, SetOutput) {
     const Size2 sizes[] = {{1, 1}, {7, 9}, {13, 13}, {4, 70}, {5, 3}, {3, 150}};
     for (const Variant& v : Variants())
@@ -177,8 +196,11 @@ TEST_P(Winograd, SetOutput) {
                 for (bool trans : {false, true}) {
                     const size_t T = ref::CeilDiv(s.h, v.ay.block) * ref::CeilDiv(s.w, v.ax.block);
                     const size_t stride = C * T + 3;
-                    const std::vector<float> src = test::RandomFloats(
-                        v.Count() * stride, -1.0f, 1.0f, uint32_t(C * 17 + s.w + trans));
+                    // Exactly the floats the planes reach, so reads past them are reported
+                    // by the sanitizer build.
+                    const std::vector<float> src =
+                        test::RandomFloats(PlanesSize(v.Count(), stride, C * T), -1.0f, 1.0f,
+                                           uint32_t(C * 17 + s.w + trans));
                     Guarded<float> dst(C * s.h * s.w);
                     v.setOutput(src.data(), stride, dst.data(), C, s.h, s.w, Bool(trans));
                     const Pads none{0, 0, 0, 0};
@@ -253,67 +275,149 @@ TEST_P(Winograd, PipelineMatchesDirectConvolution) {
                         CheckPipeline(v, srcC, srcC == 33 ? 3 : 5, s, p, trans);
 }
 
-// ---- Argument errors: nothing written, a message recorded.
+// ---- Argument errors on exactly-sized buffers: a rejected call records a message naming the
+// function and writes no element (dst is as large as the arguments the caller meant promise,
+// with guards around it); inputs are exactly-sized heap vectors, so the sanitizer build
+// reports any read past them.
 
-TEST(WinogradErrors, RejectedCallsWriteNothing) {
+// Runs `call`, which must be rejected, and checks the message, dst and its guards.
+template <class Call>
+void ExpectRejected(const Variant& v, const Guarded<float>& dst, float fill, const char* what,
+                    Call call) {
+    call();
+    const char* error = SimdSynetGetLastError();
+    ASSERT_NE(error, nullptr) << v.name << ": " << what << " was accepted";
+    EXPECT_NE(std::string(error).find(v.name), std::string::npos) << error;
+    EXPECT_TRUE(test::AllOf(dst.size(),
+                            [&](size_t i) {
+                                return dst[i] == fill ? ::testing::AssertionSuccess()
+                                                      : ::testing::AssertionFailure();
+                            }))
+        << v.name << ": " << what;
+    EXPECT_TRUE(dst.GuardsIntact()) << v.name << ": " << what;
+}
+
+const size_t kHalfMax = SIZE_MAX / 2;
+
+TEST_P(Winograd, RejectedSetFilterWritesNothing) {
+    for (const Variant& v : Variants()) {
+        const size_t taps = v.ay.kernel * v.ax.kernel, count = v.Count(), size = 6;
+        const std::vector<float> src(size * taps, 1.0f);
+        Guarded<float> dst(size * count, 7.0f);
+        auto call = [&](const float* s, size_t n, float* d, SimdBool trans) {
+            return [=, &v] { v.setFilter(s, n, d, trans); };
+        };
+        ExpectRejected(v, dst, 7.0f, "src NULL", call(nullptr, size, dst.data(), SimdFalse));
+        ExpectRejected(v, dst, 7.0f, "dst NULL", call(src.data(), size, nullptr, SimdTrue));
+        ExpectRejected(v, dst, 7.0f, "trans 2", call(src.data(), size, dst.data(), SimdBool(2)));
+        ExpectRejected(v, dst, 7.0f, "trans -1", call(src.data(), size, dst.data(), SimdBool(-1)));
+        // size*count floats (dst) or size*taps floats (src) beyond size_t bytes.
+        const size_t overDst = SIZE_MAX / (count * sizeof(float)) + 1;
+        const size_t overSrc = SIZE_MAX / (taps * sizeof(float)) + 1;
+        ExpectRejected(v, dst, 7.0f, "dst bytes overflow",
+                       call(src.data(), overDst, dst.data(), SimdFalse));
+        ExpectRejected(v, dst, 7.0f, "src bytes overflow",
+                       call(src.data(), overSrc, dst.data(), SimdTrue));
+        ExpectRejected(v, dst, 7.0f, "size SIZE_MAX",
+                       call(src.data(), SIZE_MAX, dst.data(), SimdTrue));
+        // The control: the same buffers take the valid call, which fills exactly them.
+        call(src.data(), size, dst.data(), SimdTrue)();
+        ASSERT_EQ(SimdSynetGetLastError(), nullptr) << v.name;
+        EXPECT_TRUE(dst.GuardsIntact()) << v.name;
+    }
+}
+
+TEST_P(Winograd, RejectedSetInputWritesNothing) {
+    const size_t C = 3, H = 9, W = 7;
+    const std::vector<float> src = test::RandomFloats(C * H * W, -1.0f, 1.0f, 5);
     for (const Variant& v : Variants()) {
         const size_t count = v.Count();
-        std::vector<float> src(4096, 1.0f);
-        Guarded<float> dst(4096, 7.0f);
-        const auto untouched = [&] {
-            for (size_t i = 0; i < dst.size(); ++i)
-                if (dst[i] != 7.0f) return false;
-            return dst.GuardsIntact();
+        // The caller's buffer: pads 1 on every side of the 2-D variants, (0, 1, 0, 1) for 1-D.
+        const size_t py = v.ay.kernel > 1 ? 1 : 0;
+        size_t tileH, tileW;
+        ref::WinogradSetInput(v.ay, v.ax, src.data(), C, H, W, py, 1, py, 1, false, &tileH, &tileW);
+        const size_t used = C * tileH * tileW;
+        Guarded<float> dst(PlanesSize(count, used, used), 7.0f);
+        float* d = dst.data();
+        auto call = [&](const float* s, size_t c, size_t h, size_t w, Pads p, float* out,
+                        size_t stride, SimdBool trans) {
+            return [=, &v] { v.setInput(s, c, h, w, p.y, p.x, p.h, p.w, out, stride, trans); };
         };
-        // SetFilter
-        v.setFilter(nullptr, 4, dst.data(), SimdFalse);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setFilter(src.data(), 4, nullptr, SimdFalse);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setFilter(src.data(), 4, dst.data(), SimdBool(2));
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setFilter(src.data(), SIZE_MAX / 8, dst.data(), SimdTrue);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        EXPECT_TRUE(untouched()) << v.name;
-        // SetInput: 2 channels of 8x8, no padding.
-        const size_t tileH = ref::CeilDiv(8 - v.ay.kernel + 1, v.ay.block);
-        const size_t tileW = ref::CeilDiv(8 - v.ax.kernel + 1, v.ax.block);
-        const size_t used = 2 * tileH * tileW;
-        ASSERT_LE(count * used, dst.size());
-        v.setInput(nullptr, 2, 8, 8, 0, 0, 0, 0, dst.data(), used, SimdTrue);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setInput(src.data(), 2, 8, 8, 0, 0, 0, 0, nullptr, used, SimdTrue);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setInput(src.data(), 2, 8, 8, 0, 0, 0, 0, dst.data(), used - 1, SimdFalse);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setInput(src.data(), 2, 8, 8, 0, 0, 0, 0, dst.data(), used, SimdBool(-1));
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setInput(src.data(), 2, 8, 8, 0, 0, 0, 0, dst.data(), SIZE_MAX / 4, SimdFalse);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setInput(src.data(), SIZE_MAX / 2, 8, 8, 0, 0, 0, 0, dst.data(), used, SimdFalse);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setInput(src.data(), 2, 8, 8, SIZE_MAX, 0, 0, 0, dst.data(), used, SimdFalse);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        EXPECT_TRUE(untouched()) << v.name;
-        // SetOutput: 2 channels of 8x8.
-        const size_t outUsed = 2 * ref::CeilDiv(8, v.ay.block) * ref::CeilDiv(8, v.ax.block);
-        v.setOutput(nullptr, outUsed, dst.data(), 2, 8, 8, SimdFalse);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setOutput(src.data(), outUsed, nullptr, 2, 8, 8, SimdFalse);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setOutput(src.data(), outUsed - 1, dst.data(), 2, 8, 8, SimdTrue);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setOutput(src.data(), outUsed, dst.data(), 2, 8, 8, SimdBool(5));
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setOutput(src.data(), SIZE_MAX / 4, dst.data(), 2, 8, 8, SimdTrue);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        v.setOutput(src.data(), outUsed, dst.data(), 2, SIZE_MAX / 2, 8, SimdTrue);
-        EXPECT_NE(SimdSynetGetLastError(), nullptr) << v.name;
-        EXPECT_TRUE(untouched()) << v.name;
-        // The message names the function.
-        v.setOutput(nullptr, outUsed, dst.data(), 2, 8, 8, SimdFalse);
-        ASSERT_NE(SimdSynetGetLastError(), nullptr);
-        EXPECT_NE(std::string(SimdSynetGetLastError()).find(v.name), std::string::npos);
+        const Pads pads{py, 1, py, 1};
+        ExpectRejected(v, dst, 7.0f, "src NULL", call(nullptr, C, H, W, pads, d, used, SimdTrue));
+        ExpectRejected(v, dst, 7.0f, "dst NULL",
+                       call(src.data(), C, H, W, pads, nullptr, used, SimdFalse));
+        ExpectRejected(v, dst, 7.0f, "trans 2",
+                       call(src.data(), C, H, W, pads, d, used, SimdBool(2)));
+        ExpectRejected(v, dst, 7.0f, "dstStride below C*T",
+                       call(src.data(), C, H, W, pads, d, used - 1, SimdTrue));
+        ExpectRejected(v, dst, 7.0f, "dstStride 0",
+                       call(src.data(), C, H, W, pads, d, 0, SimdFalse));
+        // Larger pads with the stride and buffer of the pads above: more tiles than dstStride.
+        ExpectRejected(v, dst, 7.0f, "pads 3,3,3,3 on a buffer for smaller pads",
+                       call(src.data(), C, H, W, {3, 3, 3, 3}, d, used, SimdFalse));
+        ExpectRejected(v, dst, 7.0f, "pads 6,0,0,6 on a buffer for smaller pads",
+                       call(src.data(), C, H, W, {6, 0, 0, 6}, d, used, SimdTrue));
+        // Sizes whose byte counts or tile counts overflow.
+        const size_t planeOver = SIZE_MAX / ((count - 1) * sizeof(float)) + 1;
+        ExpectRejected(v, dst, 7.0f, "dst planes overflow",
+                       call(src.data(), C, H, W, pads, d, planeOver, SimdTrue));
+        ExpectRejected(v, dst, 7.0f, "channels overflow",
+                       call(src.data(), kHalfMax, H, W, pads, d, used, SimdFalse));
+        ExpectRejected(v, dst, 7.0f, "height overflow",
+                       call(src.data(), C, kHalfMax, W, pads, d, used, SimdTrue));
+        ExpectRejected(v, dst, 7.0f, "padY SIZE_MAX",
+                       call(src.data(), C, H, W, {SIZE_MAX, 1, py, 1}, d, used, SimdFalse));
+        ExpectRejected(v, dst, 7.0f, "padW SIZE_MAX - 3",
+                       call(src.data(), C, H, W, {py, 1, py, SIZE_MAX - 3}, d, used, SimdTrue));
+        ExpectRejected(
+            v, dst, 7.0f, "padH PTRDIFF_MAX",
+            call(src.data(), C, H, W, {py, 1, size_t(PTRDIFF_MAX), 1}, d, used, SimdFalse));
+        ExpectRejected(v, dst, 7.0f, "pads 2^31",
+                       call(src.data(), C, H, W,
+                            {size_t(1) << 31, size_t(1) << 31, size_t(1) << 31, size_t(1) << 31}, d,
+                            used, SimdTrue));
+        // The control: the same buffers take the valid call, which fills exactly them.
+        call(src.data(), C, H, W, pads, d, used, SimdFalse)();
+        ASSERT_EQ(SimdSynetGetLastError(), nullptr) << v.name;
+        EXPECT_TRUE(dst.GuardsIntact()) << v.name;
+    }
+}
+
+TEST_P(Winograd, RejectedSetOutputWritesNothing) {
+    const size_t C = 3, H = 9, W = 7;
+    for (const Variant& v : Variants()) {
+        const size_t count = v.Count();
+        const size_t used = C * ref::CeilDiv(H, v.ay.block) * ref::CeilDiv(W, v.ax.block);
+        const std::vector<float> src =
+            test::RandomFloats(PlanesSize(count, used, used), -1.0f, 1.0f, 9);
+        Guarded<float> dst(C * H * W, 7.0f);
+        float* d = dst.data();
+        auto call = [&](const float* s, size_t stride, float* out, size_t c, size_t h, size_t w,
+                        SimdBool trans) {
+            return [=, &v] { v.setOutput(s, stride, out, c, h, w, trans); };
+        };
+        const float* s = src.data();
+        ExpectRejected(v, dst, 7.0f, "src NULL", call(nullptr, used, d, C, H, W, SimdFalse));
+        ExpectRejected(v, dst, 7.0f, "dst NULL", call(s, used, nullptr, C, H, W, SimdTrue));
+        ExpectRejected(v, dst, 7.0f, "trans 5", call(s, used, d, C, H, W, SimdBool(5)));
+        ExpectRejected(v, dst, 7.0f, "srcStride below C*T",
+                       call(s, used - 1, d, C, H, W, SimdTrue));
+        ExpectRejected(v, dst, 7.0f, "srcStride 0", call(s, 0, d, C, H, W, SimdFalse));
+        // A larger image with the stride of this one: more tiles than srcStride.
+        ExpectRejected(v, dst, 7.0f, "more tiles than srcStride",
+                       call(s, used, d, C, H + 4, W, SimdFalse));
+        const size_t planeOver = SIZE_MAX / ((count - 1) * sizeof(float)) + 1;
+        ExpectRejected(v, dst, 7.0f, "src planes overflow",
+                       call(s, planeOver, d, C, H, W, SimdTrue));
+        ExpectRejected(v, dst, 7.0f, "channels overflow",
+                       call(s, used, d, kHalfMax, H, W, SimdFalse));
+        ExpectRejected(v, dst, 7.0f, "height overflow", call(s, used, d, C, kHalfMax, W, SimdTrue));
+        ExpectRejected(v, dst, 7.0f, "width SIZE_MAX", call(s, used, d, C, H, SIZE_MAX, SimdFalse));
+        // The control: the same buffers take the valid call, which fills exactly them.
+        call(s, used, d, C, H, W, SimdTrue)();
+        ASSERT_EQ(SimdSynetGetLastError(), nullptr) << v.name;
+        EXPECT_TRUE(dst.GuardsIntact()) << v.name;
     }
 }
 
