@@ -27,6 +27,8 @@ struct Layer {
 const Layer kLayers[] = {
     {"a_4x4s2p1_64-32_28", 64, 28, 28, 32, 4, 2, 1},
     {"b_2x2s2_128-64_28", 128, 28, 28, 64, 2, 2, 0},
+    // Kernel not a multiple of the stride: the column GEMM (FP32 NCHW between transposes).
+    {"c_3x3s2p1_64-32_28", 64, 28, 28, 32, 3, 2, 1},
 };
 
 // The layer as a deconvolution of `type` in and out, ReLU, batch 1.

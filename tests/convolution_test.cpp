@@ -6,9 +6,9 @@
 #include <cstring>
 #include <limits>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "ConcurrentForward.h"
 #include "ConvolutionCases.h"
 #include "TestUtil.h"
 #include "reference/Convolution.h"
@@ -240,7 +240,9 @@ TEST_P(ConvolutionTest, UserGemmIsCalled) {
             }
 }
 
-// One context, two threads, separate caller buffers: results equal those of a lone call.
+// One context used by two user threads at once, each with its own scratch, while the library's
+// thread budget is 1, 2 or 3: the outputs are the bits of a lone single-thread call, and the
+// context does not change.
 TEST_P(ConvolutionTest, SharedContextTwoThreads) {
     const Shape shapes[] = {{64, 64, 6, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
                             {64, 64, 13, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 64},
@@ -249,37 +251,21 @@ TEST_P(ConvolutionTest, SharedContextTwoThreads) {
         for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
             const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationRelu);
             const Data a = MakeData(p, 1, 11), b = MakeData(p, 1, 12);
+            const Data* inputs[2] = {&a, &b};
             void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
             ASSERT_NE(context, nullptr);
             SimdSynetConvolution32fSetParams(context, a.weight.data(), nullptr, a.bias.data(),
                                              nullptr);
-            const size_t bufSize = SimdSynetConvolution32fExternalBufferSize(context);
             const size_t internalBefore = SimdSynetConvolution32fInternalBufferSize(context);
-            const size_t dstSize = p.dstC * p.dstH * p.dstW;
-            std::vector<float> expectA(dstSize), expectB(dstSize);
-            {
-                std::vector<float> buf(bufSize);
-                SimdSynetConvolution32fForward(context, a.src.data(), buf.data(), expectA.data());
-                SimdSynetConvolution32fForward(context, b.src.data(), buf.data(), expectB.data());
-            }
-            std::vector<float> gotA(dstSize), gotB(dstSize);
-            auto work = [&](const Data* in, std::vector<float>* out) {
-                std::vector<float> buf(bufSize);
-                for (int r = 0; r < 20; ++r)
-                    SimdSynetConvolution32fForward(context, in->src.data(), buf.data(),
-                                                   out->data());
-            };
-            std::thread t1(work, &a, &gotA), t2(work, &b, &gotB);
-            t1.join();
-            t2.join();
-            std::vector<float> soloA(dstSize), soloB(dstSize);
-            std::thread t3(work, &a, &soloA);
-            t3.join();
-            std::thread t4(work, &b, &soloB);
-            t4.join();
-            EXPECT_EQ(0, std::memcmp(gotA.data(), soloA.data(), dstSize * sizeof(float)));
-            EXPECT_EQ(0, std::memcmp(gotB.data(), soloB.data(), dstSize * sizeof(float)));
-            EXPECT_EQ(0, std::memcmp(gotA.data(), expectA.data(), dstSize * sizeof(float)));
+            EXPECT_TRUE(test::ConcurrentForwardMatchesLoneCalls(
+                SimdSynetConvolution32fExternalBufferSize(context) * sizeof(float),
+                p.dstC * p.dstH * p.dstW * sizeof(float),
+                [&](int i, void* buf, void* dst) {
+                    SimdSynetConvolution32fForward(context, inputs[i]->src.data(),
+                                                   static_cast<float*>(buf),
+                                                   static_cast<float*>(dst));
+                }))
+                << Describe(p, 1) << " " << SimdSynetConvolution32fInfo(context);
             EXPECT_EQ(internalBefore, SimdSynetConvolution32fInternalBufferSize(context));
             SimdRelease(context);
         }
@@ -596,39 +582,28 @@ TEST_P(ConvolutionTest, WinogradThreadsBitIdentical) {
             }
 }
 
-// One Winograd context, two threads with separate caller buffers (and a budget of 2 threads
-// each): results equal those of lone calls.
+// One Winograd context used by two user threads at once, each with its own scratch, under
+// library thread budgets 1-3: the outputs are the bits of lone single-thread calls.
 TEST_P(ConvolutionTest, WinogradSharedContextTwoThreads) {
     const WinogradMode mode("1");
     for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
         const SimdConvolutionParameters p =
             Make(Winograd3x3(33, 40, 13, 21, 1, 1, 1, 1), f, SimdConvolutionActivationRelu);
         const Data a = MakeData(p, 1, 31), b = MakeData(p, 1, 32);
+        const Data* inputs[2] = {&a, &b};
         void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
         ASSERT_NE(context, nullptr);
         EXPECT_NE(std::string(SimdSynetConvolution32fInfo(context)).find("winograd"),
                   std::string::npos);
         SimdSynetConvolution32fSetParams(context, a.weight.data(), nullptr, a.bias.data(), nullptr);
-        const size_t bufSize = SimdSynetConvolution32fExternalBufferSize(context);
-        const size_t dstSize = p.dstC * p.dstH * p.dstW;
-        std::vector<float> expectA(dstSize), expectB(dstSize);
-        {
-            std::vector<float> buf(bufSize);
-            SimdSynetConvolution32fForward(context, a.src.data(), buf.data(), expectA.data());
-            SimdSynetConvolution32fForward(context, b.src.data(), buf.data(), expectB.data());
-        }
-        const ThreadCount budget(2);
-        std::vector<float> gotA(dstSize), gotB(dstSize);
-        auto work = [&](const Data* in, std::vector<float>* out) {
-            std::vector<float> buf(bufSize);
-            for (int r = 0; r < 10; ++r)
-                SimdSynetConvolution32fForward(context, in->src.data(), buf.data(), out->data());
-        };
-        std::thread t1(work, &a, &gotA), t2(work, &b, &gotB);
-        t1.join();
-        t2.join();
-        EXPECT_EQ(0, std::memcmp(gotA.data(), expectA.data(), dstSize * sizeof(float)));
-        EXPECT_EQ(0, std::memcmp(gotB.data(), expectB.data(), dstSize * sizeof(float)));
+        EXPECT_TRUE(test::ConcurrentForwardMatchesLoneCalls(
+            SimdSynetConvolution32fExternalBufferSize(context) * sizeof(float),
+            p.dstC * p.dstH * p.dstW * sizeof(float),
+            [&](int i, void* buf, void* dst) {
+                SimdSynetConvolution32fForward(context, inputs[i]->src.data(),
+                                               static_cast<float*>(buf), static_cast<float*>(dst));
+            }))
+            << Describe(p, 1);
         SimdRelease(context);
     }
 }

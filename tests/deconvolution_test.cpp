@@ -6,10 +6,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "ConcurrentForward.h"
 #include "ConvolutionCases.h"
 #include "TestUtil.h"
 #include "reference/Deconvolution.h"
@@ -252,8 +253,9 @@ TEST_P(DeconvolutionTest, DisjointPatchTiles) {
                     EXPECT_TRUE(RunCase(p, 2, withBias, seed % 2 == 0, nullptr, seed, &info))
                         << Describe(p, 2) << " bias " << withBias;
                     const bool avx512 = info.rfind("avx512::", 0) == 0;
-                    if (f == SimdTensorFormatNchw && (s.srcC == 128 || (s.srcC == 64 && avx512)))
+                    if (f == SimdTensorFormatNchw && (s.srcC == 128 || (s.srcC == 64 && avx512))) {
                         EXPECT_NE(info.find("nchw-via-nhwc-direct"), std::string::npos) << info;
+                    }
                     ++seed;
                 }
 }
@@ -326,45 +328,67 @@ TEST_P(DeconvolutionTest, ThreadCountsBitIdentical) {
         }
 }
 
-// One context, two threads, separate caller buffers: results equal those of a lone call, and
+// Shapes for which Init chooses every algorithm (in one layout or the other): the column GEMM
+// (3x3 s2: kernel not a multiple of the stride), the stride phases (4x4 s2), disjoint patches
+// (2x2 s2; 128 -> 32 is past the NCHW transpose break-even, 32 -> 16 is not), grouped (NCHW
+// column GEMM only). With a caller's GEMM: the usergemm forms.
+const Shape kAlgorithmShapes[] = {{17, 33, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                                  {64, 32, 13, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                                  {32, 16, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                                  {128, 32, 6, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                                  {8, 8, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8}};
+
+// The algorithms Info names (SUPPLEMENT.md §9.1 leaves them to the implementation).
+const char* const kAlgorithms[] = {
+    "nchw-gemm",          "nchw-usergemm",        "nhwc-gemm",
+    "nhwc-usergemm",      "nhwc-direct",          "nhwc-phases",
+    "nchw-via-nhwc-gemm", "nchw-via-nhwc-phases", "nchw-via-nhwc-direct"};
+
+// The algorithm an Info string names ("avx2::nhwc-gemm-6x16-col2im-band13": "nhwc-gemm"), or
+// the whole string when it names none of kAlgorithms.
+std::string AlgorithmOf(const std::string& info) {
+    const size_t at = info.find("::");
+    if (at == std::string::npos) return info;
+    for (const char* name : kAlgorithms)
+        if (info.compare(at + 2, std::strlen(name) + 1, std::string(name) + "-") == 0) return name;
+    return info;
+}
+
+// One context used by two user threads at once, each with its own scratch, while the library's
+// thread budget is 1, 2 or 3: every algorithm gives the bits of a lone single-thread call, and
 // the context does not change.
 TEST_P(DeconvolutionTest, SharedContextTwoThreads) {
-    const Shape shapes[] = {{64, 32, 13, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
-                            {32, 16, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
-                            {8, 8, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8}};
-    for (const Shape& s : shapes)
-        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
-            if (f == SimdTensorFormatNhwc && s.group != 1) continue;
-            const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationRelu);
-            const Data a = MakeData(p, 1, 11), b = MakeData(p, 1, 12);
-            void* context = SimdSynetDeconvolution32fInit(1, &p, nullptr);
-            ASSERT_NE(context, nullptr);
-            SimdSynetDeconvolution32fSetParams(context, a.weight.data(), nullptr, a.bias.data(),
-                                               nullptr);
-            const size_t bufSize = SimdSynetDeconvolution32fExternalBufferSize(context);
-            const size_t internalBefore = SimdSynetDeconvolution32fInternalBufferSize(context);
-            const size_t dstSize = DstSize(p, 1);
-            std::vector<float> expectA(dstSize), expectB(dstSize);
-            {
-                std::vector<float> buf(bufSize);
-                SimdSynetDeconvolution32fForward(context, a.src.data(), buf.data(), expectA.data());
-                SimdSynetDeconvolution32fForward(context, b.src.data(), buf.data(), expectB.data());
+    std::set<std::string> algorithms;
+    for (const Shape& s : kAlgorithmShapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (SimdGemm32fNNPtr gemm : {SimdGemm32fNNPtr(nullptr), &CountingGemm}) {
+                if (f == SimdTensorFormatNhwc && s.group != 1) continue;
+                const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationRelu);
+                const Data a = MakeData(p, 1, 11), b = MakeData(p, 1, 12);
+                const Data* inputs[2] = {&a, &b};
+                void* context = SimdSynetDeconvolution32fInit(1, &p, gemm);
+                ASSERT_NE(context, nullptr) << Describe(p, 1);
+                SimdSynetDeconvolution32fSetParams(context, a.weight.data(), nullptr, a.bias.data(),
+                                                   nullptr);
+                const std::string info = SimdSynetDeconvolution32fInfo(context);
+                algorithms.insert(AlgorithmOf(info));
+                const size_t internalBefore = SimdSynetDeconvolution32fInternalBufferSize(context);
+                EXPECT_TRUE(test::ConcurrentForwardMatchesLoneCalls(
+                    SimdSynetDeconvolution32fExternalBufferSize(context) * sizeof(float),
+                    DstSize(p, 1) * sizeof(float),
+                    [&](int i, void* buf, void* dst) {
+                        SimdSynetDeconvolution32fForward(context, inputs[i]->src.data(),
+                                                         static_cast<float*>(buf),
+                                                         static_cast<float*>(dst));
+                    }))
+                    << Describe(p, 1) << " " << info;
+                EXPECT_EQ(internalBefore, SimdSynetDeconvolution32fInternalBufferSize(context));
+                SimdRelease(context);
             }
-            std::vector<float> gotA(dstSize), gotB(dstSize);
-            auto work = [&](const Data* in, std::vector<float>* out) {
-                std::vector<float> buf(bufSize);
-                for (int r = 0; r < 20; ++r)
-                    SimdSynetDeconvolution32fForward(context, in->src.data(), buf.data(),
-                                                     out->data());
-            };
-            std::thread t1(work, &a, &gotA), t2(work, &b, &gotB);
-            t1.join();
-            t2.join();
-            EXPECT_EQ(0, std::memcmp(gotA.data(), expectA.data(), dstSize * sizeof(float)));
-            EXPECT_EQ(0, std::memcmp(gotB.data(), expectB.data(), dstSize * sizeof(float)));
-            EXPECT_EQ(internalBefore, SimdSynetDeconvolution32fInternalBufferSize(context));
-            SimdRelease(context);
-        }
+    std::string names;
+    for (const std::string& name : algorithms) names += " " + name;
+    for (const char* name : kAlgorithms)
+        EXPECT_EQ(algorithms.count(name), 1u) << name << " not among" << names;
 }
 
 TEST_P(DeconvolutionTest, SetParamsAgainAndInfo) {
@@ -714,9 +738,8 @@ TEST_P(Deconvolution16bTest, RoundedSourceEqualsBf16Source) {
         }
 }
 
-// Threads 1 and 3 give the same bits; one context used by two threads with separate buffers
-// gives the results of lone calls.
-TEST_P(Deconvolution16bTest, ThreadsAndReentrancy) {
+// Thread budgets 1 and 3 give the same bits.
+TEST_P(Deconvolution16bTest, ThreadCountsBitIdentical) {
     ThreadBudgetGuard restore;
     const Shape shapes[] = {{64, 64, 13, 13, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1},
                             {16, 64, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
@@ -731,9 +754,8 @@ TEST_P(Deconvolution16bTest, ThreadsAndReentrancy) {
                     const SimdConvolutionParameters p =
                         Make16b(s, f, SimdConvolutionActivationSwish, srcT, dstT);
                     const size_t batch = 2;
-                    const Data a = MakeData(p, batch, seed++), b = MakeData(p, batch, seed++);
-                    const std::vector<uint8_t> srcA = SourceBytes(p, a.src),
-                                               srcB = SourceBytes(p, b.src);
+                    const Data a = MakeData(p, batch, seed++);
+                    const std::vector<uint8_t> srcA = SourceBytes(p, a.src);
                     void* context =
                         SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault);
                     ASSERT_NE(context, nullptr) << Describe(p, batch);
@@ -757,29 +779,51 @@ TEST_P(Deconvolution16bTest, ThreadsAndReentrancy) {
                     }
                     SimdSetThreadNumber(1);
                     EXPECT_EQ(out[0], out[1]) << Describe(p, batch) << Types(p) << " 3 threads";
-                    // Re-entrancy: B alone, then A and B concurrently.
-                    std::vector<uint16_t> expectB(dstBytes / 2);
-                    {
-                        std::vector<uint8_t> buf(bufBytes);
-                        SimdSynetDeconvolution16bForward(
-                            context, srcB.data(), buf.data(),
-                            reinterpret_cast<uint8_t*>(expectB.data()));
-                    }
-                    std::vector<uint16_t> gotA(dstBytes / 2), gotB(dstBytes / 2);
-                    auto work = [&](const std::vector<uint8_t>* in, std::vector<uint16_t>* o) {
-                        std::vector<uint8_t> buf(bufBytes);
-                        for (int r = 0; r < 5; ++r)
-                            SimdSynetDeconvolution16bForward(context, in->data(), buf.data(),
-                                                             reinterpret_cast<uint8_t*>(o->data()));
-                    };
-                    std::thread t1(work, &srcA, &gotA), t2(work, &srcB, &gotB);
-                    t1.join();
-                    t2.join();
-                    EXPECT_EQ(gotA, out[0]) << Describe(p, batch) << Types(p);
-                    EXPECT_EQ(gotB, expectB) << Describe(p, batch) << Types(p);
                     SimdRelease(context);
                 }
         }
+}
+
+// One context used by two user threads at once, each with its own scratch (any alignment),
+// while the library's thread budget is 1, 2 or 3: every algorithm of the BF16 framework, in
+// every type combination, gives the bits of a lone single-thread call.
+TEST_P(Deconvolution16bTest, SharedContextTwoThreads) {
+    std::set<std::string> algorithms;
+    uint32_t seed = 3500;
+    for (const Shape& s : kAlgorithmShapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            if (f == SimdTensorFormatNhwc && s.group != 1) continue;
+            for (SimdTensorDataType srcT : kTypes)
+                for (SimdTensorDataType dstT : kTypes) {
+                    const SimdConvolutionParameters p =
+                        Make16b(s, f, SimdConvolutionActivationRelu, srcT, dstT);
+                    const Data a = MakeData(p, 1, seed++), b = MakeData(p, 1, seed++);
+                    const std::vector<uint8_t> inputs[2] = {SourceBytes(p, a.src),
+                                                            SourceBytes(p, b.src)};
+                    void* context =
+                        SimdSynetDeconvolution16bInit(1, &p, SimdSynetCompatibilityDefault);
+                    ASSERT_NE(context, nullptr) << Describe(p, 1);
+                    SimdSynetDeconvolution16bSetParams(context, a.weight.data(), a.bias.data(),
+                                                       nullptr);
+                    const std::string info = SimdSynetDeconvolution16bInfo(context);
+                    algorithms.insert(AlgorithmOf(info));
+                    // One byte more, and the scratch starts one byte in: an odd address.
+                    EXPECT_TRUE(test::ConcurrentForwardMatchesLoneCalls(
+                        SimdSynetDeconvolution16bExternalBufferSize(context) + 1,
+                        DstSize(p, 1) * ElemSize(p.dstT),
+                        [&](int i, void* buf, void* dst) {
+                            SimdSynetDeconvolution16bForward(context, inputs[i].data(),
+                                                             static_cast<uint8_t*>(buf) + 1,
+                                                             static_cast<uint8_t*>(dst));
+                        }))
+                        << Describe(p, 1) << Types(p) << " " << info;
+                    SimdRelease(context);
+                }
+        }
+    std::string names;
+    for (const std::string& name : algorithms) names += " " + name;
+    for (const char* name : {"nchw-gemm", "nhwc-gemm", "nhwc-direct"})
+        EXPECT_EQ(algorithms.count(name), 1u) << name << " not among" << names;
 }
 
 TEST_P(Deconvolution16bTest, SizesAndInfo) {

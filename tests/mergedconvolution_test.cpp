@@ -3,9 +3,9 @@
 // reference/MergedConvolution.h.
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "ConcurrentForward.h"
 #include "ConvolutionCases.h"
 #include "TestUtil.h"
 #include "reference/MergedConvolution.h"
@@ -283,38 +283,43 @@ TEST_P(MergedConvolutionTest, ThreadCountsBitIdentical) {
     }
 }
 
-// One context, two threads with separate caller buffers at once: each gets the result of a
-// lone call (Forward with a caller buffer does not modify the context).
+// One context used by two user threads at once, each with its own scratch, while the library's
+// thread budget is 1, 2 or 3: every sequence (P->D->Q with and without the residual, P->D,
+// D->Q; 3x3 and 5x5/7x7 depthwise stages, a 3x3 P stage) gives the bits of a lone
+// single-thread call, and the context does not change.
 TEST_P(MergedConvolutionTest, SharedContextTwoThreads) {
-    const Chain c{kPDQ, 24, 144, 24, 28, 28, 1, 1, 3, 1, true};
+    const Chain chains[] = {{kPDQ, 24, 144, 24, 28, 28, 1, 1, 3, 1, true},
+                            {kPDQ, 8, 64, 8, 17, 23, 3, 1, 5, 2, false},
+                            {kPD, 16, 96, 0, 29, 28, 1, 1, 3, 1, false},
+                            {kDQ, 0, 96, 24, 31, 28, 0, 0, 7, 1, false}};
     const SimdConvolutionActivationType acts[3] = {SimdConvolutionActivationRelu,
                                                    SimdConvolutionActivationRelu,
                                                    SimdConvolutionActivationIdentity};
-    const std::vector<SimdConvolutionParameters> convs = Convs(c, acts);
-    void* context = SimdSynetMergedConvolution32fInit(1, convs.data(), convs.size(), SimdTrue);
-    ASSERT_NE(context, nullptr);
-    const ChainData a = MakeChainData(convs, 1, 900, 0, false);
-    const ChainData b = MakeChainData(convs, 1, 901, 0, false);
-    SimdSynetMergedConvolution32fSetParams(context, a.weightPtr.data(), nullptr, a.biasPtr.data(),
-                                           a.paramsPtr.data());
-    const size_t size = convs.back().dstC * convs.back().dstH * convs.back().dstW;
-    const size_t bufSize = SimdSynetMergedConvolution32fExternalBufferSize(context);
-    auto work = [&](const ChainData* d, std::vector<float>* out) {
-        std::vector<float> buf(bufSize);
-        out->assign(size, 0.0f);
-        for (int repeat = 0; repeat < 4; ++repeat)
-            SimdSynetMergedConvolution32fForward(context, d->src.data(), buf.data(), out->data());
-    };
-    std::vector<float> gotA, gotB, soloA, soloB;
-    std::thread t1(work, &a, &gotA), t2(work, &b, &gotB);
-    t1.join();
-    t2.join();
-    work(&a, &soloA);
-    work(&b, &soloB);
-    EXPECT_EQ(gotA, soloA);
-    EXPECT_EQ(gotB, soloB);
-    EXPECT_NE(gotA, gotB);
-    SimdRelease(context);
+    uint32_t seed = 900;
+    for (const Chain& c : chains) {
+        const std::vector<SimdConvolutionParameters> convs = Convs(c, acts);
+        void* context = SimdSynetMergedConvolution32fInit(1, convs.data(), convs.size(),
+                                                          c.add ? SimdTrue : SimdFalse);
+        ASSERT_NE(context, nullptr) << SimdSynetGetLastError();
+        const ChainData a = MakeChainData(convs, 1, seed++, 0, false);
+        const ChainData b = MakeChainData(convs, 1, seed++, 0, false);
+        const ChainData* inputs[2] = {&a, &b};
+        SimdSynetMergedConvolution32fSetParams(context, a.weightPtr.data(), nullptr,
+                                               a.biasPtr.data(), a.paramsPtr.data());
+        const size_t internalBefore = SimdSynetMergedConvolution32fInternalBufferSize(context);
+        const SimdConvolutionParameters& last = convs.back();
+        EXPECT_TRUE(test::ConcurrentForwardMatchesLoneCalls(
+            SimdSynetMergedConvolution32fExternalBufferSize(context) * sizeof(float),
+            last.dstC * last.dstH * last.dstW * sizeof(float),
+            [&](int i, void* buf, void* dst) {
+                SimdSynetMergedConvolution32fForward(context, inputs[i]->src.data(),
+                                                     static_cast<float*>(buf),
+                                                     static_cast<float*>(dst));
+            }))
+            << Describe(c, convs, 1) << " " << SimdSynetMergedConvolution32fInfo(context);
+        EXPECT_EQ(internalBefore, SimdSynetMergedConvolution32fInternalBufferSize(context));
+        SimdRelease(context);
+    }
 }
 
 // SetParams again replaces the parameters; Info names the target and the sequence.

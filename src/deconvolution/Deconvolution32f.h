@@ -1,7 +1,7 @@
 // FP32 and BF16 deconvolution frameworks (SUPPLEMENT.md §9.1, §9.2): the context shared by
 // every algorithm and the shape numbers of a transposed convolution. The per-target algorithms
-// (Deconvolution32f.cpp) derive from it; the entry points call its virtual functions, so the
-// target and the algorithm are chosen once, at Init.
+// (Algorithms.h, one translation unit each) derive from it; the entry points call its virtual
+// functions, so the target and the algorithm are chosen once, at Init.
 #pragma once
 
 #include <algorithm>

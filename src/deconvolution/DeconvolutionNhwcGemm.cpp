@@ -1,0 +1,187 @@
+// The NHWC column algorithm of the deconvolution frameworks, group 1 (Info
+// "nhwc-gemm-RxC-col2im", "nhwc-usergemm-col2im", and "nchw-via-nhwc-gemm-..." between
+// transposes): per band of source rows (ColumnBands-inl.h), col[band pixels x kY*kX*dstC] =
+// src * W (the weights, already [srcC x kY*kX*dstC], packed into B panels at SetParams), then
+// each output pixel gathers its taps along the channels.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "deconvolution/DeconvolutionNhwcGemm.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "deconvolution/Algorithms.h"
+#include "convolution/Activate-inl.h"
+#include "convolution/Geometry.h"
+#include "deconvolution/ColumnBands-inl.h"
+#include "deconvolution/ElementTypes-inl.h"
+#include "deconvolution/NchwViaNhwc-inl.h"
+#include "gemm/Gemm-inl.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gemm/GemmBlocking.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace deconv32f {
+
+using conv32f::Act;
+using conv32f::BiasActivateChannels;
+
+// NHWC: col[pixels x K*dstC] = src * W, gathered per output pixel along the channels.
+class NhwcGemm : public Banded {
+    using D = hn::ScalableTag<float>;
+    using T = GemmTraits<D>;
+
+public:
+    NhwcGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm, bool bf16)
+        : Banded(batch, p, gemm, bf16) {
+        N_ = q_.K * q_.dstC;
+        blocks_ = GemmChooseBlocks(bandRows_ * q_.srcW, N_, q_.srcC, T::kRows, T::kCols);
+        info_ = std::string(TargetIsa()) + (gemm ? "::nhwc-usergemm-col2im"
+                                                 : "::nhwc-gemm-" + std::to_string(T::kRows) + "x" +
+                                                       std::to_string(T::kCols) + "-col2im");
+        info_ += "-band" + std::to_string(bandRows_) + TypeSuffix(*this);
+    }
+
+protected:
+    // One image (the NCHW wrapper's step).
+    void RunImage(const float* src, float* buf, float* dst) const { RunImages(src, buf, dst, 1); }
+    size_t PackFloats() const override {
+        return gemm_ ? 0 : GemmPackedASize<D>(blocks_.mc, blocks_.kc);
+    }
+    size_t BOffset(size_t j, size_t k, size_t nc) const {
+        return j * q_.srcC + k * RoundUp(nc, T::kCols);
+    }
+    void PackWeights(const float* weight) override {
+        std::vector<float> rounded;
+        const float* w = FrameworkWeights(*this, weight, q_.srcC * N_, rounded);
+        if (gemm_) {
+            weights_.assign(w, w + q_.srcC * N_);
+            return;
+        }
+        const D d;
+        weights_.assign(q_.srcC * RoundUp(N_, T::kCols), 0.0f);
+        for (size_t j = 0; j < N_; j += blocks_.nc) {
+            const size_t nc = std::min(blocks_.nc, N_ - j);
+            for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
+                const size_t kc = std::min(blocks_.kc, q_.srcC - k);
+                GemmPackB(d, kc, nc, w + k * N_ + j, N_, weights_.data() + BOffset(j, k, nc));
+            }
+        }
+    }
+
+    void Columns(const void* image, size_t g, size_t a, size_t e, float* pack,
+                 float* col) const override {
+        WithSourceReader(*this, [&](auto read) {
+            ColumnsOf<decltype(read)>(static_cast<const typename decltype(read)::Elem*>(image), g,
+                                      a, e, pack, col);
+        });
+    }
+    template <class Read>
+    void ColumnsOf(const typename Read::Elem* image, size_t, size_t a, size_t e, float* pack,
+                   float* col) const {
+        const size_t M = (e - a) * q_.srcW;
+        const auto* A = image + a * q_.srcW * q_.srcC;
+        if constexpr (std::is_same_v<Read, GemmReadF32>) {
+            if (gemm_) {
+                const float one = 1.0f, zero = 0.0f;
+                gemm_(M, N_, q_.srcC, &one, A, q_.srcC, weights_.data(), N_, &zero, col, N_);
+                return;
+            }
+        }
+        const D d;
+        for (size_t i = 0; i < M; i += blocks_.mc) {
+            const size_t mc = std::min(blocks_.mc, M - i);
+            for (size_t k = 0; k < q_.srcC; k += blocks_.kc) {
+                const size_t kc = std::min(blocks_.kc, q_.srcC - k);
+                GemmPackA<Read>(d, mc, kc, A + i * q_.srcC + k, q_.srcC, pack);
+                const GemmStore mode = k == 0 ? GemmStore::kOverwrite : GemmStore::kAccumulate;
+                for (size_t j = 0; j < N_; j += blocks_.nc) {
+                    const size_t nc = std::min(blocks_.nc, N_ - j);
+                    GemmMacroKernel(d, mc, nc, kc, pack, weights_.data() + BOffset(j, k, nc),
+                                    col + i * N_ + j, N_, 1.0f, 0.0f, mode);
+                }
+            }
+        }
+    }
+
+    // pix[c] = (init ? pix[c] : 0) + sum of col[base[i] + c] over the n taps (c < dstC).
+    void AccumulateChannels(const float* col, const size_t* base, size_t n, bool init,
+                            float* pix) const {
+        const D d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), C = q_.dstC;
+        size_t c = 0;
+        for (; c + 2 * L <= C; c += 2 * L) {
+            auto acc0 = init ? hn::LoadU(d, pix + c) : hn::Zero(d);
+            auto acc1 = init ? hn::LoadU(d, pix + c + L) : hn::Zero(d);
+            for (size_t i = 0; i < n; ++i) {
+                acc0 = hn::Add(acc0, hn::LoadU(d, col + base[i] + c));
+                acc1 = hn::Add(acc1, hn::LoadU(d, col + base[i] + c + L));
+            }
+            hn::StoreU(acc0, d, pix + c);
+            hn::StoreU(acc1, d, pix + c + L);
+        }
+        for (; c + L <= C; c += L) {
+            auto acc = init ? hn::LoadU(d, pix + c) : hn::Zero(d);
+            for (size_t i = 0; i < n; ++i) acc = hn::Add(acc, hn::LoadU(d, col + base[i] + c));
+            hn::StoreU(acc, d, pix + c);
+        }
+        for (; c < C; ++c) {
+            auto acc = init ? hn::LoadU(d1, pix + c) : hn::Zero(d1);
+            for (size_t i = 0; i < n; ++i) acc = hn::Add(acc, hn::LoadU(d1, col + base[i] + c));
+            hn::StoreU(acc, d1, pix + c);
+        }
+    }
+
+    void Gather(const OutRows& out, size_t, const float* col, size_t a, size_t e, size_t r0,
+                size_t r1, size_t partialBelow, size_t finishBelow, float*) const override {
+        const Act act{p_.activation, param0_, param1_};
+        const float* slope = slope_.empty() ? nullptr : slope_.data();
+        size_t base[kTapChunk];
+        for (size_t dy = r0; dy < r1; ++dy) {
+            float* row = out.base + (dy - out.first) * q_.dstW * q_.dstC;
+            const bool partial = dy < partialBelow;
+            for (size_t dx = 0; dx < q_.dstW; ++dx) {
+                float* pix = row + dx * q_.dstC;
+                size_t n = 0;
+                bool init = partial;
+                for (size_t y = yFirst_[dy]; y < yFirst_[dy + 1]; ++y) {
+                    const size_t ky = yTaps_[y].k, sy = yTaps_[y].s;
+                    if (sy < a || sy >= e) continue;
+                    for (size_t x = xFirst_[dx]; x < xFirst_[dx + 1]; ++x) {
+                        const size_t kx = xTaps_[x].k, sx = xTaps_[x].s;
+                        base[n] = ((sy - a) * q_.srcW + sx) * N_ + (ky * q_.kX + kx) * q_.dstC;
+                        if (++n == kTapChunk) {
+                            AccumulateChannels(col, base, n, init, pix);
+                            init = true;
+                            n = 0;
+                        }
+                    }
+                }
+                if (n > 0 || !init) AccumulateChannels(col, base, n, init, pix);
+            }
+            if (dy < finishBelow)
+                for (size_t dx = 0; dx < q_.dstW; ++dx)
+                    BiasActivateChannels(row + dx * q_.dstC, q_.dstC, bias_.data(), slope, act);
+        }
+    }
+
+    size_t N_;
+    GemmBlocks blocks_;
+};
+
+Deconvolution32f* CreateNhwcGemm(size_t batch, const SimdConvolutionParameters& p,
+                                 SimdGemm32fNNPtr gemm, bool bf16, bool nchw) {
+    if (nchw) return new NchwVia<NhwcGemm>(batch, p, gemm, bf16);
+    return new NhwcGemm(batch, p, gemm, bf16);
+}
+
+}  // namespace deconv32f
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+HWY_AFTER_NAMESPACE();
