@@ -26,6 +26,8 @@ CALIBRATION_INPUTS = 8
 CALIBRATION_SEED = 20240527
 # The INT8 mode (SimdSynetCompatibilityType): exact products and sums (8iPrecise).
 COMPATIBILITY = 0
+# UINT8 tensors between convolutions (the tests turn it off to show that it changes nothing).
+UINT8_BETWEEN_CONVOLUTIONS = True
 
 
 def calibration_inputs(inputs, int8):
@@ -102,7 +104,7 @@ def calibrate(net, executor, arrays, samples):
 
 def assign(net, stats):
     """Marks every convolution INT8 (op attribute "int8": the stats and the tensor types) and
-    makes UINT8 the tensors only INT8 convolutions read."""
+    makes UINT8 the tensors only INT8 convolutions read; returns how many those are."""
     ops = convolutions(net)
     for op in ops:
         x, y = op.inputs[0], op.outputs[0]
@@ -110,7 +112,7 @@ def assign(net, stats):
         out_low, out_high = stats.get(id(y))
         op.attrs["int8"] = dict(stats=[low, high, out_low, out_high], src_type="float32",
                                 dst_type="float32", compatibility=COMPATIBILITY)
-    for op in ops:
+    for op in ops if UINT8_BETWEEN_CONVOLUTIONS else []:
         y = op.outputs[0]
         readers = y.consumers
         if (readers and not net.is_output(y) and
@@ -119,6 +121,7 @@ def assign(net, stats):
             op.attrs["int8"]["dst_type"] = "uint8"
             for r in readers:
                 r.attrs["int8"]["src_type"] = "uint8"
+    return sum(op.outputs[0].dtype == "uint8" for op in ops)
 
 
 def forget_memory(net):

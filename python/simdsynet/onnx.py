@@ -51,6 +51,7 @@ class Network:
         self.inputs = [(t.name, t.shape) for t in net.inputs]
         self.outputs = [t.name for t in net.outputs]
         self.int8 = int8 is not None and int8 is not False
+        self.uint8_tensors = 0  # INT8: convolution outputs passed on as UINT8
         fuse(net)
         if merge and not self.int8:
             merge_convolutions(net)
@@ -85,7 +86,7 @@ class Network:
         stats = _int8.calibrate(net, executor, self._arrays, samples)
         del executor
         _int8.forget_memory(net)
-        _int8.assign(net, stats)
+        self.uint8_tensors = _int8.assign(net, stats)
 
     @property
     def threads(self):
