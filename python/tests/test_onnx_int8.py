@@ -124,13 +124,9 @@ def test_guarded_plan_threads_and_calibration_inputs(exported):
 
 
 def test_refusals_unchanged(tmp_path):
-    from onnx import TensorProto, helper
+    from test_onnx_run import write_refused
     model = tmp_path / "erf.onnx"
-    graph = helper.make_graph([helper.make_node("Erf", ["x"], ["y"], name="the_erf")], "g",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, (1, 2))],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, 2))])
-    model.write_bytes(helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 14)]).SerializeToString())
+    write_refused(model)
     for int8 in (None, True):
         with pytest.raises(simdsynet.onnx.UnsupportedModelError, match="the_erf"):
             simdsynet.onnx.load(str(model), int8=int8)
