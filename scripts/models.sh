@@ -6,6 +6,8 @@
 # writes build-models/results.json and build-models/speedup.png.
 # Usage: bash scripts/models.sh [--quick] [--models resnet18,...] [--repeat N] [--threads 1,2]
 #   --quick: three models at 32x32, one repetition (exercises the command; CI runs it).
+#   --int8: also the INT8 plans (convolutions on SimdSynetConvolution8i): their time against our
+#     FP32 plan's, top-1 agreement and relative output difference with it (--agreement N inputs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh

@@ -148,6 +148,8 @@ public:
     size_t ProfiledRuns() const { return runs_; }
     void ResetProfile();
     size_t ArenaFloats() const { return arena_.size(); }
+    // The arena after the last run (calibration reads tensors from it).
+    const float* ArenaData() const { return arena_.data(); }
     size_t ScratchFloats() const { return scratch_.size(); }
     size_t ConstantFloats() const;
     bool Finalized() const { return finalized_; }

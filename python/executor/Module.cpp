@@ -3,6 +3,7 @@
 // offset in floats of a tensor in the arena, numpy arrays, constants the executor copies, or
 // None), then finalize() allocates the arena, and run() executes the whole plan in one call
 // without the GIL.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -81,9 +82,15 @@ SimdTensorFormatType ToFormat(const std::string& format) {
     throw py::value_error("format must be nchw or nhwc, not " + format);
 }
 
+SimdTensorDataType ToDataType(const std::string& type) {
+    if (type == "float32") return SimdTensorData32f;
+    if (type == "uint8") return SimdTensorData8u;
+    throw py::value_error("a tensor type is float32 or uint8, not " + type);
+}
+
 // A layer description: the keys of SimdConvolutionParameters in snake case; kernel, stride,
 // dilation as (y, x), pad as (top, left, bottom, right), activation an int, format "nchw" or
-// "nhwc".
+// "nhwc"; src_type and dst_type "float32" (the default) or "uint8".
 SimdConvolutionParameters Describe(const py::dict& d) {
     SimdConvolutionParameters p{};
     auto get = [&](const char* key) { return d[key].cast<size_t>(); };
@@ -105,7 +112,10 @@ SimdConvolutionParameters Describe(const py::dict& d) {
     p.padW = pad[3];
     p.group = get("group");
     p.activation = SimdConvolutionActivationType(d["activation"].cast<int>());
-    p.srcT = p.dstT = SimdTensorData32f;
+    p.srcT =
+        d.contains("src_type") ? ToDataType(d["src_type"].cast<std::string>()) : SimdTensorData32f;
+    p.dstT =
+        d.contains("dst_type") ? ToDataType(d["dst_type"].cast<std::string>()) : SimdTensorData32f;
     p.srcF = p.dstF = ToFormat(d["format"].cast<std::string>());
     return p;
 }
@@ -200,6 +210,21 @@ PYBIND11_MODULE(_executor, m) {
                  const float* w = ConvolutionWeights(weight, p, keep, converted);
                  self.Add(MakeConvolution(name, batch, p, w, Data(bias, keep), Data(params, keep),
                                           self.ToRef(src), self.ToRef(dst)));
+             })
+        .def("convolution8i",
+             [](PyExecutor& self, const std::string& name, size_t batch, const py::dict& desc,
+                py::handle weight, py::handle bias, py::handle params, const py::list& stats,
+                int compatibility, py::handle src, py::handle dst) {
+                 std::vector<FloatArray> keep;
+                 std::vector<float> converted;
+                 SimdConvolutionParameters p = Describe(desc);
+                 const float* w = ConvolutionWeights(weight, p, keep, converted);
+                 if (py::len(stats) != 4) throw py::value_error("stats needs 4 arrays");
+                 const float* s[4];
+                 for (size_t i = 0; i < 4; ++i) s[i] = Data(stats[i], keep);
+                 self.Add(MakeConvolution8i(name, batch, p, w, Data(bias, keep), Data(params, keep),
+                                            s, SimdSynetCompatibilityType(compatibility),
+                                            self.ToRef(src), self.ToRef(dst)));
              })
         .def("merged_convolution",
              [](PyExecutor& self, const std::string& name, size_t batch, const py::list& descs,
@@ -374,6 +399,16 @@ PYBIND11_MODULE(_executor, m) {
              [](PyExecutor& self, const std::string& name, py::handle shape, py::handle perm,
                 size_t offset) {
                  self.executor.AddOutput(MakeBinding(self, name, shape, perm, offset));
+             })
+        .def("read",
+             [](PyExecutor& self, size_t offset, size_t size) {
+                 // A copy of `size` floats of the arena from `offset` (as the last run left them).
+                 std::lock_guard<std::mutex> lock(self.mutex);
+                 if (!self.executor.Finalized() || offset + size > self.executor.ArenaFloats())
+                     throw py::value_error("read: outside the arena");
+                 py::array_t<float> a{py::ssize_t(size)};
+                 std::copy_n(self.executor.ArenaData() + offset, size, a.mutable_data());
+                 return a;
              })
         .def("finalize", [](PyExecutor& self, size_t arena) { self.executor.Finalize(arena); })
         .def("guard",

@@ -49,6 +49,30 @@ public:
     void Run(float* scratch) override { SimdSynetConvolution32fForward(context_, s_, scratch, d_); }
 };
 
+// The executor counts scratch in floats; the INT8 framework in bytes.
+size_t Convolution8iScratchFloats(const void* context) {
+    return (SimdSynetConvolution8iExternalBufferSize(context) + sizeof(float) - 1) / sizeof(float);
+}
+
+class Convolution8iStep : public ContextStep {
+public:
+    Convolution8iStep(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                      const float* weight, const float* bias, const float* params,
+                      const float* const* stats, SimdSynetCompatibilityType compatibility, Ref src,
+                      Ref dst)
+        : ContextStep(name, "int8 convolution",
+                      SimdSynetConvolution8iInit(batch, &p, compatibility), src, dst,
+                      Convolution8iScratchFloats, SimdSynetConvolution8iInfo) {
+        SimdSynetConvolution8iSetParams(context_, weight, bias, params, stats);
+        CheckLibrary(name);
+    }
+    void Run(float* scratch) override {
+        SimdSynetConvolution8iForward(context_, reinterpret_cast<const uint8_t*>(s_),
+                                      reinterpret_cast<uint8_t*>(scratch),
+                                      reinterpret_cast<uint8_t*>(d_));
+    }
+};
+
 class MergedConvolutionStep : public ContextStep {
 public:
     MergedConvolutionStep(const std::string& name, size_t batch,
@@ -499,6 +523,14 @@ StepPtr MakeConvolution(const std::string& name, size_t batch, const SimdConvolu
                         const float* weight, const float* bias, const float* params, Ref src,
                         Ref dst) {
     return std::make_unique<ConvolutionStep>(name, batch, p, weight, bias, params, src, dst);
+}
+
+StepPtr MakeConvolution8i(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                          const float* weight, const float* bias, const float* params,
+                          const float* const* stats, SimdSynetCompatibilityType compatibility,
+                          Ref src, Ref dst) {
+    return std::make_unique<Convolution8iStep>(name, batch, p, weight, bias, params, stats,
+                                               compatibility, src, dst);
 }
 
 StepPtr MakeMergedConvolution(const std::string& name, size_t batch,

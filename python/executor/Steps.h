@@ -22,6 +22,14 @@ StepPtr MakeConvolution(const std::string& name, size_t batch, const SimdConvolu
                         const float* weight, const float* bias, const float* params, Ref src,
                         Ref dst);
 
+// SimdSynetConvolution8i*: p.srcT/p.dstT 32f or 8u (a uint8 tensor in the arena takes its bytes
+// from the tensor's float offset on), weights in the layout of p.srcF, `stats` the four arrays of
+// SetParams (the output ones NULL for a float output), `compatibility` the INT8 mode.
+StepPtr MakeConvolution8i(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                          const float* weight, const float* bias, const float* params,
+                          const float* const* stats, SimdSynetCompatibilityType compatibility,
+                          Ref src, Ref dst);
+
 // SimdSynetMergedConvolution32f*: 2 or 3 NHWC stages (weights, biases, params per stage; a
 // NULL entry where a stage has none), `add` adds the chain's input to its output.
 StepPtr MakeMergedConvolution(const std::string& name, size_t batch,

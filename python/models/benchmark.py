@@ -5,10 +5,19 @@ same input. Prints one table (GFLOP, ms, speed-up, relative output difference, s
 outside the library's kernels), writes results.json and speedup.png into --out.
 
     PYTHONPATH=build/python python3 python/models/benchmark.py --out build-models [--quick]
+        [--int8]
 
 Timing: after warm-up runs, our run and PyTorch's alternate, `--repeat` times, and the median
 of each is reported with its range, so that a machine shared with other work disturbs both
 sides alike. 1-thread runs are pinned to one core.
+
+--int8 adds the INT8 plan of every model (simdsynet.onnx.load(..., int8=True): convolutions on
+the INT8 framework, calibrated on random standard-normal inputs, the distribution of the test
+inputs): its time at each thread count against our FP32 plan's (alternating the same way), the
+top-1 agreement with the FP32 plan over --agreement random inputs and the median over them of
+the output difference relative to the FP32 output's largest magnitude. Random weights make
+top-1 agreement a weak measure (the logits of an untrained model are close together, so small
+differences swap classes, or no difference matters), hence the relative difference too.
 """
 
 import argparse
@@ -59,11 +68,39 @@ def measure(net, frozen, x, threads, repeat, warmup, cores):
     return ours, theirs
 
 
+def measure_int8(net, qnet, x, threads, repeat, warmup, cores):
+    """Median and range (ms) of the INT8 plan and the FP32 plan, alternating."""
+    os.sched_setaffinity(0, cores[:1] if threads == 1 else cores)
+    net.threads = qnet.threads = threads
+    fp32, int8 = [], []
+    for _ in range(warmup):
+        net.run(x)
+        qnet.run(x)
+    for _ in range(repeat):
+        int8.append(timed(lambda: qnet.run(x)))
+        fp32.append(timed(lambda: net.run(x)))
+    os.sched_setaffinity(0, cores)
+    net.threads = qnet.threads = 1
+    return int8, fp32
+
+
+def agreement(net, qnet, size, count):
+    """(items whose top-1 class INT8 and FP32 share, median relative output difference) over
+    `count` random standard-normal inputs (seeds 100...)."""
+    same, differences = 0, []
+    for i in range(count):
+        x = np.random.default_rng(100 + i).standard_normal((1, 3, size, size)).astype(np.float32)
+        a, b = qnet.run(x)[0], net.run(x)[0]
+        same += int(a.reshape(-1).argmax() == b.reshape(-1).argmax())
+        differences.append(zoo.relative_difference(a, b))
+    return same, float(np.median(differences))
+
+
 def summary(times):
     return dict(median=float(np.median(times)), min=float(min(times)), max=float(max(times)))
 
 
-def benchmark(name, size, cache, thread_counts, repeat, warmup, cores):
+def benchmark(name, size, cache, thread_counts, repeat, warmup, cores, int8=0):
     path, _ = zoo.export(name, size, cache)
     model = zoo.architecture(name, size)
     rng = np.random.default_rng(7)
@@ -83,6 +120,13 @@ def benchmark(name, size, cache, thread_counts, repeat, warmup, cores):
     net.threads = 1
     p = net.profile(x, runs=max(3, repeat // 2), warmup=1)
     os.sched_setaffinity(0, cores)
+    if int8:
+        qnet = simdsynet.onnx.load(path, int8=True)
+        row["int8"] = dict(threads={}, inputs=int8)
+        row["int8"]["top1"], row["int8"]["difference"] = agreement(net, qnet, size, int8)
+        for threads in thread_counts:
+            q, f = measure_int8(net, qnet, x, threads, repeat, warmup, cores)
+            row["int8"]["threads"][threads] = dict(int8=summary(q), fp32=summary(f))
     row["outside_share"] = p["outside_ms"] / p["total_ms"]
     row["profile"] = dict(total_ms=p["total_ms"], kernel_ms=p["kernel_ms"],
                           layout_ms=p["layout_ms"], glue_ms=p["glue_ms"],
@@ -113,6 +157,31 @@ def print_table(rows, thread_counts, out=sys.stdout):
         line += f" | {'':13} {'':13} {g:5.2f}"
     print(line, file=out)
     return speedups
+
+
+def print_int8_table(rows, thread_counts, out=sys.stdout):
+    head = f"{'model':<20}"
+    for t in thread_counts:
+        head += f" | {'int8 ' + str(t) + 't ms':>13} {'fp32 ' + str(t) + 't ms':>13} {'x':>5}"
+    head += f" | {'top-1':>7} {'rel diff':>8}"
+    print(head, file=out)
+    print("-" * len(head), file=out)
+    speedups = {t: [] for t in thread_counts}
+    for r in rows:
+        q = r["int8"]
+        line = f"{r['model']:<20}"
+        for t in thread_counts:
+            m = q["threads"][t]
+            i, f = m["int8"]["median"], m["fp32"]["median"]
+            speedups[t].append(f / i)
+            line += f" | {i:13.2f} {f:13.2f} {f / i:5.2f}"
+        line += f" | {q['top1']:3d}/{q['inputs']:<3d} {q['difference']:8.1e}"
+        print(line, file=out)
+    line = f"{'geometric mean':<20}"
+    for t in thread_counts:
+        g = float(np.exp(np.mean(np.log(speedups[t]))))
+        line += f" | {'':13} {'':13} {g:5.2f}"
+    print(line, file=out)
 
 
 def chart(rows, thread_counts, path):
@@ -150,6 +219,10 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--threads", default="",
                         help="thread counts, e.g. 1,2 (default: 1 and all cores)")
+    parser.add_argument("--int8", action="store_true",
+                        help="also the INT8 plans: speed-up over FP32, agreement with it")
+    parser.add_argument("--agreement", type=int, default=20,
+                        help="random inputs of the INT8 agreement (default 20)")
     parser.add_argument("--quick", action="store_true",
                         help="three models at 32x32, one repetition: exercises the command in CI")
     args = parser.parse_args(argv)
@@ -168,13 +241,17 @@ def main(argv=None):
     for name in names:
         started = time.time()
         rows.append(benchmark(name, args.size, cache, thread_counts, args.repeat, args.warmup,
-                              cores))
+                              cores, args.agreement if args.int8 else 0))
         r = rows[-1]
         times = ", ".join(f"{t}t {r['threads'][t]['ours']['median']:.2f} vs "
                           f"{r['threads'][t]['pytorch']['median']:.2f} ms" for t in thread_counts)
         print(f"  {name}: {times} ({time.time() - started:.0f} s)", flush=True)
     print()
     print_table(rows, thread_counts)
+    if args.int8:
+        print(f"\nINT8 convolutions against our FP32 (top-1 agreement and median relative "
+              f"difference over {args.agreement} random inputs)")
+        print_int8_table(rows, thread_counts)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(dict(isa=simdsynet.isa(), torch=torch.__version__, size=args.size,

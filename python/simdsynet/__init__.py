@@ -4,7 +4,7 @@ Every function of the C API (include/SimdSynet.h) is here under its C name witho
 Simd/SimdSynet prefix, in snake case: SimdSynetRelu32f -> relu32f, SimdSynetPoolingMax8u ->
 pooling_max8u, SimdGemm32fNN -> gemm32f_nn, SimdWinogradKernel3x3Block4x4SetInput ->
 winograd_kernel3x3_block4x4_set_input. The contexts are classes: Convolution32f,
-Deconvolution32f, Deconvolution16b, MergedConvolution32f.
+Deconvolution32f, Deconvolution16b, MergedConvolution32f, Convolution8i.
 
 Conventions:
 

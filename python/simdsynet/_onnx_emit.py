@@ -85,8 +85,17 @@ class Emitter:
         x, y = op.inputs[0], op.outputs[0]
         w = op["weight"]
         desc = describe(x, y, op, "nhwc", w.shape[2:])
-        self.ex.convolution(op.name, x.shape[0], desc, f32(w),
-                            f32(op["bias"]), activation_params(op), offset(x), offset(y))
+        int8 = op.get("int8")
+        if int8 is None:
+            self.ex.convolution(op.name, x.shape[0], desc, f32(w),
+                                f32(op["bias"]), activation_params(op), offset(x), offset(y))
+            return
+        # INT8 (_onnx_int8): the output statistics only matter for a uint8 output.
+        desc.update(src_type=int8["src_type"], dst_type=int8["dst_type"])
+        stats = [f32(a) for a in int8["stats"]]
+        self.ex.convolution8i(op.name, x.shape[0], desc, f32(w), f32(op["bias"]),
+                              activation_params(op), stats, int8["compatibility"], offset(x),
+                              offset(y))
 
     def emit_deconv(self, op):
         x, y = op.inputs[0], op.outputs[0]

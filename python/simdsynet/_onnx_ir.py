@@ -12,7 +12,9 @@ class Tensor:
     a constant that an operation reads as a tensor. The planner sets `layout` ("nhwc": a 4D
     tensor stored N, H, W, C; "plain": the logical C order; "flat": an N x (C*H*W) flattening
     of an NHWC tensor stored as N, H, W, C, whose `flat_shape` is (C, H, W)), `view_of` (the
-    tensor whose memory a view shares) and `offset` (in floats, in the arena)."""
+    tensor whose memory a view shares) and `offset` (in floats, in the arena). `dtype` is
+    "float32", or "uint8" for a tensor passed between INT8 convolutions (_onnx_int8), whose
+    bytes start at its float offset."""
 
     def __init__(self, name, shape, const=None):
         self.name = name
@@ -24,10 +26,16 @@ class Tensor:
         self.flat_shape = None
         self.view_of = None
         self.offset = None
+        self.dtype = "float32"
 
     @property
     def size(self):
         return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def floats(self):
+        """Arena floats the tensor occupies."""
+        return self.size if self.dtype == "float32" else -(-self.size // 4)
 
     @property
     def rank(self):

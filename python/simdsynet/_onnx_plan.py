@@ -201,20 +201,24 @@ def root(t):
 class Arena:
     """First-fit allocation of aligned blocks with reuse. With `guard` floats, blocks are never
     reused and each is followed by a guard zone of that many floats (`guards`), which the
-    executor checks after every step in the tests."""
+    executor checks after every step in the tests. Without `reuse` no block is reused either
+    (every tensor is still there after a run: the INT8 calibration reads them)."""
 
-    def __init__(self, guard=0):
+    def __init__(self, guard=0, reuse=True):
         self.free = []  # (offset, size), sorted by offset
         self.end = 0
         self.guard = guard
+        self.reuse = reuse and not guard
         self.guards = []  # (offset, size)
 
     def allocate(self, size):
         size = -(-size // ALIGN) * ALIGN
-        if self.guard:
+        if not self.reuse:
             offset = self.end
-            self.guards.append((offset + size, self.guard))
-            self.end = offset + size + self.guard
+            self.end = offset + size
+            if self.guard:
+                self.guards.append((self.end, self.guard))
+                self.end += self.guard
             return offset
         for i, (offset, free) in enumerate(self.free):
             if free >= size:
@@ -232,7 +236,7 @@ class Arena:
         return offset
 
     def release(self, offset, size):
-        if self.guard:
+        if not self.reuse:
             return
         size = -(-size // ALIGN) * ALIGN
         self.free.append((offset, size))
@@ -246,9 +250,9 @@ class Arena:
         self.free = merged
 
 
-def plan_memory(net, guard=0):
+def plan_memory(net, guard=0, reuse=True):
     """Gives every computed tensor its offset; returns the arena size in floats and the guard
-    zones (none unless `guard`, see Arena)."""
+    zones (none unless `guard`, see Arena; `reuse` False: no memory reuse, no step in place)."""
     ops = net.ops
     # Views share their input's memory.
     for op in ops:
@@ -265,7 +269,7 @@ def plan_memory(net, guard=0):
                 last[id(root(t))] = i
     for t in net.outputs:
         last[id(root(t))] = len(ops)
-    arena = Arena(guard)
+    arena = Arena(guard, reuse)
     blocks = {}  # id(root) -> (offset, size) of the live blocks
 
     def release_dead(tensors, i):
@@ -275,8 +279,8 @@ def plan_memory(net, guard=0):
                 arena.release(*blocks.pop(id(r)))
 
     for t in net.inputs:
-        t.offset = arena.allocate(t.size)
-        blocks[id(t)] = (t.offset, t.size)
+        t.offset = arena.allocate(t.floats)
+        blocks[id(t)] = (t.offset, t.floats)
     release_dead(net.inputs, -1)
     for i, op in enumerate(ops):
         if op.kind == "view":
@@ -285,19 +289,19 @@ def plan_memory(net, guard=0):
             if y.offset is not None or y.const is not None:
                 continue
             reuse = None
-            if op.kind in IN_PLACE:
+            if op.kind in IN_PLACE and reuse:
                 for x in op.inputs[:2] if op.kind == "eltwise" else op.inputs[:1]:
                     r = root(x)
                     if (x.const is None and last.get(id(r)) == i and r.size == y.size and
-                            id(r) in blocks):
+                            r.dtype == y.dtype and id(r) in blocks):
                         reuse = r
                         break
             if reuse is not None:
                 y.offset = reuse.offset
                 blocks[id(y)] = blocks.pop(id(reuse))
             else:
-                y.offset = arena.allocate(y.size)
-                blocks[id(y)] = (y.offset, y.size)
+                y.offset = arena.allocate(y.floats)
+                blocks[id(y)] = (y.offset, y.floats)
         release_dead(op.inputs + op.outputs, i)
     return arena.end, arena.guards
 

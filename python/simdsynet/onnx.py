@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from . import _executor
+from . import _onnx_int8 as _int8
 from ._onnx_emit import emit
 from ._onnx_fuse import fuse
 from ._onnx_graph import Model, UnsupportedModelError, onnx
@@ -42,17 +43,22 @@ def _read(model):
 class Network:
     """A loaded model. Use `load` to create one. (`merge=False` keeps depthwise/pointwise
     chains as separate convolutions; `guard` > 0, for tests, plans without memory reuse and
-    checks after every step that no step wrote the `guard` floats after any tensor.)"""
+    checks after every step that no step wrote the `guard` floats after any tensor; `int8`:
+    see `load`.)"""
 
-    def __init__(self, model, threads=1, merge=True, guard=0):
+    def __init__(self, model, threads=1, merge=True, guard=0, int8=None):
         net = lower(Model(_read(model)))
         self.inputs = [(t.name, t.shape) for t in net.inputs]
         self.outputs = [t.name for t in net.outputs]
+        self.int8 = int8 is not None and int8 is not False
+        self.uint8_tensors = 0  # INT8: convolution outputs passed on as UINT8
         fuse(net)
-        if merge:
+        if merge and not self.int8:
             merge_convolutions(net)
         map_channel_shuffles(net)
         Layouts(net).run()
+        if self.int8:
+            self._quantize(net, int8)
         arena, guards = plan_memory(net, guard)
         self._executor = _executor.Executor()
         try:
@@ -66,6 +72,21 @@ class Network:
         # The executor holds everything it needs: the model's arrays are not kept.
         self.flops = sum(self._step_flops)
         self.threads = threads
+
+    def _quantize(self, net, int8):
+        """Calibrates the convolutions on an FP32 plan of `net` and marks them INT8."""
+        samples = _int8.calibration_inputs(self.inputs, int8)
+        arena, _ = plan_memory(net, reuse=False)
+        executor = _executor.Executor()
+        try:
+            emit(net, executor)
+        except Error as error:
+            raise UnsupportedModelError(f"the library rejected a layer: {error}") from error
+        executor.finalize(arena)
+        stats = _int8.calibrate(net, executor, self._arrays, samples)
+        del executor
+        _int8.forget_memory(net)
+        self.uint8_tensors = _int8.assign(net, stats)
 
     @property
     def threads(self):
@@ -147,7 +168,14 @@ class Network:
         return 4 * (self._executor.arena_floats + self._executor.scratch_floats)
 
 
-def load(path, threads=1):
+def load(path, threads=1, int8=None):
     """Loads an ONNX model (a path, the model's bytes or an onnx.ModelProto) and compiles it
-    into a plan over the library; `threads` is the library's thread budget during run()."""
-    return Network(path, threads=threads)
+    into a plan over the library; `threads` is the library's thread budget during run().
+
+    int8: None (FP32 throughout), or the calibration inputs of an INT8 plan: True (8 random
+    standard-normal inputs, the distribution of the runner's random inputs) or a sequence of
+    inputs (each an array, or a dict input name -> array). Every convolution then runs on the
+    INT8 framework (SimdSynetConvolution8i, quantized with the per-channel minimum and maximum
+    of its input and output over the calibration inputs), the rest in FP32; convolution outputs
+    read only by convolutions stay UINT8 (_onnx_int8.py says why that changes no result)."""
+    return Network(path, threads=threads, int8=int8)

@@ -1,12 +1,15 @@
 """Runs an ONNX model on simd-synet and prints its outputs.
 
-    python3 -m simdsynet.run MODEL.onnx [--input x.npy] [--threads N] [--profile]
+    python3 -m simdsynet.run MODEL.onnx [--input x.npy] [--threads N] [--profile] [--int8]
 
 Prints each output's shape and, for classifier outputs (N x K), the top-5 classes and scores
 of every batch item. --input takes a .npy file (or NAME=FILE per input of a model with
 several); without it the input is random (seed 0). --profile adds the time of every step of
 the plan, averaged over --runs runs, and how much of the total is spent outside the library's
-compute kernels.
+compute kernels. --int8 runs the convolutions on the INT8 framework, calibrated on random
+inputs (simdsynet.onnx.load(..., int8=True)), and compares the outputs with the FP32 plan's:
+the largest difference relative to the FP32 output's largest magnitude and, for classifier
+outputs, how many items keep their top-1 class.
 """
 
 import argparse
@@ -43,6 +46,17 @@ def print_outputs(net, outputs):
                 print(f"  item {b} top-5: {classes}")
 
 
+def print_agreement(net, int8, fp32):
+    for name, a, b in zip(net.outputs, int8, fp32):
+        scale = float(np.abs(b).max()) or 1.0
+        line = (f"output '{name}' INT8 vs FP32: relative difference "
+                f"{float(np.abs(a - b).max()) / scale:.3g}")
+        if a.ndim == 2 and a.shape[1] >= 5:
+            same = int((a.argmax(axis=1) == b.argmax(axis=1)).sum())
+            line += f", top-1 the same for {same} of {a.shape[0]} item(s)"
+        print(line)
+
+
 def print_profile(p, width=60):
     total = p["total_ms"]
     print(f"\n{'#':>4} {'ms':>8} {'min ms':>8} {'%':>6} {'GFLOP/s':>8}  {'kind':<20} "
@@ -75,17 +89,22 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1, help="library threads (default 1)")
     parser.add_argument("--profile", action="store_true", help="print the time of every step")
     parser.add_argument("--runs", type=int, default=10, help="profiled runs (default 10)")
+    parser.add_argument("--int8", action="store_true",
+                        help="INT8 convolutions (calibrated on random inputs), compared with FP32")
     args = parser.parse_args(argv)
     try:
-        net = load(args.model, threads=args.threads)
+        net = load(args.model, threads=args.threads, int8=True if args.int8 else None)
     except UnsupportedModelError as error:
         sys.exit(f"{args.model}: {error}")
     inputs = read_inputs(net, args.input)
     print(f"{args.model}: {len(net.steps())} steps, {net.flops / 1e9:.3f} GFLOP, {isa()}, "
-          f"{args.threads} thread(s)")
+          f"{args.threads} thread(s){', INT8 convolutions' if args.int8 else ''}")
     for name, shape in net.inputs:
         print(f"input '{name}': shape {shape}")
-    print_outputs(net, net.run(inputs))
+    outputs = net.run(inputs)
+    print_outputs(net, outputs)
+    if args.int8:
+        print_agreement(net, outputs, load(args.model, threads=args.threads).run(inputs))
     if args.profile:
         print_profile(net.profile(inputs, runs=args.runs))
 

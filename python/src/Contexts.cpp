@@ -147,6 +147,39 @@ size_t ActivationParamCount(SimdConvolutionActivationType activation, size_t dst
     }
 }
 
+Shape WeightShape(const SimdConvolutionParameters& p, SizeRule rule) {
+    auto s = [](size_t v) { return py::ssize_t(v); };
+    bool nhwc = p.srcF == SimdTensorFormatNhwc;
+    if (rule == SizeRule::Convolution)
+        return nhwc ? Shape{s(p.kernelY), s(p.kernelX), s(p.srcC / p.group), s(p.dstC)}
+                    : Shape{s(p.dstC), s(p.srcC / p.group), s(p.kernelY), s(p.kernelX)};
+    return nhwc ? Shape{s(p.srcC), s(p.kernelY), s(p.kernelX), s(p.dstC)}
+                : Shape{s(p.srcC), s(p.dstC / p.group), s(p.kernelY), s(p.kernelX)};
+}
+
+LayerParams::LayerParams(const SimdConvolutionParameters& p, SizeRule rule, py::handle w,
+                         py::handle b, py::handle a, const std::string& suffix) {
+    weight = Input<float>(w, ("weight" + suffix).c_str(), WeightShape(p, rule));
+    if (!b.is_none()) bias = Vector(b, ("bias" + suffix).c_str(), p.dstC);
+    if (!a.is_none())
+        params = Floats(a, ("params" + suffix).c_str(), ActivationParamCount(p.activation, p.dstC));
+}
+
+LayerFields Fields(py::object srcC, py::object srcH, py::object srcW, py::object dstC,
+                   py::object kernel, py::object stride, py::object dilation, py::object pad,
+                   py::object group, py::object activation, py::object format, py::object srcType,
+                   py::object dstType) {
+    return {srcC, srcH,  srcW,       dstC,   kernel,  stride, dilation,
+            pad,  group, activation, format, srcType, dstType};
+}
+
+const char* const g_layerKeywords =
+    " Keywords: src_c, src_h, src_w, dst_c, kernel (int or (y, x)), stride, dilation (default "
+    "1), pad (int, (y, x) or (top, left, bottom, right); default 0), group (default 1), "
+    "activation (Activation; default IDENTITY), format (NCHW or NHWC), batch (images per "
+    "forward, default 1). dst_h/dst_w follow from the size rule. Use it as a context manager or "
+    "call close() to free it at once.";
+
 // ---------------------------------------------------------------------------------------------
 // Typed tensors.
 

@@ -3,9 +3,8 @@
 // the context-manager exit, or garbage collection), a lock that keeps two threads from using one
 // context at once and close() from freeing it under a running call, the queries (info, buffer
 // sizes), the tensor shapes, and a generic forward. A context class adds its Init (from keyword
-// parameters), its set_params and a row in ContextApi; an INT8 convolution
-// (SimdSynetConvolution8i*) is one more such class: srcT/dstT 32f or 8u, sizes in bytes, Info,
-// SetParams with stats.
+// parameters), its set_params and a row in ContextApi (Convolutions.cpp: the FP32 and BF16
+// frameworks; Convolution8i.cpp: the INT8 convolution).
 #pragma once
 
 #include <mutex>
@@ -53,6 +52,47 @@ py::dict DescriptionDict(const SimdConvolutionParameters& p);
 // Activation parameters the library reads for an activation (SUPPLEMENT.md §3.1): None (NULL)
 // or exactly that many numbers.
 size_t ActivationParamCount(SimdConvolutionActivationType activation, size_t dstC);
+
+// A framework's Forward taking bytes, as ContextApi::forward.
+template <void (*Function)(void*, const uint8_t*, uint8_t*, uint8_t*)>
+void ForwardBytes(void* context, const void* src, void* buf, void* dst) {
+    Function(context, static_cast<const uint8_t*>(src), static_cast<uint8_t*>(buf),
+             static_cast<uint8_t*>(dst));
+}
+
+// Runs an Init; NULL raises simdsynet.Error with the library's message.
+template <class Init>
+void* Create(Init&& init) {
+    void* handle = Run(init);
+    if (handle == nullptr) throw LibraryError("the library returned no context");
+    return handle;
+}
+
+// Weight shape (conv: Nchw (dstC, srcC/g, kY, kX), Nhwc (kY, kX, srcC/g, dstC); deconv: Nchw
+// (srcC, dstC/g, kY, kX), Nhwc (srcC, kY, kX, dstC)).
+Shape WeightShape(const SimdConvolutionParameters& p, SizeRule rule);
+
+// The arrays of one layer's set_params, checked against its description: weight (exact
+// shape), bias (dstC or None), params (the activation's count, or None).
+struct LayerParams {
+    py::array weight = NoArray(), bias = NoArray();
+    py::array_t<float> params = NoArray<py::array_t<float>>();
+
+    LayerParams(const SimdConvolutionParameters& p, SizeRule rule, py::handle w, py::handle b,
+                py::handle a, const std::string& suffix = "");
+    const float* Weight() const { return Data<float>(weight); }
+    const float* Bias() const { return bias ? Data<float>(bias) : nullptr; }
+    const float* Params() const { return params ? params.data() : nullptr; }
+    std::vector<py::object> Objects() const { return {weight, bias, params}; }
+};
+
+LayerFields Fields(py::object srcC, py::object srcH, py::object srcW, py::object dstC,
+                   py::object kernel, py::object stride, py::object dilation, py::object pad,
+                   py::object group, py::object activation, py::object format,
+                   py::object srcType = {}, py::object dstType = {});
+
+// The keywords every layer context's docstring lists.
+extern const char* const g_layerKeywords;
 
 class LayerContext {
 public:
@@ -134,5 +174,8 @@ py::array TypedOutput(py::handle out, SimdTensorDataType type, const char* argum
 // The Python base class with the shared methods and properties; the context classes derive
 // from it (py::class_<Derived, LayerContext>).
 void RegisterLayerContext(py::module_& m);
+
+// simdsynet.Convolution8i (Convolution8i.cpp); RegisterContexts calls it.
+void RegisterConvolution8i(py::module_& m);
 
 }  // namespace simdsynet_python

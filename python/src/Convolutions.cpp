@@ -17,12 +17,6 @@ void ForwardFloats(void* context, const void* src, void* buf, void* dst) {
              static_cast<float*>(dst));
 }
 
-template <void (*Function)(void*, const uint8_t*, uint8_t*, uint8_t*)>
-void ForwardBytes(void* context, const void* src, void* buf, void* dst) {
-    Function(context, static_cast<const uint8_t*>(src), static_cast<uint8_t*>(buf),
-             static_cast<uint8_t*>(dst));
-}
-
 const ContextApi g_convolution32f{"Convolution32f",
                                   SimdSynetConvolution32fExternalBufferSize,
                                   SimdSynetConvolution32fInternalBufferSize,
@@ -52,14 +46,6 @@ const ContextApi g_mergedConvolution32f{"MergedConvolution32f",
                                         false,
                                         true};
 
-// Runs an Init; NULL raises simdsynet.Error with the library's message.
-template <class Init>
-void* Create(Init&& init) {
-    void* handle = Run(init);
-    if (handle == nullptr) throw LibraryError("the library returned no context");
-    return handle;
-}
-
 SimdGemm32fNNPtr ToGemm(py::handle gemm) {
     if (gemm.is_none()) return nullptr;
     if (gemm.ptr() == g_gemm32fNN) return SimdGemm32fNN;
@@ -67,46 +53,6 @@ SimdGemm32fNNPtr ToGemm(py::handle gemm) {
         "gemm must be None (the context's own GEMM) or simdsynet.gemm32f_nn (the library's "
         "SimdGemm32fNN as the callback); Python callables cannot be called from the library's "
         "threads");
-}
-
-// Weight shape (conv: Nchw (dstC, srcC/g, kY, kX), Nhwc (kY, kX, srcC/g, dstC); deconv: Nchw
-// (srcC, dstC/g, kY, kX), Nhwc (srcC, kY, kX, dstC)).
-Shape WeightShape(const SimdConvolutionParameters& p, SizeRule rule) {
-    auto s = [](size_t v) { return py::ssize_t(v); };
-    bool nhwc = p.srcF == SimdTensorFormatNhwc;
-    if (rule == SizeRule::Convolution)
-        return nhwc ? Shape{s(p.kernelY), s(p.kernelX), s(p.srcC / p.group), s(p.dstC)}
-                    : Shape{s(p.dstC), s(p.srcC / p.group), s(p.kernelY), s(p.kernelX)};
-    return nhwc ? Shape{s(p.srcC), s(p.kernelY), s(p.kernelX), s(p.dstC)}
-                : Shape{s(p.srcC), s(p.dstC / p.group), s(p.kernelY), s(p.kernelX)};
-}
-
-// The arrays of one layer's set_params, checked against its description: weight (exact
-// shape), bias (dstC or None), params (the activation's count, or None).
-struct LayerParams {
-    py::array weight = NoArray(), bias = NoArray();
-    py::array_t<float> params = NoArray<py::array_t<float>>();
-
-    LayerParams(const SimdConvolutionParameters& p, SizeRule rule, py::handle w, py::handle b,
-                py::handle a, const std::string& suffix = "") {
-        weight = Input<float>(w, ("weight" + suffix).c_str(), WeightShape(p, rule));
-        if (!b.is_none()) bias = Vector(b, ("bias" + suffix).c_str(), p.dstC);
-        if (!a.is_none())
-            params =
-                Floats(a, ("params" + suffix).c_str(), ActivationParamCount(p.activation, p.dstC));
-    }
-    const float* Weight() const { return Data<float>(weight); }
-    const float* Bias() const { return bias ? Data<float>(bias) : nullptr; }
-    const float* Params() const { return params ? params.data() : nullptr; }
-    std::vector<py::object> Objects() const { return {weight, bias, params}; }
-};
-
-LayerFields Fields(py::object srcC, py::object srcH, py::object srcW, py::object dstC,
-                   py::object kernel, py::object stride, py::object dilation, py::object pad,
-                   py::object group, py::object activation, py::object format,
-                   py::object srcType = {}, py::object dstType = {}) {
-    return {srcC, srcH,  srcW,       dstC,   kernel,  stride, dilation,
-            pad,  group, activation, format, srcType, dstType};
 }
 
 // Convolution32f and Deconvolution32f: the same entry-point signatures.
@@ -196,13 +142,6 @@ public:
                 for (py::object& o : layers[i].Objects()) borrowed_.push_back(o);
     }
 };
-
-const char* g_layerKeywords =
-    " Keywords: src_c, src_h, src_w, dst_c, kernel (int or (y, x)), stride, dilation (default "
-    "1), pad (int, (y, x) or (top, left, bottom, right); default 0), group (default 1), "
-    "activation (Activation; default IDENTITY), format (NCHW or NHWC), batch (images per "
-    "forward, default 1). dst_h/dst_w follow from the size rule. Use it as a context manager or "
-    "call close() to free it at once.";
 
 // Convolution32f or Deconvolution32f: the class, its Init from keywords, its set_params.
 template <class Class>
@@ -329,6 +268,7 @@ void RegisterContexts(py::module_& m) {
     for (const char* name : {"LayerContext", "Convolution32f", "Deconvolution32f",
                              "Deconvolution16b", "MergedConvolution32f"})
         m.attr(name).attr("__module__") = "simdsynet";
+    RegisterConvolution8i(m);
 }
 
 }  // namespace simdsynet_python

@@ -69,13 +69,18 @@ def test_named_inputs_and_random_input(tmp_path):
     assert random.returncode == 0 and "output 'y': shape (2, 3)" in random.stdout
 
 
-def test_refused_model(tmp_path):
-    model = tmp_path / "erf.onnx"
+def write_refused(path):
+    """A model the runner refuses: an Erf node named the_erf."""
     graph = helper.make_graph([helper.make_node("Erf", ["x"], ["y"], name="the_erf")], "g",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, (1, 2))],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, 2))])
-    model.write_bytes(helper.make_model(
+    path.write_bytes(helper.make_model(
         graph, opset_imports=[helper.make_opsetid("", 14)]).SerializeToString())
+
+
+def test_refused_model(tmp_path):
+    model = tmp_path / "erf.onnx"
+    write_refused(model)
     out = run(model)
     assert out.returncode != 0
     assert "the_erf" in out.stderr and "not supported" in out.stderr
