@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ConvolutionCases.h"
+#include "ConcurrentForward.h"
 #include "TestUtil.h"
 #include "reference/Convolution.h"
 #include "reference/Convolution8i.h"
@@ -483,38 +484,38 @@ TEST_P(Convolution8iTest, ThreadCountsGiveIdenticalBits) {
         }
 }
 
-// One context, two user threads with their own scratch: results equal those of lone calls.
+// One context, two user threads with their own scratch, under library budgets 1-3: results equal
+// those of lone calls (UINT8 and FP32 sources and outputs, both layouts, depthwise included).
 TEST_P(Convolution8iTest, SharedContextTwoThreads) {
     const Shape shapes[] = {{32, 48, 10, 21, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-                            {48, 48, 13, 15, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 48}};
+                            {48, 48, 13, 15, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 48},
+                            {64, 40, 9, 11, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}};
     for (const Shape& s : shapes)
-        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
-            const SimdConvolutionParameters p =
-                Make(s, f, SimdConvolutionActivationRelu, SimdTensorData8u, SimdTensorData32f);
-            const Data a = MakeData(p, 1, SimdSynetCompatibility8iNarrowed, 11);
-            const Data b = MakeData(p, 1, SimdSynetCompatibility8iNarrowed, 13);
-            void* context = SimdSynetConvolution8iInit(1, &p, SimdSynetCompatibility8iNarrowed);
-            ASSERT_NE(context, nullptr);
-            SimdSynetConvolution8iSetParams(context, a.weight.data(), a.bias.data(), nullptr,
-                                            a.statsPtr);
-            const size_t bufSize = SimdSynetConvolution8iExternalBufferSize(context);
-            const size_t dstBytes = p.dstC * p.dstH * p.dstW * 4;
-            std::vector<uint8_t> expectA(dstBytes), expectB(dstBytes);
-            SimdSynetConvolution8iForward(context, a.src.data(), nullptr, expectA.data());
-            SimdSynetConvolution8iForward(context, b.src.data(), nullptr, expectB.data());
-            std::vector<uint8_t> gotA(dstBytes), gotB(dstBytes);
-            auto work = [&](const Data* in, std::vector<uint8_t>* out) {
-                std::vector<uint8_t> buf(bufSize);
-                for (int r = 0; r < 10; ++r)
-                    SimdSynetConvolution8iForward(context, in->src.data(), buf.data(), out->data());
-            };
-            std::thread t1(work, &a, &gotA), t2(work, &b, &gotB);
-            t1.join();
-            t2.join();
-            EXPECT_EQ(0, std::memcmp(gotA.data(), expectA.data(), dstBytes)) << Describe(p, 1);
-            EXPECT_EQ(0, std::memcmp(gotB.data(), expectB.data(), dstBytes)) << Describe(p, 1);
-            SimdRelease(context);
-        }
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (bool uint8Source : {true, false}) {
+                const SimdTensorDataType srcT = uint8Source ? SimdTensorData8u : SimdTensorData32f;
+                const SimdTensorDataType dstT = uint8Source ? SimdTensorData32f : SimdTensorData8u;
+                const SimdConvolutionParameters p =
+                    Make(s, f, SimdConvolutionActivationRelu, srcT, dstT);
+                const Data a = MakeData(p, 1, SimdSynetCompatibility8iNarrowed, 11);
+                const Data b = MakeData(p, 1, SimdSynetCompatibility8iNarrowed, 13);
+                void* context = SimdSynetConvolution8iInit(1, &p, SimdSynetCompatibility8iNarrowed);
+                ASSERT_NE(context, nullptr);
+                SimdSynetConvolution8iSetParams(context, a.weight.data(), a.bias.data(), nullptr,
+                                                a.statsPtr);
+                const size_t elements = p.dstC * p.dstH * p.dstW;
+                const size_t dstBytes = uint8Source ? elements * sizeof(float) : elements;
+                const Data* inputs[2] = {&a, &b};
+                auto forward = [&](int i, void* buf, void* dst) {
+                    SimdSynetConvolution8iForward(context, inputs[i]->src.data(),
+                                                  static_cast<uint8_t*>(buf),
+                                                  static_cast<uint8_t*>(dst));
+                };
+                EXPECT_TRUE(test::ConcurrentForwardMatchesLoneCalls(
+                    SimdSynetConvolution8iExternalBufferSize(context), dstBytes, forward))
+                    << Describe(p, 1);
+                SimdRelease(context);
+            }
 }
 
 TEST_P(Convolution8iTest, SetParamsAgainAndSizes) {
