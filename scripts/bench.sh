@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-build=build-bench
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSIMD_SYNET_TESTS=OFF >/dev/null
+# The same build folder as scripts/test.sh and scripts/models.sh: the library is compiled once.
+build=build
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSIMD_SYNET_BENCH=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
 out="$build/results"
 rm -rf "$out" && mkdir -p "$out"

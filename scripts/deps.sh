@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, tests and benchmarks need (no-op when present).
+# Usage: bash scripts/deps.sh [clang]   (clang: also clang 14 and its sanitizer/libFuzzer
+# runtimes, for the fuzzer's build)
 set -euo pipefail
 # python3-dev, pybind11-dev, python3-numpy, python3-pytest: the Python package and its tests
 # (for Debian's /usr/bin/python3; nothing comes from PyPI). python3-onnx: simdsynet.onnx reads
 # models with it; python3-torch, python3-torchvision: the models of the ONNX tests and of the
 # model benchmark are built and exported with them; python3-matplotlib: the benchmark's chart.
-packages=(cmake make g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev python3
+# libdnnl-dev: the optional oneDNN comparison of the convolution benchmarks (CI builds it).
+packages=(cmake make g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev libdnnl-dev python3
           python3-dev pybind11-dev python3-numpy python3-pytest python3-onnx python3-torch
           python3-torchvision python3-matplotlib)
+if [ "${1:-}" = clang ]; then packages+=(clang-14 libclang-rt-14-dev); fi
+# The native architecture's package first: once the AArch64 suite (scripts/test-arm64.sh) has
+# installed a library's arm64 build too, the bare name is ambiguous to dpkg.
+arch=$(dpkg --print-architecture)
 missing=()
 for p in "${packages[@]}"; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    dpkg -s "$p:$arch" >/dev/null 2>&1 || dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Main job: the model benchmark. Installs what it needs, builds the library and the Python
-# package (release), exports the twelve torchvision models (random weights, cached in
-# build-models/models), runs each through simdsynet.onnx and through PyTorch's fastest CPU mode
-# (traced, frozen, optimized for inference) at 1 thread and at all cores, prints one table and
-# writes build-models/results.json and build-models/speedup.png.
+# package (release, in build/ like scripts/test.sh: the two share the library's objects),
+# exports the twelve torchvision models (random weights, cached in build-models/models), runs
+# each through simdsynet.onnx and through PyTorch's fastest CPU mode (traced, frozen, optimized
+# for inference) at 1 thread and at all cores, prints one table and writes
+# build-models/results.json and build-models/speedup.png.
 # Usage: bash scripts/models.sh [--quick] [--models resnet18,...] [--repeat N] [--threads 1,2]
 #   --quick: three models at 32x32, one repetition (exercises the command; CI runs it).
 #   --int8: also the INT8 plans (convolutions on SimdSynetConvolution8i): their time against our
@@ -11,8 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-build=build-models
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSIMD_SYNET_TESTS=OFF \
-    -DSIMD_SYNET_BENCH=OFF -DSIMD_SYNET_PYTHON=ON >/dev/null
+build=build
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSIMD_SYNET_PYTHON=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target simdsynet_python simdsynet_executor >/dev/null
-PYTHONPATH="$build/python" /usr/bin/python3 python/models/benchmark.py --out "$build" "$@"
+PYTHONPATH="$build/python" /usr/bin/python3 python/models/benchmark.py --out build-models "$@"
