@@ -26,14 +26,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-launcher=()
-if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
 # No benchmarks (not timed under emulation); the Python package turns itself off when
 # cross-compiling (no arm64 interpreter beside the native one).
 cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" \
-    -DCMAKE_BUILD_TYPE=Release -DSIMD_SYNET_BENCH=OFF "${launcher[@]}" >/dev/null
+    -DCMAKE_BUILD_TYPE=Release -DSIMD_SYNET_BENCH=OFF >/dev/null
 cmake --build "$build" -j"$jobs"
 # ctest starts every test program through qemu-aarch64-static (the toolchain file's emulator).
 ctest --test-dir "$build" --output-on-failure -j"$jobs"
