@@ -8,23 +8,15 @@ cd "$(dirname "$0")/.."
 build=${1:-build-arm64}
 jobs=$(nproc)
 
-# Debian's cross compiler, qemu-user and the arm64 builds of the libraries (multiarch).
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-packages=(cmake make pkg-config g++-aarch64-linux-gnu qemu-user-static libhwy-dev:arm64
-          libgtest-dev:arm64)
-missing=()
-for p in "${packages[@]}"; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing: ${missing[*]}"
-    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-        $SUDO dpkg --add-architecture arm64
-    fi
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+# Debian's cross compiler, qemu-user and the arm64 builds of the libraries (multiarch: the
+# architecture is added before scripts/deps.sh updates the package lists).
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO dpkg --add-architecture arm64
 fi
+bash scripts/deps.sh --only cmake make pkg-config g++-aarch64-linux-gnu qemu-user-static \
+    libhwy-dev:arm64 libgtest-dev:arm64
 
 # No benchmarks (not timed under emulation); the Python package turns itself off when
 # cross-compiling (no arm64 interpreter beside the native one).
