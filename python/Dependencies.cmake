@@ -4,6 +4,14 @@
 # (pybind11-dev) and numpy for that interpreter (python3-numpy). Sets SIMD_SYNET_PYTHON_FOUND and
 # SIMD_SYNET_PYTHON_MISSING (the Debian packages missing).
 set(SIMD_SYNET_PYTHON_MISSING "")
+if(CMAKE_CROSSCOMPILING)
+    # The interpreter, its headers (pyconfig.h) and numpy found here would be the build
+    # machine's, not the target's; Debian's python3 of another architecture replaces the
+    # native one rather than installing beside it, so a cross build has no target Python.
+    set(SIMD_SYNET_PYTHON_FOUND OFF)
+    set(SIMD_SYNET_PYTHON_MISSING "python3 for ${CMAKE_SYSTEM_PROCESSOR} (cross-compiling)")
+    return()
+endif()
 if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
     set(Python3_EXECUTABLE /usr/bin/python3)
 endif()

@@ -2,6 +2,7 @@
 # Installs the Debian packages the build, tests and benchmarks need (no-op when present).
 # Usage: bash scripts/deps.sh [clang]   (clang: also clang 14 and its sanitizer/libFuzzer
 # runtimes, for the fuzzer's build)
+#        bash scripts/deps.sh --only <package>...   (those packages instead of the list below)
 set -euo pipefail
 # python3-dev, pybind11-dev, python3-numpy, python3-pytest: the Python package and its tests
 # (for Debian's /usr/bin/python3; nothing comes from PyPI). python3-onnx: simdsynet.onnx reads
@@ -12,6 +13,7 @@ packages=(cmake make g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev lib
           python3-dev pybind11-dev python3-numpy python3-pytest python3-onnx python3-torch
           python3-torchvision python3-matplotlib)
 if [ "${1:-}" = clang ]; then packages+=(clang-14 libclang-rt-14-dev); fi
+if [ "${1:-}" = --only ]; then packages=("${@:2}"); fi
 # The native architecture's package first: once the AArch64 suite (scripts/test-arm64.sh) has
 # installed a library's arm64 build too, the bare name is ambiguous to dpkg.
 arch=$(dpkg --print-architecture)

@@ -19,7 +19,11 @@ TEST_P(Core, IsaMatchesForcedTarget) {
     const std::string isa = SimdSynetIsa();
     switch (target) {
         case HWY_SCALAR:
+        case HWY_EMU128:
             EXPECT_EQ(isa, "scalar");
+            break;
+        case HWY_NEON:
+            EXPECT_EQ(isa, "neon");
             break;
         case HWY_SSE4:
             EXPECT_EQ(isa, "sse4");
@@ -131,9 +135,16 @@ TEST(CoreHelpers, LastErrorIsPerThread) {
 }
 
 // SIMD_SYNET_MAX_ISA is read once per process, so it is checked in a child process: a plain
-// program (tests/isa_probe.cpp) that prints SimdSynetIsa().
+// program (tests/isa_probe.cpp) that prints SimdSynetIsa(). SIMD_SYNET_ISA_PROBE is its command
+// line (through the emulator when cross-compiled). The levels capped to are those of the
+// architecture the test runs on.
 TEST(CoreHelpers, MaxIsaEnvironmentCapsTheTarget) {
-    for (const char* level : {"scalar", "sse4"}) {
+#if HWY_ARCH_ARM_A64
+    const char* const vectorLevel = "neon";
+#else
+    const char* const vectorLevel = "sse4";
+#endif
+    for (const char* level : {"scalar", vectorLevel}) {
         const std::string cmd = std::string("SIMD_SYNET_MAX_ISA=") + level + " " +
                                 SIMD_SYNET_ISA_PROBE + " | grep -qx " + level;
         EXPECT_EQ(std::system(cmd.c_str()), 0) << level;

@@ -213,8 +213,9 @@ protected:
     }
 
     // The outputs of one row from the sums in DepthwisePlaneRow8i's order; `slack` bytes past
-    // the row may be overwritten.
-    void Store(const int32_t* sums, size_t c, uint8_t* dst, uint8_t* lanes, size_t slack) const {
+    // the row may be overwritten (only the x86 in-order store uses that).
+    void Store(const int32_t* sums, size_t c, uint8_t* dst, uint8_t* lanes,
+               [[maybe_unused]] size_t slack) const {
         const hn::ScalableTag<float> d;
         const hn::RebindToSigned<decltype(d)> di;
         const size_t L = kLanes, W = q_.dstW, stride = q_.sX;

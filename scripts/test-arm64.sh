@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Cross-builds the library and the whole test suite for AArch64 and runs it under qemu-user:
+# every kernel on every Highway target compiled for Arm (NEON and the scalar fallback), plus the
+# installed-package check with an arm64 consumer. Debian 12 on x86-64, as root or with sudo.
+# Usage: bash scripts/test-arm64.sh [build-dir]   (default build-arm64)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-arm64}
+jobs=$(nproc)
+
+# Debian's cross compiler, qemu-user and the arm64 builds of the libraries (multiarch: the
+# architecture is added before scripts/deps.sh updates the package lists).
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO dpkg --add-architecture arm64
+fi
+bash scripts/deps.sh --only cmake make pkg-config g++-aarch64-linux-gnu qemu-user-static \
+    libhwy-dev:arm64 libgtest-dev:arm64
+
+# No benchmarks (not timed under emulation); the Python package turns itself off when
+# cross-compiling (no arm64 interpreter beside the native one).
+cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" \
+    -DCMAKE_BUILD_TYPE=Release -DSIMD_SYNET_BENCH=OFF >/dev/null
+cmake --build "$build" -j"$jobs"
+# ctest starts every test program through qemu-aarch64-static (the toolchain file's emulator).
+ctest --test-dir "$build" --output-on-failure -j"$jobs"
