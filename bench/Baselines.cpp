@@ -74,6 +74,24 @@ void MulAddMixKernel(const float* const* inputs, size_t count, size_t n, float* 
     }
 }
 
+// data[i] += 0.25 over n floats in place, 4 vectors per step: the bar of an in-place layer
+// (one buffer read and written back), which a copy between two buffers does not measure.
+void LoadAddStoreKernel(float* data, size_t n) {
+    const hn::ScalableTag<float> d;
+    const size_t L = hn::Lanes(d);
+    const auto b = hn::Set(d, 0.25f);
+    for (size_t i = 0; i + 4 * L <= n; i += 4 * L) {
+        const auto v0 = hn::Add(hn::LoadU(d, data + i + 0 * L), b);
+        const auto v1 = hn::Add(hn::LoadU(d, data + i + 1 * L), b);
+        const auto v2 = hn::Add(hn::LoadU(d, data + i + 2 * L), b);
+        const auto v3 = hn::Add(hn::LoadU(d, data + i + 3 * L), b);
+        hn::StoreU(v0, d, data + i + 0 * L);
+        hn::StoreU(v1, d, data + i + 1 * L);
+        hn::StoreU(v2, d, data + i + 2 * L);
+        hn::StoreU(v3, d, data + i + 3 * L);
+    }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace bench
 HWY_AFTER_NAMESPACE();
@@ -84,6 +102,7 @@ HWY_AFTER_NAMESPACE();
 namespace bench {
 HWY_EXPORT(CopyMixKernel);
 HWY_EXPORT(MulAddMixKernel);
+HWY_EXPORT(LoadAddStoreKernel);
 
 // Every mix, the plain copy included, runs the same vector loop: memcpy's `rep movsb` moves
 // L2-resident data at a different rate than vector loads and stores, so one-input functions
@@ -95,6 +114,9 @@ void CopyMix(const uint8_t* const* inputs, size_t count, size_t readBytesEach, u
 
 void MulAddMix(const float* const* inputs, size_t count, size_t n, float* output) {
     HWY_DYNAMIC_DISPATCH(MulAddMixKernel)(inputs, count, n, output);
+}
+void LoadAddStore(float* data, size_t n) {
+    HWY_DYNAMIC_DISPATCH(LoadAddStoreKernel)(data, n);
 }
 }  // namespace bench
 #endif  // HWY_ONCE

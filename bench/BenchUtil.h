@@ -81,6 +81,10 @@ void CopyMix(const uint8_t* const* inputs, size_t count, size_t readBytesEach, u
 // dst[i] = src0[i]*a + b (+ srck[i]*a): n floats per array, 4 vectors per step.
 void MulAddMix(const float* const* inputs, size_t count, size_t n, float* output);
 
+// data[i] += constant over n floats (n a multiple of 4 vectors) in place: the bar of in-place
+// layers, which read and write back one buffer.
+void LoadAddStore(float* data, size_t n);
+
 // Working sets up to this size count as L1-resident (their baseline is MulAddMix).
 constexpr size_t kL1Bytes = 32 * 1024;
 
