@@ -46,9 +46,12 @@ struct Shape {
     size_t size, count;  // inputs, outputs
 };
 // A classifier head (4 MB of weights: beyond L2, inside L3), a small layer whose weights stay
-// in L2, and a wide one beyond L3.
-const Shape kShapes[] = {
-    {"1024to1000", 1024, 1000}, {"256to256", 256, 256}, {"4096to4096", 4096, 4096}};
+// in L2, a VGG-like fully connected layer (16 MiB of weights, L3-resident on server parts) and a
+// wide one beyond L3.
+const Shape kShapes[] = {{"1024to1000", 1024, 1000},
+                         {"256to256", 256, 256},
+                         {"4096to1024", 4096, 1024},
+                         {"4096to4096", 4096, 4096}};
 
 const int kRegistered = [] {
     for (const Shape& s : kShapes) {

@@ -80,30 +80,26 @@ void RegisterFused() {
         // store loop over one buffer (a copy between two buffers is a different access pattern:
         // its reads and writes go to different lines).
         const std::string inPlaceName = "InPlace/LoadAddStore/" + caseName;
-        benchmark::RegisterBenchmark(("Scale/AddBias/" + caseName).c_str(),
-                                     [=](benchmark::State& state) {
-                                         bench::Buffer<float> dst(n);
-                                         Params p(shape.channels);
-                                         for (auto _ : state) {
-                                             SimdSynetAddBias(p.a.data(), shape.channels,
-                                                              shape.spatial, dst.data(),
-                                                              layout.format);
-                                             benchmark::ClobberMemory();
-                                         }
-                                         bench::SetTraffic(state, 2 * bytes);
-                                         state.SetLabel("vs " + inPlaceName);
-                                     })
-            ->Unit(benchmark::kMicrosecond);
-        benchmark::RegisterBenchmark(inPlaceName.c_str(),
-                                     [=](benchmark::State& state) {
-                                         bench::Buffer<float> data(n);
-                                         for (auto _ : state) {
-                                             bench::LoadAddStore(data.data(), n);
-                                             benchmark::ClobberMemory();
-                                         }
-                                         bench::SetTraffic(state, 2 * bytes);
-                                     })
-            ->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(("Scale/AddBias/" + caseName).c_str(), [=](benchmark::State&
+                                                                                    state) {
+            bench::Buffer<float> dst(n);
+            Params p(shape.channels);
+            for (auto _ : state) {
+                SimdSynetAddBias(p.a.data(), shape.channels, shape.spatial, dst.data(),
+                                 layout.format);
+                benchmark::ClobberMemory();
+            }
+            bench::SetTraffic(state, 2 * bytes);
+            state.SetLabel("vs " + inPlaceName);
+        })->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(inPlaceName.c_str(), [=](benchmark::State& state) {
+            bench::Buffer<float> data(n);
+            for (auto _ : state) {
+                bench::LoadAddStore(data.data(), n);
+                benchmark::ClobberMemory();
+            }
+            bench::SetTraffic(state, 2 * bytes);
+        })->Unit(benchmark::kMicrosecond);
         RegisterUnary("FusedLayerForward2", shape, layout,
                       [](const float* src, Params& p, size_t C, size_t S, float* dst,
                          SimdTensorFormatType f) {
