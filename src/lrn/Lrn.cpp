@@ -57,34 +57,20 @@ HWY_INLINE void LogNormalPositive(D d, V (&v)[K]) {
 
 // Whether pow(b, -0.75) = b^-1/2 * (b^-1/2)^1/2 is computed from reciprocal square roots on
 // this target: x86 SIMD targets have a 12-bit (RSQRTPS) or 14-bit (VRSQRT14PS) estimate that
-// one Newton step brings to ~2e-7, about 12 operations against the ~28 of log and exp.
+// one Newton step brings to ~23 bits, about 12 operations against the ~28 of log and exp
+// (results within ~5e-7 relative; AVX-512's 128-bit tails use the 12-bit estimate, so a tail
+// and a full vector may differ in the last bits). Other targets' estimates are not specified
+// as tightly, so they keep log and exp.
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
 constexpr bool kRsqrtPow = true;
 #else
 constexpr bool kRsqrtPow = false;
 #endif
 
-// Estimate of 1/sqrt(b) for normal positive b; on AVX-512 VRSQRT14PS for every vector width
-// (Highway's 128-bit estimate is RSQRTPS there, so tails would differ from full vectors).
-template <class V>
-HWY_INLINE V RsqrtEstimate(V b) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-    if constexpr (sizeof(b.raw) == 64) {
-        return V{_mm512_rsqrt14_ps(b.raw)};
-    } else if constexpr (sizeof(b.raw) == 32) {
-        return V{_mm256_rsqrt14_ps(b.raw)};
-    } else {
-        return V{_mm_rsqrt14_ps(b.raw)};
-    }
-#else
-    return hn::ApproximateReciprocalSqrt(b);
-#endif
-}
-
 // 1/sqrt(b) for normal positive b: the estimate y and one Newton step y + y(1 - b y^2)/2.
 template <class D, class V>
 HWY_INLINE V Rsqrt(D d, V b) {
-    const V y = RsqrtEstimate(b);
+    const V y = hn::ApproximateReciprocalSqrt(b);
     const V e = hn::MulAdd(hn::Mul(b, hn::Set(d, -0.5f)), hn::Mul(y, y), hn::Set(d, 0.5f));
     return hn::MulAdd(y, e, y);
 }
