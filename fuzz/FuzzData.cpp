@@ -253,8 +253,9 @@ void FuzzWinograd(Input& in) {
         const bool table = in.Flag();  // the pads of §12.3, or any up to 6
         for (size_t& p : pad) p = table ? in.Range(0, 1) : in.Range(0, 6);
         if (table && ay.kernel == 1) pad[0] = pad[2] = 0;
+        // A zero extent makes the call a no-op whatever the pads (SUPPLEMENT.md §0): no tiles.
         size_t tiles = 0;
-        if (!IsHuge(H) && !IsHuge(W)) {
+        if (!IsHuge(H) && !IsHuge(W) && H > 0 && W > 0) {
             const ptrdiff_t outH = ptrdiff_t(pad[0] + H + pad[2]) - ptrdiff_t(ay.kernel) + 1;
             const ptrdiff_t outW = ptrdiff_t(pad[1] + W + pad[3]) - ptrdiff_t(ax.kernel) + 1;
             if (outH > 0 && outW > 0)

@@ -123,10 +123,13 @@ HWY_INLINE void OpaqueAddress(T*& p) {
 // the blocks below) rather than loading it once: each re-read is a load, and a miss where the
 // source lines and the outputs share L1 sets (C = 256: pixels 1 KiB apart). Held in a
 // register, 3x3 s1 256ch 56x56 went from 282-299 to 255-270 us (mean over six src/dst
-// offsets), 3x3 s2 128ch 112x112 from 234-241 to 221-232 us, on AVX-512; AVX2 unchanged.
+// offsets), 3x3 s2 128ch 112x112 from 234-241 to 221-232 us, on AVX-512; AVX2 unchanged. Not in
+// unoptimised builds (the fuzzer's -O0): no folding there, and clang 14 cannot tie a 512-bit
+// operand at -O0.
 template <class V>
 HWY_INLINE void OpaqueVector(V& v) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && (defined(__GNUC__) || defined(__clang__))
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && (defined(__GNUC__) || defined(__clang__)) && \
+    defined(__OPTIMIZE__)
     asm("" : "+v"(v.raw));
 #else
     (void)v;

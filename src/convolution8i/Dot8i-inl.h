@@ -53,15 +53,31 @@ using Acc32 = int32_t;
 HWY_INLINE Acc32 ToAcc(V32 v) {
     return v.raw;
 }
+HWY_INLINE V32 FromAcc(Acc32 a) {
+    return V32{a};
+}
+#elif HWY_TARGET == HWY_EMU128
+// The emulated vectors hold an array, which only GCC converts to a vector by a cast.
+typedef int32_t Acc32 __attribute__((vector_size(sizeof(Raw32))));
+HWY_INLINE Acc32 ToAcc(V32 v) {
+    Acc32 a;
+    hwy::CopyBytes<sizeof(a)>(v.raw, &a);
+    return a;
+}
+HWY_INLINE V32 FromAcc(Acc32 a) {
+    V32 v;
+    hwy::CopyBytes<sizeof(a)>(&a, v.raw);
+    return v;
+}
 #else
 typedef int32_t Acc32 __attribute__((vector_size(sizeof(Raw32))));
 HWY_INLINE Acc32 ToAcc(V32 v) {
     return (Acc32)v.raw;
 }
-#endif
 HWY_INLINE V32 FromAcc(Acc32 a) {
     return V32{(Raw32)a};
 }
+#endif
 
 // The x86 SIMD targets: PMADDUBSW and the raw conversions and packs (re-evaluated per target).
 #undef SIMD_SYNET_INT8_X86
