@@ -190,7 +190,7 @@ size_t Stride(Input& in, size_t used) {
     if (mode < 8) return used + (mode & 3);
     if (mode < 10) return used ? used - 1 : 0;
     if (mode < 14 && !IsHuge(used)) return in.Range(0, 2 * used + 1);
-    return SIZE_MAX >> (mode - 12);
+    return SIZE_MAX >> (mode & 3);  // modes 10-13 come here too when used is huge
 }
 
 // Floats of a planar buffer of `count` planes `stride` apart, the last one `used` long.
@@ -286,7 +286,9 @@ void FuzzWinograd(Input& in) {
         CheckGaps(dst.data(), count, stride, used);
     } else {
         const size_t C = Size(in, 24), H = Size(in, 24), W = Size(in, 24);
-        const size_t tiles = IsHuge(H) || IsHuge(W)
+        // A zero extent makes the call a no-op (SUPPLEMENT.md §0), however large the others.
+        const size_t tiles = H == 0 || W == 0 ? 0
+                             : IsHuge(H) || IsHuge(W)
                                  ? SIZE_MAX
                                  : ref::CeilDiv(H, ay.block) * ref::CeilDiv(W, ax.block);
         const size_t used = Mul(C, tiles), stride = Stride(in, used);
