@@ -404,6 +404,9 @@ template <int kKernel, int kPad, int kRows, class Op, class T>
 HWY_INLINE void Stride2InteriorRows(const Op& op, const T* src, const PoolShape& s, const Axis& ax,
                                     const float* columns, size_t c, size_t dy0, size_t dy1,
                                     T* dst) {
+    // No interior rows (e.g. pads past the image): the first row's address below would not
+    // exist.
+    if (dy0 >= dy1) return;
     const size_t plane = s.srcH * s.srcW, step = s.strideY * s.srcW;
     const T* base = src + c * plane + (dy0 * s.strideY - s.padY) * s.srcW;
     T* out = dst + (c * s.dstH + dy0) * s.dstW;
