@@ -1,9 +1,11 @@
-// Shared pieces of the convolution-family tests (convolution, deconvolution): the activation
-// list, their parameters, a readable shape description and random layer data.
+// Shared pieces of the convolution-family tests (convolution, deconvolution, INT8): layer shapes
+// and their parameter structs, the activation list, their parameters, a readable shape
+// description and random layer data.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,44 @@
 #include "TestUtil.h"
 
 namespace convtest {
+
+// A layer's geometry: channels, image, kernel, stride, dilation, pads (top, left, bottom, right)
+// and groups.
+struct Shape {
+    size_t srcC, dstC, srcH, srcW, kY, kX, sY, sX, dY, dX, padY, padX, padH, padW, group;
+};
+
+// The description of a layer of shape s in `format` (both tensors), with dstH/dstW by the
+// convolution size rule (the deconvolution tests replace them by theirs).
+inline SimdConvolutionParameters ConvolutionParameters(
+    const Shape& s, SimdTensorFormatType format, SimdConvolutionActivationType act,
+    SimdTensorDataType srcT = SimdTensorData32f, SimdTensorDataType dstT = SimdTensorData32f) {
+    SimdConvolutionParameters p;
+    std::memset(&p, 0, sizeof(p));
+    p.srcC = s.srcC;
+    p.srcH = s.srcH;
+    p.srcW = s.srcW;
+    p.srcT = srcT;
+    p.srcF = format;
+    p.dstC = s.dstC;
+    p.dstT = dstT;
+    p.dstF = format;
+    p.kernelY = s.kY;
+    p.kernelX = s.kX;
+    p.strideY = s.sY;
+    p.strideX = s.sX;
+    p.dilationY = s.dY;
+    p.dilationX = s.dX;
+    p.padY = s.padY;
+    p.padX = s.padX;
+    p.padH = s.padH;
+    p.padW = s.padW;
+    p.group = s.group;
+    p.activation = act;
+    p.dstH = (s.srcH + s.padY + s.padH - (s.dY * (s.kY - 1) + 1)) / s.sY + 1;
+    p.dstW = (s.srcW + s.padX + s.padW - (s.dX * (s.kX - 1) + 1)) / s.sX + 1;
+    return p;
+}
 
 inline const SimdConvolutionActivationType kActivations[] = {
     SimdConvolutionActivationIdentity,    SimdConvolutionActivationRelu,

@@ -26,11 +26,8 @@ namespace {
 using convtest::ActivationParams;
 using convtest::Describe;
 using convtest::kActivations;
+using convtest::Shape;
 using test::Guarded;
-
-struct Shape {
-    size_t srcC, dstC, srcH, srcW, kY, kX, sY, sX, dY, dX, padY, padX, padH, padW, group;
-};
 
 const SimdSynetCompatibilityType kModes[] = {SimdSynetCompatibility8iPrecise,
                                              SimdSynetCompatibility8iOverflow,
@@ -45,31 +42,7 @@ const char* ModeName(SimdSynetCompatibilityType m) {
 SimdConvolutionParameters Make(const Shape& s, SimdTensorFormatType format,
                                SimdConvolutionActivationType act, SimdTensorDataType srcT,
                                SimdTensorDataType dstT) {
-    SimdConvolutionParameters p;
-    std::memset(&p, 0, sizeof(p));
-    p.srcC = s.srcC;
-    p.srcH = s.srcH;
-    p.srcW = s.srcW;
-    p.srcT = srcT;
-    p.srcF = format;
-    p.dstC = s.dstC;
-    p.dstT = dstT;
-    p.dstF = format;
-    p.kernelY = s.kY;
-    p.kernelX = s.kX;
-    p.strideY = s.sY;
-    p.strideX = s.sX;
-    p.dilationY = s.dY;
-    p.dilationX = s.dX;
-    p.padY = s.padY;
-    p.padX = s.padX;
-    p.padH = s.padH;
-    p.padW = s.padW;
-    p.group = s.group;
-    p.activation = act;
-    p.dstH = (s.srcH + s.padY + s.padH - (s.dY * (s.kY - 1) + 1)) / s.sY + 1;
-    p.dstW = (s.srcW + s.padX + s.padW - (s.dX * (s.kX - 1) + 1)) / s.sX + 1;
-    return p;
+    return convtest::ConvolutionParameters(s, format, act, srcT, dstT);
 }
 
 std::string Name(const SimdConvolutionParameters& p, size_t batch,

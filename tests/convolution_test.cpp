@@ -17,37 +17,11 @@ namespace {
 
 using test::Guarded;
 
-struct Shape {
-    size_t srcC, dstC, srcH, srcW, kY, kX, sY, sX, dY, dX, padY, padX, padH, padW, group;
-};
+using convtest::Shape;
 
 SimdConvolutionParameters Make(const Shape& s, SimdTensorFormatType format,
                                SimdConvolutionActivationType act) {
-    SimdConvolutionParameters p;
-    std::memset(&p, 0, sizeof(p));
-    p.srcC = s.srcC;
-    p.srcH = s.srcH;
-    p.srcW = s.srcW;
-    p.srcT = SimdTensorData32f;
-    p.srcF = format;
-    p.dstC = s.dstC;
-    p.dstT = SimdTensorData32f;
-    p.dstF = format;
-    p.kernelY = s.kY;
-    p.kernelX = s.kX;
-    p.strideY = s.sY;
-    p.strideX = s.sX;
-    p.dilationY = s.dY;
-    p.dilationX = s.dX;
-    p.padY = s.padY;
-    p.padX = s.padX;
-    p.padH = s.padH;
-    p.padW = s.padW;
-    p.group = s.group;
-    p.activation = act;
-    p.dstH = (s.srcH + s.padY + s.padH - (s.dY * (s.kY - 1) + 1)) / s.sY + 1;
-    p.dstW = (s.srcW + s.padX + s.padW - (s.dX * (s.kX - 1) + 1)) / s.sX + 1;
-    return p;
+    return convtest::ConvolutionParameters(s, format, act);
 }
 
 // Tails in every dimension: channels 1, 3, 7, 8, 17, 33, 64; widths 1, 5, 13, 56; kernels 1, 3,

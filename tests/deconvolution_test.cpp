@@ -19,34 +19,12 @@ namespace {
 
 using test::Guarded;
 
-struct Shape {
-    size_t srcC, dstC, srcH, srcW, kY, kX, sY, sX, dY, dX, padY, padX, padH, padW, group;
-};
+using convtest::Shape;
 
+// The deconvolution's output size: stride*(src - 1) + dilation*(kernel - 1) + 1 minus the pads.
 SimdConvolutionParameters Make(const Shape& s, SimdTensorFormatType format,
                                SimdConvolutionActivationType act) {
-    SimdConvolutionParameters p;
-    std::memset(&p, 0, sizeof(p));
-    p.srcC = s.srcC;
-    p.srcH = s.srcH;
-    p.srcW = s.srcW;
-    p.srcT = SimdTensorData32f;
-    p.srcF = format;
-    p.dstC = s.dstC;
-    p.dstT = SimdTensorData32f;
-    p.dstF = format;
-    p.kernelY = s.kY;
-    p.kernelX = s.kX;
-    p.strideY = s.sY;
-    p.strideX = s.sX;
-    p.dilationY = s.dY;
-    p.dilationX = s.dX;
-    p.padY = s.padY;
-    p.padX = s.padX;
-    p.padH = s.padH;
-    p.padW = s.padW;
-    p.group = s.group;
-    p.activation = act;
+    SimdConvolutionParameters p = convtest::ConvolutionParameters(s, format, act);
     p.dstH = s.sY * (s.srcH - 1) + s.dY * (s.kY - 1) + 1 - s.padY - s.padH;
     p.dstW = s.sX * (s.srcW - 1) + s.dX * (s.kX - 1) + 1 - s.padX - s.padW;
     return p;
