@@ -7,9 +7,14 @@ outside the library's kernels), writes results.json and speedup.png into --out.
     PYTHONPATH=build/python python3 python/models/benchmark.py --out build-models [--quick]
         [--int8]
 
-Timing: after warm-up runs, our run and PyTorch's alternate, `--repeat` times, and the median
-of each is reported with its range, so that a machine shared with other work disturbs both
-sides alike. 1-thread runs are pinned to one core.
+Timing: after warm-up runs, blocks of our runs and blocks of PyTorch's alternate until each
+side has `--repeat` timed runs, and the median of each is reported with its range, so that a
+machine whose speed drifts disturbs both sides alike. Each block starts with one untimed run:
+after a parallel run PyTorch's OpenMP workers keep spinning on the cores for milliseconds, and
+our pool's workers have gone to sleep, so the first run after a switch measures the two thread
+pools fighting, not either framework (mobilenet_v2 at 2 threads on Zen 5: our first run after
+PyTorch's took 9.6 ms, the next ones 3.8 ms, the same as with PyTorch never run). 1-thread runs
+are pinned to one core.
 
 --int8 adds the INT8 plan of every model (simdsynet.onnx.load(..., int8=True): convolutions on
 the INT8 framework, calibrated on random standard-normal inputs, the distribution of the test
@@ -50,20 +55,33 @@ def timed(function):
     return (time.perf_counter() - start) * 1e3
 
 
+# Timed runs per block of alternate_blocks.
+BLOCK = 3
+
+
+def alternate_blocks(first, second, repeat):
+    """Times `repeat` calls of each function, in alternating blocks of one untimed call and up
+    to BLOCK timed ones (see the module's text); returns the two lists of ms."""
+    a, b = [], []
+    while len(a) < repeat:
+        n = min(BLOCK, repeat - len(a))
+        for function, times in ((first, a), (second, b)):
+            function()
+            times.extend(timed(function) for _ in range(n))
+    return a, b
+
+
 def measure(net, frozen, x, threads, repeat, warmup, cores):
     """Median and range (ms) of ours and PyTorch's, alternating, at `threads` threads."""
     os.sched_setaffinity(0, cores[:1] if threads == 1 else cores)
     torch.set_num_threads(threads)
     net.threads = threads
     xt = torch.from_numpy(x)
-    ours, theirs = [], []
     with torch.no_grad():
         for _ in range(warmup):
             net.run(x)
             frozen(xt)
-        for _ in range(repeat):
-            ours.append(timed(lambda: net.run(x)))
-            theirs.append(timed(lambda: frozen(xt)))
+        ours, theirs = alternate_blocks(lambda: net.run(x), lambda: frozen(xt), repeat)
     os.sched_setaffinity(0, cores)
     return ours, theirs
 
@@ -72,13 +90,10 @@ def measure_int8(net, qnet, x, threads, repeat, warmup, cores):
     """Median and range (ms) of the INT8 plan and the FP32 plan, alternating."""
     os.sched_setaffinity(0, cores[:1] if threads == 1 else cores)
     net.threads = qnet.threads = threads
-    fp32, int8 = [], []
     for _ in range(warmup):
         net.run(x)
         qnet.run(x)
-    for _ in range(repeat):
-        int8.append(timed(lambda: qnet.run(x)))
-        fp32.append(timed(lambda: net.run(x)))
+    int8, fp32 = alternate_blocks(lambda: qnet.run(x), lambda: net.run(x), repeat)
     os.sched_setaffinity(0, cores)
     net.threads = qnet.threads = 1
     return int8, fp32
@@ -235,7 +250,8 @@ def main(argv=None):
     cache = os.path.join(args.out, "models")
     names = [n for n in args.models.split(",") if n]
     print(f"simd-synet {simdsynet.version()} ({simdsynet.isa()}), PyTorch {torch.__version__}, "
-          f"{args.size}x{args.size}, {len(cores)} cores, median of {args.repeat} alternating runs",
+          f"{args.size}x{args.size}, {len(cores)} cores, median of {args.repeat} runs in "
+          f"alternating blocks",
           flush=True)
     rows = []
     for name in names:
