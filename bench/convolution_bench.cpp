@@ -1,10 +1,12 @@
-// Benchmarks of the FP32 convolution framework on typical network layers, single thread.
+// Benchmarks of the FP32 convolution framework on typical network layers, single thread (and
+// more: see ThreadCounts).
 // Each case reports GFLOP/s (2*dstC*dstH*dstW*srcC/group*kY*kX per image) and the share of the
 // machine's FMA peak, measured here by a register-only FMA loop of the widest vectors in use.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -55,16 +57,36 @@ void BM_Convolution(benchmark::State& state, Layer layer, SimdTensorFormatType f
     SimdRelease(context);
 }
 
-// Every layer on one thread; the layers the issue names also on two (".../t2"), timed by the
-// wall clock since the work is shared.
+// Thread counts from SIMD_SYNET_BENCH_THREADS ("1,2,4,8,16": every layer at each count, for
+// thread-scaling figures on a larger machine), else every layer on one thread and the layers
+// the issue names also on two. Counts above 1 are timed by the wall clock since the work is
+// shared, and named ".../tN".
+std::vector<size_t> ThreadCounts(bool* everyLayer) {
+    std::vector<size_t> counts;
+    const char* list = std::getenv("SIMD_SYNET_BENCH_THREADS");
+    *everyLayer = list != nullptr;
+    for (const char* p = list; p && *p;) {
+        char* end = nullptr;
+        const unsigned long n = std::strtoul(p, &end, 10);
+        if (end == p) break;
+        if (n > 0) counts.push_back(n);
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (counts.empty()) counts = {1, 2};
+    return counts;
+}
+
 const bool kRegistered = [] {
-    for (size_t threads : {1, 2})
+    bool everyLayer = false;
+    for (size_t threads : ThreadCounts(&everyLayer))
         for (const Layer& layer : kLayers)
             for (SimdTensorFormatType f : {SimdTensorFormatNhwc, SimdTensorFormatNchw}) {
-                if (threads > 1 && std::strchr("abcf", layer.name[0]) == nullptr) continue;
+                if (threads > 1 && !everyLayer && std::strchr("abcf", layer.name[0]) == nullptr)
+                    continue;
                 const std::string name =
                     std::string("Convolution/Convolution32fForward/") + layer.name +
-                    (f == SimdTensorFormatNhwc ? "/nhwc" : "/nchw") + (threads > 1 ? "/t2" : "");
+                    (f == SimdTensorFormatNhwc ? "/nhwc" : "/nchw") +
+                    (threads > 1 ? "/t" + std::to_string(threads) : "");
                 benchmark::RegisterBenchmark(name.c_str(), BM_Convolution, layer, f, threads)
                     ->Unit(benchmark::kMicrosecond)
                     ->UseRealTime();

@@ -1,5 +1,6 @@
 // Tests of SimdSynetInnerProductLayerForward on every compiled and supported Highway target.
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "TestUtil.h"
@@ -58,6 +59,38 @@ TEST_P(InnerProduct, SameSign) {
         double magnitude;
         const double r = ref::InnerProduct(src.data(), weight.data(), nullptr, size, i, &magnitude);
         EXPECT_TRUE(test::Near(dst[i], r, magnitude, 1e-5, 0.0)) << i;
+    }
+}
+
+// Large layers split their rows over SimdSetThreadNumber threads: every count gives the same
+// bits as one thread, also where rows share passes (size > 4096) and count is not a multiple of
+// the rows per pass, and the outputs stay within the ACC bound.
+TEST_P(InnerProduct, ThreadCountsGiveSameBits) {
+    for (size_t size : {1031, 5003}) {
+        const size_t count = 4 * 23 + 3;  // about 2 MB of weights at size 5003: split
+        Guarded<float> src(size), weight(count * size), bias(count), one(count), dst(count);
+        test::FillRandom(src.data(), size, -1.0f, 1.0f, 5);
+        test::FillRandom(weight.data(), count * size, -1.0f, 1.0f, 6);
+        test::FillRandom(bias.data(), count, -2.0f, 2.0f, 7);
+        SimdSetThreadNumber(1);
+        SimdSynetInnerProductLayerForward(src.data(), weight.data(), bias.data(), count, size,
+                                          one.data());
+        for (size_t threads : {2, 3, 5}) {
+            SimdSetThreadNumber(threads);
+            SimdSynetInnerProductLayerForward(src.data(), weight.data(), bias.data(), count, size,
+                                              dst.data());
+            SimdSetThreadNumber(1);
+            ASSERT_EQ(SimdSynetGetLastError(), nullptr);
+            EXPECT_TRUE(dst.GuardsIntact());
+            EXPECT_EQ(0, std::memcmp(dst.data(), one.data(), count * sizeof(float)))
+                << "threads=" << threads << " size=" << size;
+        }
+        for (size_t i = 0; i < count; ++i) {
+            double magnitude;
+            const double r =
+                ref::InnerProduct(src.data(), weight.data(), bias.data(), size, i, &magnitude);
+            EXPECT_TRUE(test::Near(one[i], r, magnitude, 1e-5, 0.0)) << i;
+        }
     }
 }
 

@@ -151,7 +151,8 @@ protected:
         // split never changes a result.
         // Row tiles split in whole output rows, so no part starts a tile inside a row.
         const size_t rows = images * q_.pixels, unit = RowUnit();
-        const size_t parts = ThreadPartsFor(2.0 * double(rows) * double(q_.dstC) * double(K_));
+        const size_t parts = ThreadPartsFor(2.0 * double(rows) * double(q_.dstC) * double(K_),
+                                            double(weights_.size()) * sizeof(float));
         const bool byRows = rows >= parts * 4 * mr_;
         const size_t units = byRows ? (rows + unit - 1) / unit : (q_.Dg + nr_ - 1) / nr_;
         if (!ParallelPartsWithScratch(std::min(parts, units), buf, ExternalBufferSize(),

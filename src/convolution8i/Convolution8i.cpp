@@ -201,7 +201,8 @@ protected:
         const size_t pixels = q_.pixels, panels = q_.G * panels_;
         const size_t tiles = (pixels + tile_.rows - 1) / tile_.rows;
         const size_t parts =
-            ThreadPartsFor(2.0 * double(pixels) * double(q_.dstC) * double(words_ * 4));
+            ThreadPartsFor(2.0 * double(pixels) * double(q_.dstC) * double(words_ * 4),
+                           double(q_.dstC) * double(words_ * 4));  // the INT8 weights
         const bool byPixels = tiles >= parts * 4 || panels < parts;
         const size_t units = byPixels ? tiles : panels;
         if (!ParallelPartsWithScratch(std::min(parts, units), reinterpret_cast<float*>(buf),

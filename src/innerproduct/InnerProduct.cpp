@@ -7,13 +7,14 @@
 // shared by kRows rows per pass so that src is not re-read from L2 per row. Several
 // accumulators per row hide the FMA latency; they are folded into a per-row total every
 // kFoldSteps steps, so no accumulator lane sums more than a few hundred products however long
-// the rows are.
+// the rows are. Large layers split their rows over the thread budget.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "innerproduct/InnerProduct.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
 #include "core/Math-inl.h"  // SIMD_SYNET_EACH
+#include "core/ThreadPool.h"
 #include "softmax/PartialTail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -77,20 +78,41 @@ HWY_INLINE void DotRows(const float* src, const float* weight, size_t size, floa
 
 }  // namespace
 
-void InnerProductLayerForward(const float* src, const float* weight, const float* bias,
-                              size_t count, size_t size, float* dst) {
-    size_t i = 0;
-    if (size > kSingleRowMaxSize)
-        for (; i + kRows <= count; i += kRows) {
+// Rows [i0, i1) of dst; i0 a multiple of kRows. Which rows share a pass depends on the row
+// index alone (groups of kRows from row 0, the last count % kRows rows one by one), so every
+// output has the same bits however the rows are split over threads.
+void InnerProductRows(const float* src, const float* weight, const float* bias, size_t count,
+                      size_t size, size_t i0, size_t i1, float* dst) {
+    size_t i = i0;
+    if (size > kSingleRowMaxSize) {
+        const size_t grouped = HWY_MIN(i1, count - count % kRows);
+        for (; i + kRows <= grouped; i += kRows) {
             float out[kRows];
             DotRows<kRows, kRowAccumulators>(src, weight + i * size, size, out);
             SIMD_SYNET_EACH(r, kRows) dst[i + r] = bias ? bias[i + r] + out[r] : out[r];
         }
-    for (; i < count; ++i) {
+    }
+    for (; i < i1; ++i) {
         float out[1];
         DotRows<1, kSingleAccumulators>(src, weight + i * size, size, out);
         dst[i] = bias ? bias[i] + out[0] : out[0];
     }
+}
+
+// The rows are split over the thread budget in ranges of whole kRows groups: the weights are
+// read once whatever the split, and each core streams its share with its own bandwidth
+// (4096 -> 1024, 16 MB of weights from L3 or memory).
+void InnerProductLayerForward(const float* src, const float* weight, const float* bias,
+                              size_t count, size_t size, float* dst) {
+    const size_t units = (count + kRows - 1) / kRows;
+    const double weightBytes = double(count) * double(size) * sizeof(float);
+    const size_t parts = HWY_MIN(units, ThreadPartsFor(2.0 * double(count) * double(size),
+                                                        weightBytes));
+    ParallelParts(parts, [&](size_t part, size_t n) {
+        const auto range = PartRange(units, part, n);
+        InnerProductRows(src, weight, bias, count, size, range.first * kRows,
+                         HWY_MIN(count, range.second * kRows), dst);
+    });
 }
 
 }  // namespace HWY_NAMESPACE
