@@ -146,6 +146,9 @@ struct ImageLayout8i {
     size_t pixelBytes;
     bool blockPermute;
     bool inPlace;  // the caller's UINT8 NHWC image as it is (no padding needed, pixelBytes == C)
+    // The algorithm prepares the padded rows it reads itself (PrepareRow), a few at a time, so
+    // that they stay in cache: ConvolveImage then gets RowSource's pointer instead of the image.
+    bool rowsOnDemand;
 };
 
 class Padded8i : public Convolution8i {
@@ -230,7 +233,9 @@ protected:
     // Bytes of the scratch every part reads: the padded image, and (NCHW FP32 input) the
     // quantized planes it is transposed from.
     size_t ImageBytes() const {
-        return layout_.inPlace ? 0 : AlignBytes(padH_ * padW_ * layout_.pixelBytes + 64);
+        return layout_.inPlace || layout_.rowsOnDemand
+                   ? 0
+                   : AlignBytes(padH_ * padW_ * layout_.pixelBytes + 64);
     }
     size_t PlanesBytes() const {
         return !nhwc_ && p_.srcT == SimdTensorData32f ? AlignBytes(q_.srcImage) : 0;
@@ -242,7 +247,9 @@ protected:
         const size_t dstImage = q_.dstImage * dstBytes_;
         for (size_t b = 0; b < batch_; ++b, src += srcImage, dst += dstImage) {
             const uint8_t* image = src;
-            if (!layout_.inPlace) {
+            if (layout_.rowsOnDemand) {
+                image = RowSource(src, buf + ImageBytes());
+            } else if (!layout_.inPlace) {
                 PrepareImage(src, buf, buf + ImageBytes());
                 image = buf;
             }
@@ -250,66 +257,77 @@ protected:
         }
     }
 
+    // What PrepareRow reads for one input image: the quantized planes (NCHW FP32 input, made
+    // here in `planes`), else the caller's image.
+    const uint8_t* RowSource(const uint8_t* src, uint8_t* planes) const {
+        if (nhwc_ || p_.srcT != SimdTensorData32f) return src;
+        const size_t C = q_.srcC, plane = q_.srcH * q_.srcW;
+        const float* srcF = reinterpret_cast<const float*>(src);
+        const size_t parts = ThreadPartsFor(double(q_.srcImage) * 16.0);
+        ParallelParts(std::min(parts, C), [&](size_t part, size_t count) {
+            const auto r = PartRange(C, part, count);
+            Convert32fTo8u(srcF + r.first * plane, 1, r.second - r.first, plane, false,
+                           srcScale_.data() + r.first, srcShift_.data() + r.first,
+                           uint32_t(mode_.uMax), planes + r.first * plane);
+        });
+        return planes;
+    }
+
     // The zero-point-padded UINT8 NHWC image (padH_ x padW_ pixels of layout_.pixelBytes, then
     // 64 zero bytes) of one input image.
     void PrepareImage(const uint8_t* src, uint8_t* image, uint8_t* planes) const {
+        const uint8_t* from = RowSource(src, planes);
+        const size_t rowBytes = padW_ * layout_.pixelBytes;
+        const size_t parts = ThreadPartsFor(double(padH_ * rowBytes) * 16.0);
+        ParallelParts(std::min(parts, padH_), [&](size_t part, size_t count) {
+            const auto r = PartRange(padH_, part, count);
+            for (size_t y = r.first; y < r.second; ++y) PrepareRow(from, y, image + y * rowBytes);
+        });
+        std::memset(image + padH_ * rowBytes, 0, 64);
+    }
+
+    // Row y of the padded image (padW_ pixels of layout_.pixelBytes) into `row`, from what
+    // RowSource returned.
+    void PrepareRow(const uint8_t* from, size_t y, uint8_t* row) const {
         const size_t C = q_.srcC, H = q_.srcH, W = q_.srcW, plane = H * W;
         const size_t P = layout_.pixelBytes;
         const uint8_t z = uint8_t(srcZero_);
-        const float* srcF = reinterpret_cast<const float*>(src);
         const bool f32 = p_.srcT == SimdTensorData32f;
-        const size_t parts = ThreadPartsFor(double(padH_ * padW_ * P) * 16.0);
-        if (!nhwc_ && f32) {
-            ParallelParts(std::min(parts, C), [&](size_t part, size_t count) {
-                const auto r = PartRange(C, part, count);
-                Convert32fTo8u(srcF + r.first * plane, 1, r.second - r.first, plane, false,
-                               srcScale_.data() + r.first, srcShift_.data() + r.first,
-                               uint32_t(mode_.uMax), planes + r.first * plane);
-            });
-        }
-        const uint8_t* planes8 = f32 ? planes : src;
         const size_t left = std::min(q_.padX, padW_);
         const size_t cols = q_.padX < padW_ ? std::min(W, padW_ - q_.padX) : 0;
         const size_t rowBytes = padW_ * P;
-        ParallelParts(std::min(parts, padH_), [&](size_t part, size_t count) {
-            const auto r = PartRange(padH_, part, count);
-            for (size_t y = r.first; y < r.second; ++y) {
-                uint8_t* row = image + y * rowBytes;
-                const ptrdiff_t sy = ptrdiff_t(y) - ptrdiff_t(q_.padY);
-                if (sy < 0 || sy >= ptrdiff_t(H) || cols == 0) {
-                    std::memset(row, z, rowBytes);
-                    continue;
+        const ptrdiff_t sy = ptrdiff_t(y) - ptrdiff_t(q_.padY);
+        if (sy < 0 || sy >= ptrdiff_t(H) || cols == 0) {
+            std::memset(row, z, rowBytes);
+            return;
+        }
+        std::memset(row, z, left * P);
+        uint8_t* to = row + left * P;
+        const size_t at = size_t(sy) * W;
+        if (!nhwc_) {
+            if (P == C && C >= 2 && C <= 4)
+                InterleavePlanes(from + at, plane, C, cols, to);
+            else
+                TransposeBytes(from + at, plane, to, P, C, cols);
+            if (P > C)
+                for (size_t x = 0; x < cols; ++x) std::memset(to + x * P + C, z, P - C);
+        } else {
+            // Contiguous pixels at the end of the row's span, spread to P bytes each from the
+            // front (a pixel's new place never reaches a later pixel's).
+            uint8_t* packed = to + cols * (P - C);
+            if (f32)
+                Convert32fTo8u(reinterpret_cast<const float*>(from) + at * C, 1, C, cols, true,
+                               srcScale_.data(), srcShift_.data(), uint32_t(mode_.uMax), packed);
+            else
+                std::memcpy(packed, from + at * C, cols * C);
+            if (P > C)
+                for (size_t x = 0; x < cols; ++x) {
+                    std::memmove(to + x * P, packed + x * C, C);
+                    std::memset(to + x * P + C, z, P - C);
                 }
-                std::memset(row, z, left * P);
-                uint8_t* to = row + left * P;
-                const size_t at = size_t(sy) * W;
-                if (!nhwc_) {
-                    if (P == C && C >= 2 && C <= 4)
-                        InterleavePlanes(planes8 + at, plane, C, cols, to);
-                    else
-                        TransposeBytes(planes8 + at, plane, to, P, C, cols);
-                    if (P > C)
-                        for (size_t x = 0; x < cols; ++x) std::memset(to + x * P + C, z, P - C);
-                } else {
-                    // Contiguous pixels at the end of the row's span, spread to P bytes each
-                    // from the front (a pixel's new place never reaches a later pixel's).
-                    uint8_t* packed = to + cols * (P - C);
-                    if (f32)
-                        Convert32fTo8u(srcF + at * C, 1, C, cols, true, srcScale_.data(),
-                                       srcShift_.data(), uint32_t(mode_.uMax), packed);
-                    else
-                        std::memcpy(packed, src + at * C, cols * C);
-                    if (P > C)
-                        for (size_t x = 0; x < cols; ++x) {
-                            std::memmove(to + x * P, packed + x * C, C);
-                            std::memset(to + x * P + C, z, P - C);
-                        }
-                }
-                if (layout_.blockPermute) PermuteBlocks(to, cols);
-                std::memset(to + cols * P, z, rowBytes - (left + cols) * P);
-            }
-        });
-        std::memset(image + padH_ * rowBytes, 0, 64);
+        }
+        if (layout_.blockPermute) PermuteBlocks(to, cols);
+        std::memset(to + cols * P, z, rowBytes - (left + cols) * P);
     }
 
     // ImageLayout8i::blockPermute on `pixels` pixels: in each block of 4*L channels (L int32
@@ -338,7 +356,7 @@ protected:
     ConvGeometry q_;
     bool nhwc_;
     size_t dstBytes_, padH_, padW_, rowPixels_ = 0;
-    ImageLayout8i layout_{0, false, false};
+    ImageLayout8i layout_{0, false, false, false};
     EpilogueFn epilogue_;
     AlignedFloats norm8_, bias8_, scale8_, slope8_;
 };
