@@ -117,7 +117,7 @@ class Direct8i : public Padded8i {
 public:
     Direct8i(size_t batch, const SimdConvolutionParameters& p, SimdSynetCompatibilityType c)
         : Padded8i(batch, p, c) {
-        SetLayout({q_.srcC, false, CanReadInPlace() && q_.Cg % 4 == 0});
+        SetLayout({q_.srcC, false, CanReadInPlace() && q_.Cg % 4 == 0, false});
         BuildWords();
         tile_ = ChooseTile(mode_, q_.Dg, q_.pixels);
         nr_ = tile_.vecs * kLanes;
