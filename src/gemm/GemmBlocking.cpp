@@ -1,5 +1,7 @@
 #include "gemm/GemmBlocking.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "core/Cache.h"
@@ -8,19 +10,27 @@ namespace simd {
 
 namespace {
 
-// Size in bytes of the data (or unified) cache of the given level of CPU 0, 0 when sysfs does
-// not say.
-size_t CacheFromSysfs(unsigned level) {
+// Size in bytes of the data (or unified) cache of the given level of CPU 0: sysfs, else glibc's
+// sysconf (CPUID), else 0. Some VMs have no sysfs cache folder (a Zen 5 guest: the blocking
+// then took 16 KiB L1 and 128 KiB L2 for its 48 KiB and 1 MiB, and the merged convolution ran
+// bands of one row). sysconf's L3 is left out: inside VMs it can be the whole host's (508 MiB
+// on that guest), and the blocking only caps the column block by it.
+size_t CacheBytes(unsigned level) {
     for (const SysfsCache& c : DataCachesFromSysfs())
         if (c.level == level) return c.bytes;
-    return 0;
+    long bytes = -1;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    if (level == 1) bytes = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    if (level == 2) bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return bytes > 0 ? size_t(bytes) : 0;
 }
 
 GemmCacheSizes QueryCaches() {
     GemmCacheSizes c;
-    c.l1 = std::max<size_t>(CacheFromSysfs(1), 16 << 10);
-    c.l2 = std::max<size_t>(CacheFromSysfs(2), 128 << 10);
-    c.l3 = std::max<size_t>(CacheFromSysfs(3), c.l2);
+    c.l1 = std::max<size_t>(CacheBytes(1), 16 << 10);
+    c.l2 = std::max<size_t>(CacheBytes(2), 128 << 10);
+    c.l3 = std::max<size_t>(CacheBytes(3), c.l2);
     return c;
 }
 
