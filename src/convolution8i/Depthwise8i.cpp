@@ -2,12 +2,15 @@
 //
 // The dot products of the direct algorithm sum four input channels of one tap; a depthwise
 // output has one channel, so it would leave three quarters of every word on zero weights.
-// Here the four bytes of a lane are four kernel rows of one channel instead: the image is
-// padded to whole blocks of 4*L channels, each block stored with its 4-channel groups permuted
-// (Padded8i::PermuteBlocks), so that interleaving the blocks of four image rows within 128-bit
-// lanes gives, per kernel column, four vectors of four rows for channels in lane order, and one
-// dot product per vector adds four taps (Kernels8i.h, DepthwisePixels8i). There are no pairs of
-// input channels, so 8iOverflow sums exactly here, as its rule says.
+// Here the four bytes of a lane are four kernel rows of one channel instead: interleaving the
+// blocks of 4*L channels of four image rows within 128-bit lanes gives, per kernel column, four
+// vectors of four rows, and one dot product per vector adds four taps (Kernels8i.h,
+// DepthwisePixels8i). The channels then come in block order (BlockOrderChannel): for UINT8
+// outputs on x86 the weights and output parameters are stored in that order and the epilogue's
+// packs restore the channel order; otherwise each block of the padded image is stored with its
+// 4-channel groups permuted (Padded8i::PermuteBlocks) so that the vectors hold channels in lane
+// order. There are no pairs of input channels, so 8iOverflow sums exactly here, as its rule
+// says.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "convolution8i/Depthwise8i.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -118,14 +121,29 @@ DepthwiseKernel ChooseDepthwise(const Int8Mode& m) {
 #endif
 }
 
+// The UINT8 epilogue of sums in block order (x86 only: the packs restore the order).
+EpilogueFn BlockOrderEpilogue(SimdConvolutionActivationType type) {
+#if SIMD_SYNET_INT8_X86
+    return EpilogueOf<true, true>(type);
+#else
+    (void)type;
+    return nullptr;
+#endif
+}
+
 class Depthwise8i : public Padded8i {
 public:
     Depthwise8i(size_t batch, const SimdConvolutionParameters& p, SimdSynetCompatibilityType c)
         : Padded8i(batch, p, c) {
         const size_t P = RoundUp(q_.srcC, kBlock);
-        const bool permute = kLanes > 4;
+        // UINT8 outputs on x86 keep the channels in block order from the image to the packs of
+        // the epilogue, which restore the order (no permutation of the image, and one shuffle
+        // less per four output vectors); otherwise the image's blocks are permuted.
+        blockOrder_ = kLanes > 4 && dstBytes_ == 1 && SIMD_SYNET_INT8_X86;
+        const bool permute = kLanes > 4 && !blockOrder_;
         const bool inPlace = CanReadInPlace() && P == q_.srcC && !permute;
         SetLayout({P, permute, inPlace, !inPlace});
+        if (blockOrder_) epilogue_ = BlockOrderEpilogue(p.activation);
         blocks_ = P / kBlock;
         groups_ = (q_.kY + 3) / 4;
         const bool k3 = q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1;
@@ -150,12 +168,20 @@ protected:
     size_t BlockWeightBytes() const { return (ring_ ? 2 : 1) * groups_ * q_.kX * kBlock * 4; }
 
     // Per block, group of four kernel rows and kernel column: four vectors, lane i of vector k
-    // the weights of channel k*L + i of the block for the four rows.
+    // the weights of channel k*L + i of the block for the four rows (blockOrder_: of channel
+    // BlockOrderChannel(k*L + i)).
     void PackWeights() override {
         const size_t C = q_.srcC, kY = q_.kY, kX = q_.kX;
         weights_.assign(blocks_ * BlockWeightBytes(), 0);
         for (size_t c = 0; c < C; ++c) {
-            const size_t u = c / kBlock, k = c % kBlock / kLanes, i = c % kLanes;
+            // Lane i of vector k: channel k*L + i of the block, or the block order's.
+            size_t k = c % kBlock / kLanes, i = c % kLanes;
+            if (blockOrder_) {
+                const size_t b = c % kBlock / 16, k4 = c % 16 / 4;
+                k = k4;
+                i = 4 * b + c % 4;
+            }
+            const size_t u = c / kBlock;
             for (size_t ky = 0; ky < kY; ++ky)
                 for (size_t kx = 0; kx < kX; ++kx) {
                     const size_t g = ky / 4, j = ky % 4;
@@ -165,7 +191,10 @@ protected:
                     if (ring_) block[((kX + kx) * 4 + k) * kLanes * 4 + i * 4 + j + 1] = w;
                 }
         }
-        PadParams(1);
+        if (blockOrder_)
+            PadParamsBlockOrder(kBlock, kLanes);
+        else
+            PadParams(1);
     }
 
     // Bytes of one part's scratch: the row addresses, the INT32 sums of a chunk, (NCHW) its
@@ -255,8 +284,9 @@ protected:
     }
 
     size_t blocks_, groups_, slots_, slotBytes_;
-    bool ring_;    // 3x3, stride 1, no dilation: Depthwise3x3Ring8i
-    bool ringS2_;  // 3x3, stride 2, no dilation: Depthwise3x3s2Ring8i
+    bool blockOrder_;  // sums, weights and output parameters in block order (BlockOrderChannel)
+    bool ring_;        // 3x3, stride 1, no dilation: Depthwise3x3Ring8i
+    bool ringS2_;      // 3x3, stride 2, no dilation: Depthwise3x3s2Ring8i
     DepthwiseKernel kernel_;
     std::vector<int8_t, CacheAlignedAllocator<int8_t>> weights_;
 };
