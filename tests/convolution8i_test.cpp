@@ -317,6 +317,38 @@ TEST_P(Convolution8iTest, Shapes) {
             }
 }
 
+// Depthwise NHWC with UINT8 input and output: channels in block order from the image to the
+// epilogue's packs, the caller's rows read in place with only the borders' columns made (whole
+// channel blocks), and every channel tail; pads 0-2 on each side, strides 1 and 2, odd sizes
+// and widths past the chunk of 32 outputs.
+TEST_P(Convolution8iTest, DepthwiseUint8Nhwc) {
+    const size_t channels[] = {1, 3, 4, 5, 15, 16, 17, 33, 64, 128};
+    // H, W, kY, kX, sY, sX, dY, dX, pY, pX, pH, pW
+    const size_t geometry[][12] = {
+        {9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {9, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+        {7, 37, 3, 3, 1, 1, 1, 1, 0, 2, 2, 0}, {8, 69, 3, 3, 2, 2, 1, 1, 2, 0, 0, 2},
+        {5, 13, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0}, {6, 15, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
+        {7, 9, 5, 5, 2, 1, 1, 2, 2, 1, 0, 2},  {3, 4, 3, 3, 1, 1, 1, 1, 1, 2, 1, 2},
+        {3, 2, 3, 3, 1, 1, 1, 1, 1, 2, 1, 2},  {4, 67, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1},
+    };
+    uint32_t seed = 700;
+    size_t index = 0;
+    for (size_t c : channels)
+        for (const auto& g : geometry) {
+            const Shape s{c,    c,    g[0], g[1], g[2],  g[3],  g[4], g[5],
+                          g[6], g[7], g[8], g[9], g[10], g[11], c};
+            const SimdSynetCompatibilityType mode = kModes[index % 3];
+            const SimdConvolutionParameters p =
+                Make(s, SimdTensorFormatNhwc, kActivations[index % 11], SimdTensorData8u,
+                     SimdTensorData8u);
+            RunOptions o;
+            o.callerBuffer = index % 2 == 0;
+            const size_t batch = index % 5 == 2 ? 2 : 1;
+            EXPECT_TRUE(RunEveryPath(p, batch, mode, seed++, o)) << Name(p, batch, mode);
+            ++index;
+        }
+}
+
 TEST_P(Convolution8iTest, EveryActivation) {
     const Shape shapes[] = {{17, 33, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
                             {16, 16, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},

@@ -132,13 +132,15 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<D>> QuantizeOutput(D d, V x, V scale, V ze
 // Four vectors of QuantizeOutput (lanes 0..L-1 of each, in order) as 4*L consecutive bytes, of
 // which the first `n` are stored: PACKSSDW and PACKUSWB (saturating, so negatives become 0) work
 // within 128-bit blocks, then a 32-bit lane permutation restores the order across blocks.
-template <class VI>
+// kBlockOrder: the four vectors hold their values in block order (value 16*b + 4*k + i in lane
+// 4*b + i of vector k, see BlockOrderChannel), which the packs alone put in order.
+template <bool kBlockOrder = false, class VI>
 HWY_INLINE void StoreBytes4(VI a, VI b, VI c, VI e, uint8_t* to, size_t n) {
 #if HWY_TARGET == HWY_AVX3
     const __m512i packed =
         _mm512_packus_epi16(_mm512_packs_epi32(a.raw, b.raw), _mm512_packs_epi32(c.raw, e.raw));
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    const __m512i bytes = _mm512_permutexvar_epi32(order, packed);
+    const __m512i bytes = kBlockOrder ? packed : _mm512_permutexvar_epi32(order, packed);
     if (n == 64) return _mm512_storeu_si512(to, bytes);
     if (n == 32)
         return _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_castsi512_si256(bytes));
@@ -149,8 +151,9 @@ HWY_INLINE void StoreBytes4(VI a, VI b, VI c, VI e, uint8_t* to, size_t n) {
 #elif HWY_TARGET == HWY_AVX2
     const __m256i packed =
         _mm256_packus_epi16(_mm256_packs_epi32(a.raw, b.raw), _mm256_packs_epi32(c.raw, e.raw));
-    const __m256i bytes =
-        _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    const __m256i bytes = kBlockOrder ? packed
+                                      : _mm256_permutevar8x32_epi32(
+                                            packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
     if (n == 32) return _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), bytes);
     if (n == 16)
         return _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm256_castsi256_si128(bytes));
@@ -168,10 +171,21 @@ HWY_INLINE void StoreBytes4(VI a, VI b, VI c, VI e, uint8_t* to, size_t n) {
 }
 #endif
 
+// Block order of 4*L values (L int32 lanes): index k*L + j holds value 16*(j/4) + 4*k + j%4, the
+// order in which the depthwise kernels' in-block interleaves of four rows leave the channels of
+// a block stored in order (Kernels8i.h), and which StoreBytes4<true> restores. The identity for
+// L = 4.
+inline size_t BlockOrderChannel(size_t index, size_t L) {
+    const size_t k = index / L, j = index % L;
+    return 16 * (j / 4) + 4 * k + j % 4;
+}
+
 // Output values of `rows` x `cols` sums (tile rows `tileStride` int32 apart) into out (rows
 // `outStride` elements apart; FP32 or UINT8 by kDst8). Parameters are loaded once per vector
 // of channels and reused down the rows; on x86 UINT8 outputs go four vectors at a time.
-template <Act8iKind kKind, bool kDst8, bool kShift>
+// kBlockOrder (x86 UINT8 only): each group of 4*L sums and parameters in block order
+// (BlockOrderChannel), `cols` counted in output channels.
+template <Act8iKind kKind, bool kDst8, bool kShift, bool kBlockOrder = false>
 HWY_INLINE void EpilogueRows8i(const int32_t* tile, size_t tileStride, size_t rows, size_t cols,
                                const OutputParams& op, uint8_t* out, size_t outStride) {
     const hn::ScalableTag<float> d;
@@ -202,7 +216,7 @@ HWY_INLINE void EpilogueRows8i(const int32_t* tile, size_t tileStride, size_t ro
             const Params p0 = paramsAt(j), p1 = paramsAt(j + L), p2 = paramsAt(j + 2 * L),
                          p3 = paramsAt(j + 3 * L);
             for (size_t r = 0; r < rows; ++r)
-                StoreBytes4(
+                StoreBytes4<kBlockOrder>(
                     QuantizeOutput<kShift>(d, value(p0, r, j), p0.scale, zero, upper),
                     QuantizeOutput<kShift>(d, value(p1, r, j + L), p1.scale, zero, upper),
                     QuantizeOutput<kShift>(d, value(p2, r, j + 2 * L), p2.scale, zero, upper),
@@ -210,7 +224,21 @@ HWY_INLINE void EpilogueRows8i(const int32_t* tile, size_t tileStride, size_t ro
                     o + r * outStride + j, 4 * L);
         }
         // The last partial group (up to 4*L - 1 channels) through the same packs, the first
-        // vector repeated in the unused places.
+        // vector repeated in the unused places (block order: every vector holds some of the
+        // first channels, and the padded sums and parameters are zero).
+        if (j < cols && kBlockOrder) {
+            const size_t n = cols - j;
+            const Params p0 = paramsAt(j), p1 = paramsAt(j + L), p2 = paramsAt(j + 2 * L),
+                         p3 = paramsAt(j + 3 * L);
+            for (size_t r = 0; r < rows; ++r)
+                StoreBytes4<true>(
+                    QuantizeOutput<kShift>(d, value(p0, r, j), p0.scale, zero, upper),
+                    QuantizeOutput<kShift>(d, value(p1, r, j + L), p1.scale, zero, upper),
+                    QuantizeOutput<kShift>(d, value(p2, r, j + 2 * L), p2.scale, zero, upper),
+                    QuantizeOutput<kShift>(d, value(p3, r, j + 3 * L), p3.scale, zero, upper),
+                    o + r * outStride + j, n);
+            return;
+        }
         if (j < cols) {
             const size_t n = cols - j;
             const Params p0 = paramsAt(j), p1 = paramsAt(n > L ? j + L : j),
@@ -233,6 +261,7 @@ HWY_INLINE void EpilogueRows8i(const int32_t* tile, size_t tileStride, size_t ro
         }
     }
 #endif
+    static_assert(!kBlockOrder || (kDst8 && SIMD_SYNET_INT8_X86), "block order: x86 UINT8 only");
     for (; j < cols; j += L) {
         const size_t n = cols - j < L ? cols - j : L;
         const Params p = paramsAt(j);
@@ -261,7 +290,7 @@ HWY_INLINE void EpilogueRows8i(const int32_t* tile, size_t tileStride, size_t ro
     }
 }
 
-template <Act8iKind kKind, bool kDst8>
+template <Act8iKind kKind, bool kDst8, bool kBlockOrder = false>
 HWY_NOINLINE void Epilogue8i(const int32_t* tile, size_t tileStride, size_t rows, size_t cols,
                              const OutputParams& op, uint8_t* out, size_t outStride) {
 #if SIMD_SYNET_INT8_X86
@@ -271,10 +300,11 @@ HWY_NOINLINE void Epilogue8i(const int32_t* tile, size_t tileStride, size_t rows
     // (e_3x3s2_3-32_224 NHWC UINT8 on Zen 5, 1 thread: 86 -> 75 us a call).
     if constexpr (kKind == Act8iKind::kRelu && kDst8)
         if (op.zero == 0.0f)
-            return EpilogueRows8i<Act8iKind::kIdentity, true, false>(tile, tileStride, rows, cols,
-                                                                     op, out, outStride);
+            return EpilogueRows8i<Act8iKind::kIdentity, true, false, kBlockOrder>(
+                tile, tileStride, rows, cols, op, out, outStride);
 #endif
-    EpilogueRows8i<kKind, kDst8, true>(tile, tileStride, rows, cols, op, out, outStride);
+    EpilogueRows8i<kKind, kDst8, true, kBlockOrder>(tile, tileStride, rows, cols, op, out,
+                                                    outStride);
 }
 
 }  // namespace conv8i

@@ -125,17 +125,17 @@ inline void TransposeBytes(const uint8_t* src, size_t srcStride, uint8_t* dst, s
 using EpilogueFn = void (*)(const int32_t*, size_t, size_t, size_t, const OutputParams&, uint8_t*,
                             size_t);
 
-template <bool kDst8>
+template <bool kDst8, bool kBlockOrder = false>
 EpilogueFn EpilogueOf(SimdConvolutionActivationType type) {
     switch (Act8iKindOf(type)) {
         case Act8iKind::kIdentity:
-            return &Epilogue8i<Act8iKind::kIdentity, kDst8>;
+            return &Epilogue8i<Act8iKind::kIdentity, kDst8, kBlockOrder>;
         case Act8iKind::kRelu:
-            return &Epilogue8i<Act8iKind::kRelu, kDst8>;
+            return &Epilogue8i<Act8iKind::kRelu, kDst8, kBlockOrder>;
         case Act8iKind::kSlope:
-            return &Epilogue8i<Act8iKind::kSlope, kDst8>;
+            return &Epilogue8i<Act8iKind::kSlope, kDst8, kBlockOrder>;
         default:
-            return &Epilogue8i<Act8iKind::kOther, kDst8>;
+            return &Epilogue8i<Act8iKind::kOther, kDst8, kBlockOrder>;
     }
 }
 
@@ -201,6 +201,22 @@ protected:
             for (size_t g = 0; g < G && !from.empty(); ++g)
                 std::copy(from.begin() + g * Dg, from.begin() + (g + 1) * Dg,
                           to->begin() + g * groupStride);
+        };
+        pad(norm_, &norm8_);
+        pad(bias_, &bias8_);
+        pad(dstScale_, &scale8_);
+        pad(slope_, &slope8_);
+    }
+    // The per-channel output parameters (one group per channel) in block order
+    // (BlockOrderChannel) within each block of `block` = 4*L channels, zeros past the channels.
+    void PadParamsBlockOrder(size_t block, size_t L) {
+        const size_t C = q_.dstC, padded = (C + block - 1) / block * block;
+        auto pad = [&](const std::vector<float>& from, AlignedFloats* to) {
+            to->assign(from.empty() ? 0 : padded + 64, 0.0f);
+            for (size_t i = 0; i < padded && !from.empty(); ++i) {
+                const size_t c = i / block * block + BlockOrderChannel(i % block, L);
+                if (c < C) (*to)[i] = from[c];
+            }
         };
         pad(norm_, &norm8_);
         pad(bias_, &bias8_);
