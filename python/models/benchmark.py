@@ -9,12 +9,13 @@ outside the library's kernels), writes results.json and speedup.png into --out.
 
 Timing: after warm-up runs, blocks of our runs and blocks of PyTorch's alternate until each
 side has `--repeat` timed runs, and the median of each is reported with its range, so that a
-machine whose speed drifts disturbs both sides alike. Each block starts with one untimed run:
-after a parallel run PyTorch's OpenMP workers keep spinning on the cores for milliseconds, and
-our pool's workers have gone to sleep, so the first run after a switch measures the two thread
-pools fighting, not either framework (mobilenet_v2 at 2 threads on Zen 5: our first run after
-PyTorch's took 9.6 ms, the next ones 3.8 ms, the same as with PyTorch never run). 1-thread runs
-are pinned to one core.
+machine whose speed drifts disturbs both sides alike. Each block starts with untimed runs for
+at least 30 ms: after a parallel run PyTorch's OpenMP workers keep spinning on the cores for
+milliseconds, and our pool's workers have gone to sleep, so the runs right after a switch
+measure the two thread pools fighting, not either framework (2 threads on Zen 5: our first run
+of mobilenet_v2 after PyTorch's took 9.6 ms against 3.8 ms with PyTorch never run;
+squeezenet1_1 after one untimed run 3.77 ms, after 30 ms of them 2.83, alone 2.80; PyTorch's
+own figures move the same way, less). 1-thread runs are pinned to one core.
 
 --int8 adds the INT8 plan of every model (simdsynet.onnx.load(..., int8=True): convolutions on
 the INT8 framework, calibrated on random standard-normal inputs, the distribution of the test
@@ -55,18 +56,23 @@ def timed(function):
     return (time.perf_counter() - start) * 1e3
 
 
-# Timed runs per block of alternate_blocks.
+# Timed runs per block of alternate_blocks, and the untimed time that starts each block.
 BLOCK = 3
+SETTLE_S = 0.03
 
 
 def alternate_blocks(first, second, repeat):
-    """Times `repeat` calls of each function, in alternating blocks of one untimed call and up
-    to BLOCK timed ones (see the module's text); returns the two lists of ms."""
+    """Times `repeat` calls of each function, in alternating blocks of untimed calls for at
+    least SETTLE_S (one at least) and up to BLOCK timed ones (see the module's text); returns
+    the two lists of ms."""
     a, b = [], []
     while len(a) < repeat:
         n = min(BLOCK, repeat - len(a))
         for function, times in ((first, a), (second, b)):
+            settled = time.perf_counter() + SETTLE_S
             function()
+            while time.perf_counter() < settled:
+                function()
             times.extend(timed(function) for _ in range(n))
     return a, b
 
