@@ -123,8 +123,7 @@ struct InvertedResidual {
 SimdConvolutionParameters BlockStage(const InvertedResidual& b, size_t srcC, size_t dstC, size_t k,
                                      size_t group, SimdConvolutionActivationType act) {
     SimdConvolutionParameters p = bench::LayerParameters(
-        Layer{b.name, srcC, b.size, b.size, dstC, k, 1, (k - 1) / 2, group},
-        SimdTensorFormatNhwc);
+        Layer{b.name, srcC, b.size, b.size, dstC, k, 1, (k - 1) / 2, group}, SimdTensorFormatNhwc);
     p.activation = act;
     return p;
 }
@@ -146,9 +145,9 @@ void BM_OneDnnBlock(benchmark::State& state, InvertedResidual b) {
     std::vector<float> w[3], bias[3];
     const float relu6[2] = {0.0f, 6.0f};
     for (size_t i = 0; i < 3; ++i) {
-        w[i].assign(convs[i].srcC / convs[i].group * convs[i].dstC * convs[i].kernelY *
-                        convs[i].kernelX,
-                    0.01f);
+        w[i].assign(
+            convs[i].srcC / convs[i].group * convs[i].dstC * convs[i].kernelY * convs[i].kernelX,
+            0.01f);
         bias[i].assign(convs[i].dstC, 0.1f);
     }
     const float* weights[3] = {w[0].data(), w[1].data(), w[2].data()};
@@ -169,8 +168,10 @@ void BM_OneDnnBlock(benchmark::State& state, InvertedResidual b) {
     clip.append_eltwise(1.0f, algorithm::eltwise_clip, 0.0f, 6.0f);
     sum.append_sum(1.0f);
     const OneDnnConv p = MakeOneDnnConv(cpu, convs[0], f32, f32, f32, clip);
-    const OneDnnConv d = MakeOneDnnConv(cpu, convs[1], f32, f32, f32, clip, &p.args.at(DNNL_ARG_DST));
-    const OneDnnConv q = MakeOneDnnConv(cpu, convs[2], f32, f32, f32, sum, &d.args.at(DNNL_ARG_DST));
+    const OneDnnConv d =
+        MakeOneDnnConv(cpu, convs[1], f32, f32, f32, clip, &p.args.at(DNNL_ARG_DST));
+    const OneDnnConv q =
+        MakeOneDnnConv(cpu, convs[2], f32, f32, f32, sum, &d.args.at(DNNL_ARG_DST));
     const auto run = [&] {
         for (const OneDnnConv* c : {&p, &d, &q}) c->conv.execute(strm, c->args);
         strm.wait();

@@ -83,10 +83,10 @@ const bool kRegistered = [] {
             for (SimdTensorFormatType f : {SimdTensorFormatNhwc, SimdTensorFormatNchw}) {
                 if (threads > 1 && !everyLayer && std::strchr("abcf", layer.name[0]) == nullptr)
                     continue;
-                const std::string name =
-                    std::string("Convolution/Convolution32fForward/") + layer.name +
-                    (f == SimdTensorFormatNhwc ? "/nhwc" : "/nchw") +
-                    (threads > 1 ? "/t" + std::to_string(threads) : "");
+                const std::string name = std::string("Convolution/Convolution32fForward/") +
+                                         layer.name +
+                                         (f == SimdTensorFormatNhwc ? "/nhwc" : "/nchw") +
+                                         (threads > 1 ? "/t" + std::to_string(threads) : "");
                 benchmark::RegisterBenchmark(name.c_str(), BM_Convolution, layer, f, threads)
                     ->Unit(benchmark::kMicrosecond)
                     ->UseRealTime();

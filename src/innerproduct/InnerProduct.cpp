@@ -106,8 +106,8 @@ void InnerProductLayerForward(const float* src, const float* weight, const float
                               size_t count, size_t size, float* dst) {
     const size_t units = (count + kRows - 1) / kRows;
     const double weightBytes = double(count) * double(size) * sizeof(float);
-    const size_t parts = HWY_MIN(units, ThreadPartsFor(2.0 * double(count) * double(size),
-                                                        weightBytes));
+    const size_t parts =
+        HWY_MIN(units, ThreadPartsFor(2.0 * double(count) * double(size), weightBytes));
     ParallelParts(parts, [&](size_t part, size_t n) {
         const auto range = PartRange(units, part, n);
         InnerProductRows(src, weight, bias, count, size, range.first * kRows,
