@@ -212,7 +212,8 @@ HWY_INLINE void EpilogueRows8i(const int32_t* tile, size_t tileStride, size_t ro
     size_t j = 0;
 #if SIMD_SYNET_INT8_X86
     if constexpr (kDst8) {
-        for (; j + 4 * L <= cols; j += 4 * L) {
+        // Channels [j, j + 4L) of every row, n of them stored.
+        const auto group = [&](size_t j, size_t n) HWY_ATTR {
             const Params p0 = paramsAt(j), p1 = paramsAt(j + L), p2 = paramsAt(j + 2 * L),
                          p3 = paramsAt(j + 3 * L);
             for (size_t r = 0; r < rows; ++r)
@@ -221,24 +222,13 @@ HWY_INLINE void EpilogueRows8i(const int32_t* tile, size_t tileStride, size_t ro
                     QuantizeOutput<kShift>(d, value(p1, r, j + L), p1.scale, zero, upper),
                     QuantizeOutput<kShift>(d, value(p2, r, j + 2 * L), p2.scale, zero, upper),
                     QuantizeOutput<kShift>(d, value(p3, r, j + 3 * L), p3.scale, zero, upper),
-                    o + r * outStride + j, 4 * L);
-        }
+                    o + r * outStride + j, n);
+        };
+        for (; j + 4 * L <= cols; j += 4 * L) group(j, 4 * L);
         // The last partial group (up to 4*L - 1 channels) through the same packs, the first
         // vector repeated in the unused places (block order: every vector holds some of the
         // first channels, and the padded sums and parameters are zero).
-        if (j < cols && kBlockOrder) {
-            const size_t n = cols - j;
-            const Params p0 = paramsAt(j), p1 = paramsAt(j + L), p2 = paramsAt(j + 2 * L),
-                         p3 = paramsAt(j + 3 * L);
-            for (size_t r = 0; r < rows; ++r)
-                StoreBytes4<true>(
-                    QuantizeOutput<kShift>(d, value(p0, r, j), p0.scale, zero, upper),
-                    QuantizeOutput<kShift>(d, value(p1, r, j + L), p1.scale, zero, upper),
-                    QuantizeOutput<kShift>(d, value(p2, r, j + 2 * L), p2.scale, zero, upper),
-                    QuantizeOutput<kShift>(d, value(p3, r, j + 3 * L), p3.scale, zero, upper),
-                    o + r * outStride + j, n);
-            return;
-        }
+        if (j < cols && kBlockOrder) return group(j, cols - j);
         if (j < cols) {
             const size_t n = cols - j;
             const Params p0 = paramsAt(j), p1 = paramsAt(n > L ? j + L : j),
