@@ -349,6 +349,39 @@ TEST_P(Convolution8iTest, DepthwiseUint8Nhwc) {
         }
 }
 
+// The direct algorithm with an unsigned input (zero point 0), where tiles skip the kernel rows
+// and columns that lie in the padding for all their pixels and border pixels are computed out of
+// order: every channel tail, sizes that are not multiples of a tile, pads 0-2 on each side
+// (asymmetric, and beyond the kernel), strides 1 and 2, dilation 2; both layouts.
+TEST_P(Convolution8iTest, DirectSkipsPaddedTaps) {
+    const size_t channels[] = {1, 3, 4, 5, 15, 16, 17, 33, 64, 256};
+    // H, W, kY, kX, sY, sX, dY, dX, pY, pX, pH, pW
+    const size_t geometry[][12] = {
+        {14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {7, 11, 3, 3, 1, 1, 1, 1, 2, 0, 1, 2},
+        {9, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},   {5, 13, 3, 3, 1, 2, 2, 1, 2, 1, 2, 0},
+        {3, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},   {6, 7, 1, 1, 1, 1, 1, 1, 1, 2, 0, 1},
+    };
+    uint32_t seed = 901;  // odd: unsigned input
+    size_t index = 0;
+    for (size_t c : channels)
+        for (const auto& g : geometry) {
+            const size_t dstC = c == 256 ? 40 : c + 16 * (index % 3);
+            const Shape s{c,    dstC, g[0], g[1], g[2],  g[3],  g[4], g[5],
+                          g[6], g[7], g[8], g[9], g[10], g[11], 1};
+            const SimdSynetCompatibilityType mode = kModes[index % 3];
+            const SimdTensorFormatType f = index % 2 ? SimdTensorFormatNchw : SimdTensorFormatNhwc;
+            const SimdConvolutionParameters p =
+                Make(s, f, kActivations[index % 11], SimdTensorData8u,
+                     index % 4 < 2 ? SimdTensorData8u : SimdTensorData32f);
+            RunOptions o;
+            o.callerBuffer = index % 2 == 0;
+            const size_t batch = index % 5 == 2 ? 2 : 1;
+            EXPECT_TRUE(RunEveryPath(p, batch, mode, seed, o)) << Name(p, batch, mode);
+            seed += 2;
+            ++index;
+        }
+}
+
 TEST_P(Convolution8iTest, EveryActivation) {
     const Shape shapes[] = {{17, 33, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
                             {16, 16, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},
