@@ -8,7 +8,9 @@
 // case. The reduction of an output runs over 4-byte words of that image: per kernel tap
 // ceil(Cg/4) words, or, with one group and no horizontal dilation, ceil(kX*C/4) words per
 // kernel row (first layers: 1 or 2 channels then waste less of each word); bytes past the
-// tap's channels meet zero weights. Tiles of MR consecutive output pixels x NV vectors of
+// tap's channels meet zero weights. With input zero point 0, padded taps add nothing: pixels
+// are ordered by the kernel rows and columns that fall inside the image, and each tile reads
+// only the words of those (BuildOrder). Tiles of MR output pixels in that order x NV vectors of
 // output channels (Kernels8i.h) sum whole words with the target's dot product (Dot8i-inl.h;
 // VNNI on AVX-512 CPUs that have it, core/CpuFeatures.h), then Epilogue8i-inl.h dequantizes,
 // activates and stores. NCHW outputs go through an NHWC band per panel, transposed as soon as it
