@@ -100,8 +100,9 @@ void InnerProductRows(const float* src, const float* weight, const float* bias, 
 }
 
 // The rows are split over the thread budget in ranges of whole kRows groups: the weights are
-// read once whatever the split, and each core streams its share with its own bandwidth
-// (4096 -> 1024, 16 MB of weights from L3 or memory).
+// read once whatever the split, and each core streams its share with its own caches and
+// bandwidth (Zen 5 guest, 2 vCPUs: 4096 -> 1024, 16 MB, 288 -> 98 us; 25088 -> 4096, 411 MB
+// from memory, 13.3 -> 8.1 ms).
 void InnerProductLayerForward(const float* src, const float* weight, const float* bias,
                               size_t count, size_t size, float* dst) {
     const size_t units = (count + kRows - 1) / kRows;
