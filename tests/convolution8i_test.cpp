@@ -317,6 +317,12 @@ TEST_P(Convolution8iTest, Shapes) {
             }
 }
 
+// A shape from a geometry row {H, W, kY, kX, sY, sX, dY, dX, pY, pX, pH, pW}.
+Shape GeometryShape(size_t srcC, size_t dstC, const size_t (&g)[12], size_t group) {
+    return Shape{srcC, dstC, g[0], g[1], g[2],  g[3],  g[4], g[5],
+                 g[6], g[7], g[8], g[9], g[10], g[11], group};
+}
+
 // Depthwise NHWC with UINT8 input and output: channels in block order from the image to the
 // epilogue's packs, the caller's rows read in place with only the borders' columns made (whole
 // channel blocks), and every channel tail; pads 0-2 on each side, strides 1 and 2, odd sizes
@@ -335,8 +341,7 @@ TEST_P(Convolution8iTest, DepthwiseUint8Nhwc) {
     size_t index = 0;
     for (size_t c : channels)
         for (const auto& g : geometry) {
-            const Shape s{c,    c,    g[0], g[1], g[2],  g[3],  g[4], g[5],
-                          g[6], g[7], g[8], g[9], g[10], g[11], c};
+            const Shape s = GeometryShape(c, c, g, c);
             const SimdSynetCompatibilityType mode = kModes[index % 3];
             const SimdConvolutionParameters p =
                 Make(s, SimdTensorFormatNhwc, kActivations[index % 11], SimdTensorData8u,
@@ -366,8 +371,7 @@ TEST_P(Convolution8iTest, DirectSkipsPaddedTaps) {
     for (size_t c : channels)
         for (const auto& g : geometry) {
             const size_t dstC = c == 256 ? 40 : c + 16 * (index % 3);
-            const Shape s{c,    dstC, g[0], g[1], g[2],  g[3],  g[4], g[5],
-                          g[6], g[7], g[8], g[9], g[10], g[11], 1};
+            const Shape s = GeometryShape(c, dstC, g, 1);
             const SimdSynetCompatibilityType mode = kModes[index % 3];
             const SimdTensorFormatType f = index % 2 ? SimdTensorFormatNchw : SimdTensorFormatNhwc;
             const SimdConvolutionParameters p =

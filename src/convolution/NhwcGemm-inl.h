@@ -237,6 +237,8 @@ protected:
             if (rowTiles_) return RunRowTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0);
             RunTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0);
         };
+        // The 7-row tiles are dispatched here, not in WithGemmTile: Winograd and the
+        // deconvolutions also go through that one and would compile them for nothing.
         if constexpr (T::kVecs == 4) {
             using Short = std::integral_constant<size_t, kShortRows>;
             if (mr_ == kShortRows && tile_.vecs == 1)

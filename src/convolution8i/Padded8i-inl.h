@@ -195,28 +195,29 @@ protected:
     // The per-channel output parameters with group g's channels from g * groupStride (zeros
     // between groups), so that whole vectors of them can be loaded at any block start.
     void PadParams(size_t groupStride) {
-        const size_t G = q_.G, Dg = q_.Dg;
-        auto pad = [&](const std::vector<float>& from, AlignedFloats* to) {
-            to->assign(from.empty() ? 0 : G * groupStride + 64, 0.0f);
-            for (size_t g = 0; g < G && !from.empty(); ++g)
-                std::copy(from.begin() + g * Dg, from.begin() + (g + 1) * Dg,
-                          to->begin() + g * groupStride);
-        };
-        pad(norm_, &norm8_);
-        pad(bias_, &bias8_);
-        pad(dstScale_, &scale8_);
-        pad(slope_, &slope8_);
+        const size_t Dg = q_.Dg;
+        PadParamsAs(q_.G * groupStride, [&](size_t i) {
+            return i % groupStride < Dg ? i / groupStride * Dg + i % groupStride : kNoChannel;
+        });
     }
     // The per-channel output parameters (one group per channel) in block order
     // (BlockOrderChannel) within each block of `block` = 4*L channels, zeros past the channels.
     void PadParamsBlockOrder(size_t block, size_t L) {
-        const size_t C = q_.dstC, padded = (C + block - 1) / block * block;
+        const size_t C = q_.dstC;
+        PadParamsAs((C + block - 1) / block * block, [&](size_t i) {
+            const size_t c = i / block * block + BlockOrderChannel(i % block, L);
+            return c < C ? c : kNoChannel;
+        });
+    }
+    // Every output parameter array as `size` values (then 64 zeros): value i is channel
+    // channelAt(i) of the parameter, or 0 where that is kNoChannel.
+    static constexpr size_t kNoChannel = ~size_t(0);
+    template <class ChannelAt>
+    void PadParamsAs(size_t size, const ChannelAt& channelAt) {
         auto pad = [&](const std::vector<float>& from, AlignedFloats* to) {
-            to->assign(from.empty() ? 0 : padded + 64, 0.0f);
-            for (size_t i = 0; i < padded && !from.empty(); ++i) {
-                const size_t c = i / block * block + BlockOrderChannel(i % block, L);
-                if (c < C) (*to)[i] = from[c];
-            }
+            to->assign(from.empty() ? 0 : size + 64, 0.0f);
+            for (size_t i = 0; i < size && !from.empty(); ++i)
+                if (const size_t c = channelAt(i); c != kNoChannel) (*to)[i] = from[c];
         };
         pad(norm_, &norm8_);
         pad(bias_, &bias8_);
