@@ -224,6 +224,43 @@ HWY_INLINE void EpilogueRows8i(const int32_t* tile, size_t tileStride, size_t ro
                     QuantizeOutput<kShift>(d, value(p3, r, j + 3 * L), p3.scale, zero, upper),
                     o + r * outStride + j, n);
         };
+        // Rows of L or 2L channels stored back to back in the tile and in out (NHWC outputs of
+        // a layer with that many channels): one run of rows * cols values, four vectors at a
+        // time, their parameters repeating every cols / L vectors; one pack and store per 4L
+        // values instead of per row (e_3x3s2_3-32_224, 32 channels, on Zen 5: 72.4 -> 69.9 us a
+        // call).
+        if (!kBlockOrder && cols == tileStride && cols == outStride && cols % L == 0 &&
+            cols < 4 * L && (4 * L) % cols == 0) {
+            const size_t per = cols / L, n = rows * cols;
+            const Params p0 = paramsAt(0), p1 = paramsAt(per > 1 ? L : 0),
+                         p2 = paramsAt(per > 2 ? 2 * L : 0), p3 = paramsAt(per > 3 ? 3 * L : 0);
+            // Vector k of a group takes the parameters of channel (k % per) * L.
+            const Params& q1 = per == 1 ? p0 : p1;
+            const Params& q2 = per <= 2 ? p0 : p2;
+            const Params& q3 = per == 1 ? p0 : per == 2 ? p1 : p3;
+            size_t i = 0;
+            for (; i + 4 * L <= n; i += 4 * L)
+                StoreBytes4(
+                    QuantizeOutput<kShift>(d, value(p0, 0, i), p0.scale, zero, upper),
+                    QuantizeOutput<kShift>(d, value(q1, 0, i + L), q1.scale, zero, upper),
+                    QuantizeOutput<kShift>(d, value(q2, 0, i + 2 * L), q2.scale, zero, upper),
+                    QuantizeOutput<kShift>(d, value(q3, 0, i + 3 * L), q3.scale, zero, upper),
+                    o + i, 4 * L);
+            // The last rows (fewer than 4L values, whole vectors), the first vector repeated in
+            // the unused places.
+            if (i < n) {
+                const size_t m = n - i;
+                const auto v0 = QuantizeOutput<kShift>(d, value(p0, 0, i), p0.scale, zero, upper);
+                const auto v1 =
+                    m > L ? QuantizeOutput<kShift>(d, value(q1, 0, i + L), q1.scale, zero, upper)
+                          : v0;
+                const auto v2 = m > 2 * L ? QuantizeOutput<kShift>(d, value(q2, 0, i + 2 * L),
+                                                                   q2.scale, zero, upper)
+                                          : v0;
+                StoreBytes4(v0, v1, v2, v0, o + i, m);
+            }
+            return;
+        }
         for (; j + 4 * L <= cols; j += 4 * L) group(j, 4 * L);
         // The last partial group (up to 4*L - 1 channels) through the same packs, the first
         // vector repeated in the unused places (block order: every vector holds some of the

@@ -44,15 +44,15 @@ struct DotVnni {
 };
 #endif
 
-// out[r][j] (+)= sum over k < words of the dot products of the 4 bytes at rows[r] + offsets[k]
-// with word k of the weight panel (NV*L lanes of 4 bytes: one output channel per lane), for
-// r < MR, j < NV*L; out rows are NV*L apart; `add`: out holds the sums of earlier words. words
-// >= 1; the loop is a do-while because with a loop that might not run GCC keeps a copy of the
-// tile on the stack (as in gemm/Gemm-inl.h).
+// out[r][j] (+)= sum over k < words of the dot products of the 4 bytes at base + taps[r] +
+// offsets[k] with word k of the weight panel (NV*L lanes of 4 bytes: one output channel per
+// lane), for r < MR, j < NV*L; out rows are NV*L apart; `add`: out holds the sums of earlier
+// words. words >= 1; the loop is a do-while because with a loop that might not run GCC keeps a
+// copy of the tile on the stack (as in gemm/Gemm-inl.h).
 template <class Dot, size_t MR, size_t NV>
-HWY_NOINLINE SIMD_I8_ATTR void GemmTile8i(const uint8_t* const* rows, const uint32_t* offsets,
-                                          size_t words, const int8_t* panel, int32_t* out,
-                                          bool add) {
+HWY_NOINLINE SIMD_I8_ATTR void GemmTile8i(const uint8_t* base, const size_t* taps,
+                                          const uint32_t* offsets, size_t words,
+                                          const int8_t* panel, int32_t* out, bool add) {
     const D32 d;
     constexpr size_t L = hn::MaxLanes(D32());
     Acc32 acc[MR][NV];
@@ -63,7 +63,7 @@ HWY_NOINLINE SIMD_I8_ATTR void GemmTile8i(const uint8_t* const* rows, const uint
             acc[r][v] = ToAcc(add ? hn::LoadU(d, out + (r * NV + v) * L) : hn::Zero(d));
     const uint8_t* a[MR];
 #pragma GCC unroll 16
-    for (size_t r = 0; r < MR; ++r) a[r] = rows[r];
+    for (size_t r = 0; r < MR; ++r) a[r] = base + taps[r];
     const int32_t* b = reinterpret_cast<const int32_t*>(panel);
     size_t k = 0;
     do {
