@@ -54,6 +54,8 @@ using DepthwiseFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, size
                              const int8_t*, int32_t*);
 using RingFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, const int8_t*,
                         int32_t* const*);
+using RingU8Fn = void (*)(const uint8_t* const*, size_t, size_t, const int8_t*, const OutputParams&,
+                          uint8_t*, size_t, size_t, size_t);
 
 // The kernels of one dot product: the general one, and the 3x3 stride-1 ring for one and two
 // output rows, in one or two passes over the vectors of a block (fewer accumulators where the
@@ -62,6 +64,7 @@ struct DepthwiseKernel {
     DepthwiseFn fn;
     RingFn ring1[2], ring2[2], ringS2[2];  // second entries: the second pass, or NULL
     const char* dot;
+    bool fusable;  // one pass: FusedRings has rings with the epilogue for this dot product
 };
 
 template <class Dot>
@@ -94,7 +97,7 @@ struct VnniKernels {
 // kVecs: vectors per pass of the ring (4: one pass, 2: two).
 template <class Kernels, size_t kVecs>
 DepthwiseKernel KernelsOf(const char* dot) {
-    DepthwiseKernel k{Kernels::Pixels(), {}, {}, {}, dot};
+    DepthwiseKernel k{Kernels::Pixels(), {}, {}, {}, dot, false};
     k.ring1[0] = Kernels::template Ring<1, 0, kVecs>();
     k.ring2[0] = Kernels::template Ring<2, 0, kVecs>();
     k.ringS2[0] = Kernels::template RingS2<0, kVecs>();
@@ -111,7 +114,11 @@ DepthwiseKernel KernelsOf(const char* dot) {
 // the others take two passes of two vectors.
 DepthwiseKernel ChooseDepthwise(const Int8Mode& m) {
 #if HWY_TARGET == HWY_AVX3
-    if (CpuHasAvx512Vnni()) return KernelsOf<VnniKernels, 4>("vnni");
+    if (CpuHasAvx512Vnni()) {
+        DepthwiseKernel k = KernelsOf<VnniKernels, 4>("vnni");
+        k.fusable = true;
+        return k;
+    }
 #endif
 #if SIMD_SYNET_INT8_X86
     if (m.narrowed) return KernelsOf<PlainKernels<DotMaddubs>, 2>("maddubs");
@@ -121,6 +128,44 @@ DepthwiseKernel ChooseDepthwise(const Int8Mode& m) {
 #else
     (void)m;
     return KernelsOf<PlainKernels<DotWiden<false>>, 2>("widen");
+#endif
+}
+
+#if HWY_TARGET == HWY_AVX3
+template <Act8iKind kKind, bool kShift>
+void FusedRingsOf(RingU8Fn* rings) {
+    rings[0] = &vnni::Depthwise3x3RingU8i<vnni::DotVnni, 1, kKind, kShift>;
+    rings[1] = &vnni::Depthwise3x3RingU8i<vnni::DotVnni, 2, kKind, kShift>;
+}
+#endif
+
+// The VNNI rings of one and two output rows with the UINT8 epilogue in block order fused in, as
+// Epilogue8i would run for this activation and output zero point; false for the activations
+// that keep the separate epilogue.
+bool FusedRings(SimdConvolutionActivationType type, float zero, RingU8Fn* rings) {
+#if HWY_TARGET == HWY_AVX3
+    switch (Act8iKindOf(type)) {
+        case Act8iKind::kIdentity:
+            FusedRingsOf<Act8iKind::kIdentity, true>(rings);
+            return true;
+        case Act8iKind::kRelu:
+            // Epilogue8i's shortcut for a zero point of 0 (no max, no add of the zero point).
+            if (zero == 0.0f)
+                FusedRingsOf<Act8iKind::kIdentity, false>(rings);
+            else
+                FusedRingsOf<Act8iKind::kRelu, true>(rings);
+            return true;
+        case Act8iKind::kSlope:
+            FusedRingsOf<Act8iKind::kSlope, true>(rings);
+            return true;
+        default:
+            return false;
+    }
+#else
+    (void)type;
+    (void)zero;
+    (void)rings;
+    return false;
 #endif
 }
 
@@ -265,6 +310,10 @@ protected:
                 return image + ((r - q_.padY) * q_.srcW + x * q_.sX - q_.padX) * C;
             return rowAt(r) + x * q_.sX * P;
         };
+        // Stride 1 into UINT8 NHWC in block order: the ring quantizes and stores the bytes itself.
+        RingU8Fn fused[2] = {};
+        const bool fuse = ring_ && nhwc_ && blockOrder_ && kernel_.fusable &&
+                          FusedRings(p_.activation, ParamsAt(0).zero, fused);
         // Output columns in runs that read the same kind of rows.
         size_t runs[4] = {0, q_.dstW, q_.dstW, q_.dstW};
         if (edges_) runs[1] = leftEnd_, runs[2] = rightBegin_;
@@ -283,6 +332,12 @@ protected:
                         for (size_t j = 0; j < 4 * groups_; ++j) {
                             const size_t ky = j < q_.kY || outRows == 2 ? j : 0;
                             rows[j] = rowFrom(y * q_.sY + ky * q_.dY, x, run == 1) + u * kBlock;
+                        }
+                        if (fuse) {
+                            fused[outRows - 1](rows, P, n, weights, op,
+                                               dst + (y * q_.dstW + x) * q_.dstC + u * kBlock,
+                                               q_.dstW * q_.dstC, q_.dstC, cols);
+                            continue;
                         }
                         int32_t* out[2] = {sums, sums + kChunk * kBlock};
                         if (ring_ || ringS2_) {
