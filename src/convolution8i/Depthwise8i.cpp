@@ -55,7 +55,7 @@ using DepthwiseFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, size
 using RingFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, const int8_t*,
                         int32_t* const*);
 using RingU8Fn = void (*)(const uint8_t* const*, size_t, size_t, const int8_t*, const OutputParams&,
-                          uint8_t*, size_t, size_t, size_t);
+                          uint8_t*, size_t, size_t);
 
 // The kernels of one dot product: the general one, and the 3x3 stride-1 ring for one and two
 // output rows, in one or two passes over the vectors of a block (fewer accumulators where the
@@ -324,19 +324,22 @@ protected:
                 const size_t cols = std::min(kBlock, C - u * kBlock);
                 const OutputParams op = ParamsAt(u * kBlock);
                 const int8_t* weights = weights_.data() + u * BlockWeightBytes();
+                // Whole blocks only; without sums to keep, a run is one call.
+                const bool fuseBlock = fuse && cols == kBlock;
+                const size_t chunk = fuseBlock ? q_.dstW : kChunk;
                 for (size_t run = 0; run < 3; ++run)
-                    for (size_t x = runs[run]; x < runs[run + 1]; x += kChunk) {
-                        const size_t n = std::min(kChunk, runs[run + 1] - x);
+                    for (size_t x = runs[run]; x < runs[run + 1]; x += chunk) {
+                        const size_t n = std::min(chunk, runs[run + 1] - x);
                         // Kernel rows past the kernel read its first row (their weights are
                         // zero); the two-row ring reads image rows y .. y + 3.
                         for (size_t j = 0; j < 4 * groups_; ++j) {
                             const size_t ky = j < q_.kY || outRows == 2 ? j : 0;
                             rows[j] = rowFrom(y * q_.sY + ky * q_.dY, x, run == 1) + u * kBlock;
                         }
-                        if (fuse) {
+                        if (fuseBlock) {
                             fused[outRows - 1](rows, P, n, weights, op,
                                                dst + (y * q_.dstW + x) * q_.dstC + u * kBlock,
-                                               q_.dstW * q_.dstC, q_.dstC, cols);
+                                               q_.dstW * q_.dstC, q_.dstC);
                             continue;
                         }
                         int32_t* out[2] = {sums, sums + kChunk * kBlock};

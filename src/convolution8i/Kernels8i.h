@@ -259,13 +259,14 @@ HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3Ring8i(const uint8_t* const* r, size_
 // output's sums go from registers through Epilogue8i<kKind>'s operations (EpilogueRows8i, in its
 // order, kShift as it chooses) to its bytes, in block order (sums, weights and parameters), so
 // no INT32 sums are stored and read back. op: the parameters of the block's 4*L channels; output
-// m of row `row` to dst + row * rowStride + m * pixelStride, `cols` bytes (at most 4*L).
+// m of row `row` to dst + row * rowStride + m * pixelStride, all 4*L bytes (whole blocks only: the
+// memcpy of a partial store is a call, around which GCC saved every accumulator in every
+// iteration).
 template <class Dot, size_t kRows, Act8iKind kKind, bool kShift>
 HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3RingU8i(const uint8_t* const* r, size_t step,
                                                    size_t count, const int8_t* weights,
                                                    const OutputParams& op, uint8_t* dst,
-                                                   size_t rowStride, size_t pixelStride,
-                                                   size_t cols) {
+                                                   size_t rowStride, size_t pixelStride) {
     const hn::Repartition<float, D32> df;
     constexpr size_t L = hn::MaxLanes(D32());
     // The parameters in one local array, read through one opaque address (as the weights):
@@ -301,7 +302,7 @@ HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3RingU8i(const uint8_t* const* r, size
 #pragma GCC unroll 2
             for (size_t row = 0; row < kRows; ++row)
                 StoreBytes4<true>(q[row][0], q[row][1], q[row][2], q[row][3],
-                                  to[row] + m * pixelStride, cols);
+                                  to[row] + m * pixelStride, 4 * L);
         });
 }
 #endif
