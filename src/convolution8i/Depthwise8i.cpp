@@ -136,12 +136,13 @@ template <Act8iKind kKind, bool kShift>
 void FusedRingsOf(RingU8Fn* rings) {
     rings[0] = &vnni::Depthwise3x3RingU8i<vnni::DotVnni, 1, kKind, kShift>;
     rings[1] = &vnni::Depthwise3x3RingU8i<vnni::DotVnni, 2, kKind, kShift>;
+    rings[2] = &vnni::Depthwise3x3s2RingU8i<vnni::DotVnni, kKind, kShift>;
 }
 #endif
 
-// The VNNI rings of one and two output rows with the UINT8 epilogue in block order fused in, as
-// Epilogue8i would run for this activation and output zero point; false for the activations
-// that keep the separate epilogue.
+// The VNNI rings (stride 1 of one and two output rows, stride 2) with the UINT8 epilogue in block
+// order fused in (FusedEpilogue8i), as Epilogue8i would run for this activation and output zero
+// point; false for the activations that keep the separate epilogue.
 bool FusedRings(SimdConvolutionActivationType type, float zero, RingU8Fn* rings) {
 #if HWY_TARGET == HWY_AVX3
     switch (Act8iKindOf(type)) {
@@ -310,9 +311,9 @@ protected:
                 return image + ((r - q_.padY) * q_.srcW + x * q_.sX - q_.padX) * C;
             return rowAt(r) + x * q_.sX * P;
         };
-        // Stride 1 into UINT8 NHWC in block order: the ring quantizes and stores the bytes itself.
-        RingU8Fn fused[2] = {};
-        const bool fuse = ring_ && nhwc_ && blockOrder_ && kernel_.fusable &&
+        // Into UINT8 NHWC in block order: the ring quantizes and stores the bytes itself.
+        RingU8Fn fused[3] = {};
+        const bool fuse = (ring_ || ringS2_) && nhwc_ && blockOrder_ && kernel_.fusable &&
                           FusedRings(p_.activation, ParamsAt(0).zero, fused);
         // Output columns in runs that read the same kind of rows.
         size_t runs[4] = {0, q_.dstW, q_.dstW, q_.dstW};
@@ -337,9 +338,10 @@ protected:
                             rows[j] = rowFrom(y * q_.sY + ky * q_.dY, x, run == 1) + u * kBlock;
                         }
                         if (fuseBlock) {
-                            fused[outRows - 1](rows, P, n, weights, op,
-                                               dst + (y * q_.dstW + x) * q_.dstC + u * kBlock,
-                                               q_.dstW * q_.dstC, q_.dstC);
+                            fused[ringS2_ ? 2 : outRows - 1](
+                                rows, P, n, weights, op,
+                                dst + (y * q_.dstW + x) * q_.dstC + u * kBlock, q_.dstW * q_.dstC,
+                                q_.dstC);
                             continue;
                         }
                         int32_t* out[2] = {sums, sums + kChunk * kBlock};

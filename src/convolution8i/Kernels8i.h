@@ -255,59 +255,112 @@ HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3Ring8i(const uint8_t* const* r, size_
 #endif
 
 #if SIMD_SYNET_INT8_X86
-// Depthwise3x3Ring8i for all four vectors of a block with the UINT8 epilogue fused in: each
-// output's sums go from registers through Epilogue8i<kKind>'s operations (EpilogueRows8i, in its
-// order, kShift as it chooses) to its bytes, in block order (sums, weights and parameters), so
-// no INT32 sums are stored and read back. op: the parameters of the block's 4*L channels; output
-// m of row `row` to dst + row * rowStride + m * pixelStride, all 4*L bytes (whole blocks only: the
+// The UINT8 epilogue fused into the depthwise rings: the complete sums of one output (kRows rows
+// of the four vectors of a block) go from registers through Epilogue8i<kKind>'s operations
+// (EpilogueRows8i, in its order, kShift as it chooses) to their bytes, in block order (sums,
+// weights and parameters), so no INT32 sums are stored and read back. Whole blocks only: the
 // memcpy of a partial store is a call, around which GCC saved every accumulator in every
-// iteration).
+// iteration.
+template <size_t kRows, Act8iKind kKind, bool kShift>
+class FusedEpilogue8i {
+public:
+    // op: the parameters of the block's 4*L channels.
+    SIMD_I8_ATTR explicit FusedEpilogue8i(const OutputParams& op)
+        : act_(op.act), zero_(hn::Set(Df(), op.zero)), upper_(hn::Set(Df(), op.upper)) {
+        const Df df;
+        const float* from[4] = {op.norm, op.bias, op.scale, op.slope};
+        for (size_t i = 0; i < kParams; ++i)
+            for (size_t j = 0; j < 4 * L; j += L)
+                hn::Store(hn::LoadU(df, from[i] + j), df, params_[i] + j);
+    }
+
+    // sums[row][k]: vector k of output row `row`, whose 4*L bytes go to to[row] + offset.
+    template <class Sums>
+    HWY_INLINE SIMD_I8_ATTR void Store(const Sums& sums, uint8_t* const* to, size_t offset) const {
+        const Df df;
+        // The parameters read through an opaque address (as the weights): hoisted, they would
+        // take 12-16 of the registers that the accumulators need.
+        const float* p = params_[0];
+        OpaqueAddress8i(p);
+        V32 q[kRows][4];
+#pragma GCC unroll 4
+        for (size_t k = 0; k < 4; ++k) {
+            const auto norm = hn::Load(df, p + k * L);
+            const auto bias = hn::Load(df, p + 4 * L + k * L);
+            const auto scale = hn::Load(df, p + 8 * L + k * L);
+            const auto slope =
+                kKind == Act8iKind::kSlope ? hn::Load(df, p + 12 * L + k * L) : hn::Zero(df);
+#pragma GCC unroll 2
+            for (size_t row = 0; row < kRows; ++row) {
+                const auto sum = hn::ConvertTo(df, FromAcc(sums[row][k]));
+                const auto y =
+                    Activate8i<kKind>(df, hn::Add(hn::Mul(sum, norm), bias), slope, act_);
+                q[row][k] = QuantizeOutput<kShift>(df, y, scale, zero_, upper_);
+            }
+        }
+#pragma GCC unroll 2
+        for (size_t row = 0; row < kRows; ++row)
+            StoreBytes4<true>(q[row][0], q[row][1], q[row][2], q[row][3], to[row] + offset, 4 * L);
+    }
+
+private:
+    using Df = hn::Repartition<float, D32>;
+    static constexpr size_t L = hn::MaxLanes(D32());
+    static constexpr size_t kParams = kKind == Act8iKind::kSlope ? 4 : 3;
+    HWY_ALIGN float params_[kParams][4 * L];
+    conv32f::Act act_;
+    hn::Vec<Df> zero_, upper_;
+};
+
+// Depthwise3x3Ring8i for all four vectors of a block with FusedEpilogue8i: output m of row `row`
+// to dst + row * rowStride + m * pixelStride.
 template <class Dot, size_t kRows, Act8iKind kKind, bool kShift>
 HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3RingU8i(const uint8_t* const* r, size_t step,
                                                    size_t count, const int8_t* weights,
                                                    const OutputParams& op, uint8_t* dst,
                                                    size_t rowStride, size_t pixelStride) {
-    const hn::Repartition<float, D32> df;
-    constexpr size_t L = hn::MaxLanes(D32());
-    // The parameters in one local array, read through one opaque address (as the weights):
-    // hoisted, they would take 12-16 of the registers that the 24 accumulators need.
-    constexpr size_t kParams = kKind == Act8iKind::kSlope ? 4 : 3;
-    HWY_ALIGN float params[kParams][4 * L];
-    const float* from[4] = {op.norm, op.bias, op.scale, op.slope};
-    for (size_t i = 0; i < kParams; ++i)
-        for (size_t j = 0; j < 4 * L; j += L)
-            hn::Store(hn::LoadU(df, from[i] + j), df, params[i] + j);
-    const auto zero = hn::Set(df, op.zero), upper = hn::Set(df, op.upper);
+    const FusedEpilogue8i<kRows, kKind, kShift> epilogue(op);
     uint8_t* const to[2] = {dst, dst + rowStride};
-    Ring3x3Columns8i<Dot, kRows, 0, 4>(
-        r, step, 0, count, weights, [&](size_t m, const auto& sums) SIMD_I8_ATTR {
-            const float* p = params[0];
-            OpaqueAddress8i(p);
-            V32 q[kRows][4];
-#pragma GCC unroll 4
-            for (size_t k = 0; k < 4; ++k) {
-                const auto norm = hn::Load(df, p + k * L);
-                const auto bias = hn::Load(df, p + 4 * L + k * L);
-                const auto scale = hn::Load(df, p + 8 * L + k * L);
-                const auto slope =
-                    kKind == Act8iKind::kSlope ? hn::Load(df, p + 12 * L + k * L) : hn::Zero(df);
-#pragma GCC unroll 2
-                for (size_t row = 0; row < kRows; ++row) {
-                    const auto sum = hn::ConvertTo(df, FromAcc(sums[row][k]));
-                    const auto y =
-                        Activate8i<kKind>(df, hn::Add(hn::Mul(sum, norm), bias), slope, op.act);
-                    q[row][k] = QuantizeOutput<kShift>(df, y, scale, zero, upper);
-                }
-            }
-#pragma GCC unroll 2
-            for (size_t row = 0; row < kRows; ++row)
-                StoreBytes4<true>(q[row][0], q[row][1], q[row][2], q[row][3],
-                                  to[row] + m * pixelStride, 4 * L);
-        });
+    Ring3x3Columns8i<Dot, kRows, 0, 4>(r, step, 0, count, weights,
+                                       [&](size_t m, const auto& sums) SIMD_I8_ATTR {
+                                           epilogue.Store(sums, to, m * pixelStride);
+                                       });
 }
 #endif
 
 #if HWY_TARGET != HWY_SCALAR
+// The columns of Depthwise3x3s2Ring8i (below): after output o's third column, done(o, sums) with
+// sums[0][k] its complete sums of vector kFirst + k.
+template <class Dot, size_t kFirst, size_t kVecs, class Done>
+HWY_INLINE SIMD_I8_ATTR void Ring3x3s2Columns8i(const uint8_t* const* rows, size_t step,
+                                                size_t first, size_t count, const int8_t* weights,
+                                                const Done& done) {
+    const D32 d;
+    constexpr size_t L = hn::MaxLanes(D32());
+    // Local copies: GCC may reload rows[] after every store of `done` (it may alias them).
+    const uint8_t* const r[4] = {rows[0], rows[1], rows[2], rows[3]};
+    const int32_t* w = reinterpret_cast<const int32_t*>(weights) + kFirst * L;
+    const auto zero = ToAcc(hn::Zero(d));
+    V32 shared[kVecs], v[kVecs];
+    InterleaveRows8i<kFirst, kVecs>(r, 2 * first * step, shared);
+    for (size_t o = 0; o < count; ++o) {
+        Acc32 acc[1][kVecs];
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k)
+            acc[0][k] = Dot::Apply(zero, Dot::Prepare(shared[k]), hn::LoadU(d, w + k * L));
+        InterleaveRows8i<kFirst, kVecs>(r, (2 * (first + o) + 1) * step, v);
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k)
+            acc[0][k] = Dot::Apply(acc[0][k], Dot::Prepare(v[k]), hn::LoadU(d, w + 4 * L + k * L));
+        InterleaveRows8i<kFirst, kVecs>(r, (2 * (first + o) + 2) * step, shared);
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kVecs; ++k)
+            acc[0][k] =
+                Dot::Apply(acc[0][k], Dot::Prepare(shared[k]), hn::LoadU(d, w + 8 * L + k * L));
+        done(o, acc);
+    }
+}
+
 // Depthwise 3x3, stride 2, no dilation: as Depthwise3x3Ring8i for one output row; output o reads
 // image columns 2o, 2o + 1, 2o + 2, and column 2o + 2 is output o + 1's first, so it is
 // interleaved once for both.
@@ -317,26 +370,29 @@ HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3s2Ring8i(const uint8_t* const* r, siz
                                                     const int8_t* weights, int32_t* const* out) {
     const D32 d;
     constexpr size_t L = hn::MaxLanes(D32());
-    const int32_t* w = reinterpret_cast<const int32_t*>(weights) + kFirst * L;
-    const auto zero = ToAcc(hn::Zero(d));
-    V32 shared[kVecs], v[kVecs];
-    InterleaveRows8i<kFirst, kVecs>(r, 2 * first * step, shared);
-    for (size_t o = 0; o < count; ++o) {
-        Acc32 acc[kVecs];
+    int32_t* const o = out[0];
+    Ring3x3s2Columns8i<Dot, kFirst, kVecs>(
+        r, step, first, count, weights, [&](size_t m, const auto& sums) SIMD_I8_ATTR {
 #pragma GCC unroll 4
-        for (size_t k = 0; k < kVecs; ++k)
-            acc[k] = Dot::Apply(zero, Dot::Prepare(shared[k]), hn::LoadU(d, w + k * L));
-        InterleaveRows8i<kFirst, kVecs>(r, (2 * (first + o) + 1) * step, v);
-#pragma GCC unroll 4
-        for (size_t k = 0; k < kVecs; ++k)
-            acc[k] = Dot::Apply(acc[k], Dot::Prepare(v[k]), hn::LoadU(d, w + 4 * L + k * L));
-        InterleaveRows8i<kFirst, kVecs>(r, (2 * (first + o) + 2) * step, shared);
-#pragma GCC unroll 4
-        for (size_t k = 0; k < kVecs; ++k) {
-            acc[k] = Dot::Apply(acc[k], Dot::Prepare(shared[k]), hn::LoadU(d, w + 8 * L + k * L));
-            hn::StoreU(FromAcc(acc[k]), d, out[0] + o * 4 * L + (kFirst + k) * L);
-        }
-    }
+            for (size_t k = 0; k < kVecs; ++k)
+                hn::StoreU(FromAcc(sums[0][k]), d, o + m * 4 * L + (kFirst + k) * L);
+        });
+}
+#endif
+
+#if SIMD_SYNET_INT8_X86
+// Depthwise3x3s2Ring8i for all four vectors of a block with FusedEpilogue8i: output m to
+// dst + m * pixelStride.
+template <class Dot, Act8iKind kKind, bool kShift>
+HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3s2RingU8i(const uint8_t* const* r, size_t step,
+                                                     size_t count, const int8_t* weights,
+                                                     const OutputParams& op, uint8_t* dst,
+                                                     size_t /*rowStride*/, size_t pixelStride) {
+    const FusedEpilogue8i<1, kKind, kShift> epilogue(op);
+    uint8_t* const to[1] = {dst};
+    Ring3x3s2Columns8i<Dot, 0, 4>(r, step, 0, count, weights,
+                                  [&](size_t m, const auto& sums)
+                                      SIMD_I8_ATTR { epilogue.Store(sums, to, m * pixelStride); });
 }
 #endif
 
