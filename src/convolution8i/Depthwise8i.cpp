@@ -260,7 +260,7 @@ protected:
     // Bytes of one part's scratch: the row addresses, the INT32 sums of a chunk, (NCHW) its
     // NHWC band, and (rows on demand) the ring of padded rows with the row each slot holds.
     size_t PartBytes() const override {
-        return AlignBytes(4 * groups_ * sizeof(void*)) + AlignBytes(2 * kChunk * kBlock * 4) +
+        return AlignBytes(16 * groups_ * sizeof(void*)) + AlignBytes(2 * kChunk * kBlock * 4) +
                (nhwc_ ? 0 : AlignBytes(kChunk * kBlock * 4)) + RingBytes();
     }
     size_t RingBytes() const {
@@ -281,8 +281,11 @@ protected:
     }
 
     void RunRows(const uint8_t* image, uint8_t* dst, size_t y0, size_t y1, uint8_t* buf) const {
+        // The row addresses of a kernel call, then those of the first output of each run.
+        const size_t G4 = 4 * groups_;
         const uint8_t** rows = reinterpret_cast<const uint8_t**>(buf);
-        int32_t* sums = reinterpret_cast<int32_t*>(buf + AlignBytes(4 * groups_ * sizeof(void*)));
+        const uint8_t** starts = rows + G4;
+        int32_t* sums = reinterpret_cast<int32_t*>(buf + AlignBytes(16 * groups_ * sizeof(void*)));
         uint8_t* band = reinterpret_cast<uint8_t*>(sums) + AlignBytes(2 * kChunk * kBlock * 4);
         const size_t P = layout_.pixelBytes, rowBytes = rowPixels_ * P, C = q_.srcC;
         // Rows on demand: padded row r in slot r % slots_ (the rows of one step span at most
@@ -321,6 +324,16 @@ protected:
         for (size_t y = y0; y < y1;) {
             // Two output rows at a time where the ring kernel takes them.
             const size_t outRows = ring_ && y + 1 < y1 ? 2 : 1;
+            // The rows of each run's first output, found once a step rather than per block and
+            // chunk (the ring's slot of a row takes two divisions): kernel rows past the kernel
+            // read its first row (their weights are zero); the two-row ring reads image rows
+            // y .. y + 3.
+            for (size_t run = 0; run < 3; ++run)
+                if (runs[run] < runs[run + 1])
+                    for (size_t j = 0; j < G4; ++j) {
+                        const size_t ky = j < q_.kY || outRows == 2 ? j : 0;
+                        starts[run * G4 + j] = rowFrom(y * q_.sY + ky * q_.dY, runs[run], run == 1);
+                    }
             for (size_t u = 0; u < blocks_; ++u) {
                 const size_t cols = std::min(kBlock, C - u * kBlock);
                 const OutputParams op = ParamsAt(u * kBlock);
@@ -331,12 +344,9 @@ protected:
                 for (size_t run = 0; run < 3; ++run)
                     for (size_t x = runs[run]; x < runs[run + 1]; x += chunk) {
                         const size_t n = std::min(chunk, runs[run + 1] - x);
-                        // Kernel rows past the kernel read its first row (their weights are
-                        // zero); the two-row ring reads image rows y .. y + 3.
-                        for (size_t j = 0; j < 4 * groups_; ++j) {
-                            const size_t ky = j < q_.kY || outRows == 2 ? j : 0;
-                            rows[j] = rowFrom(y * q_.sY + ky * q_.dY, x, run == 1) + u * kBlock;
-                        }
+                        for (size_t j = 0; j < G4; ++j)
+                            rows[j] =
+                                starts[run * G4 + j] + (x - runs[run]) * q_.sX * P + u * kBlock;
                         if (fuseBlock) {
                             fused[ringS2_ ? 2 : outRows - 1](
                                 rows, P, n, weights, op,
