@@ -355,7 +355,8 @@ TEST_P(Convolution8iTest, DepthwiseUint8Nhwc) {
 }
 
 // The depthwise rings with the UINT8 epilogue fused in (whole channel blocks; stride 1 with one
-// and two output rows, stride 2; borders in place or padded): the activations the fusion takes,
+// and two output rows, in whole rows with each side padded or not and as short as one and two
+// outputs, stride 2; borders in place or padded): the activations the fusion takes,
 // also with output minima below 0 (ReLU then has an output zero point above 0), bit-exact on
 // the fused and the plain paths.
 TEST_P(Convolution8iTest, DepthwiseFusedEpilogue) {
@@ -363,10 +364,11 @@ TEST_P(Convolution8iTest, DepthwiseFusedEpilogue) {
         SimdConvolutionActivationIdentity, SimdConvolutionActivationRelu,
         SimdConvolutionActivationLeakyRelu, SimdConvolutionActivationPrelu};
     // H, W, kY, kX, sY, sX, dY, dX, pY, pX, pH, pW
-    const size_t geometry[][12] = {{7, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
-                                   {6, 13, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},
-                                   {9, 23, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
-                                   {8, 10, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1}};
+    const size_t geometry[][12] = {
+        {7, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {6, 13, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},
+        {6, 13, 3, 3, 1, 1, 1, 1, 1, 0, 0, 1}, {5, 9, 3, 3, 1, 1, 1, 1, 0, 2, 1, 0},
+        {4, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  {3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+        {9, 23, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, {8, 10, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1}};
     uint32_t seed = 1200;
     for (size_t c : {64, 192})
         for (const auto& g : geometry)

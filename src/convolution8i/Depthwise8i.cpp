@@ -54,6 +54,7 @@ using DepthwiseFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, size
                              const int8_t*, int32_t*);
 using RingFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, const int8_t*,
                         int32_t* const*);
+// The fused rings: of stride 1, rows as Ring3x3Columns8i's three sets; of stride 2, four rows.
 using RingU8Fn = void (*)(const uint8_t* const*, size_t, size_t, const int8_t*, const OutputParams&,
                           uint8_t*, size_t, size_t);
 
@@ -321,6 +322,15 @@ protected:
         // Output columns in runs that read the same kind of rows.
         size_t runs[4] = {0, q_.dstW, q_.dstW, q_.dstW};
         if (edges_) runs[1] = leftEnd_, runs[2] = rightBegin_;
+        // The fused stride-1 ring takes a whole output row in one call where padded columns are
+        // at most its first two and its last (Ring3x3Columns8i's three sets of rows) instead of
+        // three runs, two of one output (each with two columns to start): d_dw3x3s1_256_56 on
+        // Zen 5, 1 thread, in a noisy period (the baseline at 147-163 us): 89-92 -> 79-83 us a
+        // call. whole3: those sets at the first block.
+        const bool whole =
+            fuse && ring_ &&
+            (!edges_ || q_.dstW < 2 || (q_.padX <= 2 && q_.dstW < q_.padX + q_.srcW));
+        const uint8_t* whole3[12];
         for (size_t y = y0; y < y1;) {
             // Two output rows at a time where the ring kernel takes them.
             const size_t outRows = ring_ && y + 1 < y1 ? 2 : 1;
@@ -334,6 +344,13 @@ protected:
                         const size_t ky = j < q_.kY || outRows == 2 ? j : 0;
                         starts[run * G4 + j] = rowFrom(y * q_.sY + ky * q_.dY, runs[run], run == 1);
                     }
+            if (whole)
+                for (size_t j = 0; j < 4; ++j) {
+                    const size_t r = y + (j < 3 || outRows == 2 ? j : 0);
+                    whole3[j] = rowFrom(r, 0, edges_ && leftEnd_ == 0);
+                    whole3[8 + j] = rowFrom(r, q_.dstW + 1, edges_ && rightBegin_ == q_.dstW);
+                    whole3[4 + j] = q_.dstW > 1 ? rowFrom(r, 2, edges_) : whole3[8 + j];
+                }
             for (size_t u = 0; u < blocks_; ++u) {
                 const size_t cols = std::min(kBlock, C - u * kBlock);
                 const OutputParams op = ParamsAt(u * kBlock);
@@ -341,6 +358,14 @@ protected:
                 // Whole blocks only; without sums to keep, a run is one call.
                 const bool fuseBlock = fuse && cols == kBlock;
                 const size_t chunk = fuseBlock ? q_.dstW : kChunk;
+                if (whole && fuseBlock) {
+                    const uint8_t* sets[12];
+                    for (size_t i = 0; i < 12; ++i) sets[i] = whole3[i] + u * kBlock;
+                    fused[outRows - 1](sets, P, q_.dstW, weights, op,
+                                       dst + y * q_.dstW * q_.dstC + u * kBlock, q_.dstW * q_.dstC,
+                                       q_.dstC);
+                    continue;
+                }
                 for (size_t run = 0; run < 3; ++run)
                     for (size_t x = runs[run]; x < runs[run + 1]; x += chunk) {
                         const size_t n = std::min(chunk, runs[run + 1] - x);
@@ -348,8 +373,14 @@ protected:
                             rows[j] =
                                 starts[run * G4 + j] + (x - runs[run]) * q_.sX * P + u * kBlock;
                         if (fuseBlock) {
+                            const uint8_t* sets[12];
+                            for (size_t i = 0; i < 4 && ring_; ++i) {
+                                sets[i] = rows[i];
+                                sets[4 + i] = rows[i] + 2 * P;
+                                sets[8 + i] = rows[i] + (n + 1) * P;
+                            }
                             fused[ringS2_ ? 2 : outRows - 1](
-                                rows, P, n, weights, op,
+                                ring_ ? sets : rows, P, n, weights, op,
                                 dst + (y * q_.dstW + x) * q_.dstC + u * kBlock, q_.dstW * q_.dstC,
                                 q_.dstC);
                             continue;

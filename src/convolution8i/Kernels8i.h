@@ -169,25 +169,28 @@ HWY_INLINE SIMD_I8_ATTR void InterleaveRows8i(const uint8_t* const* r, size_t of
     }
 }
 
-// The ring of Depthwise3x3Ring8i (below) over image columns first .. first + count + 1: after
-// column t >= 2, done(t - 2, sums) with sums[row][k] the complete sums of output t - 2, row
-// `row`, vector kFirst + k.
+// The ring of Depthwise3x3Ring8i (below) over image columns 0 .. count + 1, which it reads
+// through three sets of four row addresses: cols[0..3] of column 0 (for columns 0 and 1),
+// cols[4..7] of column 2 (columns 2 .. count) and cols[8..11] of column count + 1, so that one
+// call can read a row's first two and last columns from prepared padded borders and the others
+// where the caller's rows are. After column t >= 2, done(t - 2, sums) with sums[row][k] the
+// complete sums of output t - 2, row `row`, vector kFirst + k.
 template <class Dot, size_t kRows, size_t kFirst, size_t kVecs, class Done>
-HWY_INLINE SIMD_I8_ATTR void Ring3x3Columns8i(const uint8_t* const* rows, size_t step, size_t first,
-                                              size_t count, const int8_t* weights,
-                                              const Done& done) {
+HWY_INLINE SIMD_I8_ATTR void Ring3x3Columns8i(const uint8_t* const* cols, size_t step, size_t count,
+                                              const int8_t* weights, const Done& done) {
     const D32 d;
     constexpr size_t L = hn::MaxLanes(D32());
-    // Local copies: GCC reloaded rows[] after every store of `done` (it may alias them).
-    const uint8_t* const r[4] = {rows[0], rows[1], rows[2], rows[3]};
+    // Local copies: GCC reloaded the addresses after every store of `done` (it may alias them).
+    const uint8_t* const r[4] = {cols[4], cols[5], cols[6], cols[7]};
     const auto zero = ToAcc(hn::Zero(d));
     Acc32 acc[3][kRows][kVecs];
-    // Column t of the pixels: starts output t (kernel column 0), adds to t-1 and t-2 (kAdd of
-    // the three: fewer in the first two columns); then output t-2 is complete. A, B, C: the ring
-    // slots of outputs t, t-1, t-2.
-    const auto column = [&](size_t t, auto A, auto B, auto C, auto kAdd) SIMD_I8_ATTR {
+    // Column t of the pixels (rows src[0..3] + off): starts output t (kernel column 0), adds to
+    // t-1 and t-2 (kAdd of the three: fewer in the first two columns); then output t-2 is
+    // complete. A, B, C: the ring slots of outputs t, t-1, t-2.
+    const auto column = [&](const uint8_t* const* src, size_t off, size_t t, auto A, auto B, auto C,
+                            auto kAdd) SIMD_I8_ATTR {
         V32 v[kVecs];
-        InterleaveRows8i<kFirst, kVecs>(r, (first + t) * step, v);
+        InterleaveRows8i<kFirst, kVecs>(src, off, v);
         // The weights stay memory operands of the dot products: hoisted out of the loop (24
         // vectors with VNNI's two rows of four), GCC spilled them and accumulators to the stack.
         const int32_t* w = reinterpret_cast<const int32_t*>(weights) + kFirst * L;
@@ -213,20 +216,29 @@ HWY_INLINE SIMD_I8_ATTR void Ring3x3Columns8i(const uint8_t* const* rows, size_t
     using Add1 = std::integral_constant<size_t, 1>;
     using Add2 = std::integral_constant<size_t, 2>;
     using Add3 = std::integral_constant<size_t, 3>;
-    // The columns of outputs 0 and 1 first, then straight-line groups of three columns that each
-    // complete an output (with the tests of the last group inside the loop, GCC kept the loop
-    // bounds on the stack and moved weight loads across them into spilled registers).
-    column(0, S0(), S2(), S1(), Add1());
-    column(1, S1(), S0(), S2(), Add2());
+    // The columns of outputs 0 and 1 first, then straight-line groups of three middle columns
+    // that each complete an output (with the tests of the last group inside the loop, GCC kept
+    // the loop bounds on the stack and moved weight loads across them into spilled registers),
+    // then the last one to three columns.
+    column(cols, 0, 0, S0(), S2(), S1(), Add1());
+    column(cols, step, 1, S1(), S0(), S2(), Add2());
     size_t t = 2;
 #pragma GCC unroll 1
-    for (; t + 3 <= count + 2; t += 3) {
-        column(t, S2(), S1(), S0(), Add3());
-        column(t + 1, S0(), S2(), S1(), Add3());
-        column(t + 2, S1(), S0(), S2(), Add3());
+    for (; t + 3 < count + 2; t += 3) {
+        column(r, (t - 2) * step, t, S2(), S1(), S0(), Add3());
+        column(r, (t - 1) * step, t + 1, S0(), S2(), S1(), Add3());
+        column(r, t * step, t + 2, S1(), S0(), S2(), Add3());
     }
-    if (t < count + 2) column(t, S2(), S1(), S0(), Add3());
-    if (t + 1 < count + 2) column(t + 1, S0(), S2(), S1(), Add3());
+    const auto tail = [&](size_t t, auto A, auto B, auto C) SIMD_I8_ATTR {
+        const bool last = t == count + 1;
+        const size_t off = (t - 2) * step;
+        const uint8_t* const src[4] = {last ? cols[8] : r[0] + off, last ? cols[9] : r[1] + off,
+                                       last ? cols[10] : r[2] + off, last ? cols[11] : r[3] + off};
+        column(src, 0, t, A, B, C, Add3());
+    };
+    tail(t, S2(), S1(), S0());
+    if (t + 1 < count + 2) tail(t + 1, S0(), S2(), S1());
+    if (t + 2 < count + 2) tail(t + 2, S1(), S0(), S2());
 }
 
 // Depthwise 3x3, stride 1, no dilation: `count` output pixels (from `first`) of kRows output rows
@@ -243,8 +255,14 @@ HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3Ring8i(const uint8_t* const* r, size_
     const D32 d;
     constexpr size_t L = hn::MaxLanes(D32());
     int32_t* const o[2] = {out[0], kRows > 1 ? out[1] : out[0]};
+    const uint8_t* cols[12];
+    for (size_t i = 0; i < 4; ++i) {
+        cols[i] = r[i] + first * step;
+        cols[4 + i] = cols[i] + 2 * step;
+        cols[8 + i] = cols[i] + (count + 1) * step;
+    }
     Ring3x3Columns8i<Dot, kRows, kFirst, kVecs>(
-        r, step, first, count, weights, [&](size_t m, const auto& sums) SIMD_I8_ATTR {
+        cols, step, count, weights, [&](size_t m, const auto& sums) SIMD_I8_ATTR {
 #pragma GCC unroll 2
             for (size_t row = 0; row < kRows; ++row)
 #pragma GCC unroll 4
@@ -312,16 +330,17 @@ private:
     hn::Vec<Df> zero_, upper_;
 };
 
-// Depthwise3x3Ring8i for all four vectors of a block with FusedEpilogue8i: output m of row `row`
-// to dst + row * rowStride + m * pixelStride.
+// Depthwise3x3Ring8i for all four vectors of a block with FusedEpilogue8i, the image columns
+// read as Ring3x3Columns8i's cols[12] say: output m of row `row` to
+// dst + row * rowStride + m * pixelStride.
 template <class Dot, size_t kRows, Act8iKind kKind, bool kShift>
-HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3RingU8i(const uint8_t* const* r, size_t step,
+HWY_NOINLINE SIMD_I8_ATTR void Depthwise3x3RingU8i(const uint8_t* const* cols, size_t step,
                                                    size_t count, const int8_t* weights,
                                                    const OutputParams& op, uint8_t* dst,
                                                    size_t rowStride, size_t pixelStride) {
     const FusedEpilogue8i<kRows, kKind, kShift> epilogue(op);
     uint8_t* const to[2] = {dst, dst + rowStride};
-    Ring3x3Columns8i<Dot, kRows, 0, 4>(r, step, 0, count, weights,
+    Ring3x3Columns8i<Dot, kRows, 0, 4>(cols, step, count, weights,
                                        [&](size_t m, const auto& sums) SIMD_I8_ATTR {
                                            epilogue.Store(sums, to, m * pixelStride);
                                        });
