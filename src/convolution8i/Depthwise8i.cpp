@@ -11,8 +11,10 @@
 // 4-channel groups permuted (Padded8i::PermuteBlocks) so that the vectors hold channels in lane
 // order. With whole blocks of channels in block order, the caller's UINT8 NHWC rows are read
 // where they are, and only the columns that reach into the padding are made, per row, in a
-// small ring. There are no pairs of input channels, so 8iOverflow sums exactly here, as its rule
-// says.
+// small ring. With VNNI, whole blocks of UINT8 NHWC outputs in block order and the cheap
+// activations, the 3x3 rings quantize and store each output's bytes themselves
+// (FusedEpilogue8i in Kernels8i.h) instead of storing INT32 sums for Epilogue8i. There are no
+// pairs of input channels, so 8iOverflow sums exactly here, as its rule says.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "convolution8i/Depthwise8i.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

@@ -10,7 +10,7 @@
 // a function compiled without its target, and a template cannot take an attribute per
 // instantiation). The plain copy never sees the attribute, so the plain AVX-512 kernels stay
 // free of VNNI instructions. Requires in scope: hn, D32, V32, Acc32 and the Dot types of
-// Dot8i-inl.h.
+// Dot8i-inl.h, and Epilogue8i-inl.h (the depthwise rings' fused epilogue).
 
 #ifndef SIMD_I8_ATTR
 namespace plain {
