@@ -354,6 +354,47 @@ TEST_P(Convolution8iTest, DepthwiseUint8Nhwc) {
         }
 }
 
+// The depthwise rings with the UINT8 epilogue fused in (whole channel blocks; stride 1 with one
+// and two output rows, in whole rows with each side padded or not and as short as one and two
+// outputs, stride 2; borders in place or padded): the activations the fusion takes,
+// also with output minima below 0 (ReLU then has an output zero point above 0), bit-exact on
+// the fused and the plain paths.
+TEST_P(Convolution8iTest, DepthwiseFusedEpilogue) {
+    const SimdConvolutionActivationType acts[] = {
+        SimdConvolutionActivationIdentity, SimdConvolutionActivationRelu,
+        SimdConvolutionActivationLeakyRelu, SimdConvolutionActivationPrelu};
+    // H, W, kY, kX, sY, sX, dY, dX, pY, pX, pH, pW
+    const size_t geometry[][12] = {
+        {7, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {6, 13, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},
+        {6, 13, 3, 3, 1, 1, 1, 1, 1, 0, 0, 1}, {5, 9, 3, 3, 1, 1, 1, 1, 0, 2, 1, 0},
+        {4, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  {3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+        {9, 23, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, {8, 10, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1}};
+    uint32_t seed = 1200;
+    for (size_t c : {64, 192})
+        for (const auto& g : geometry)
+            for (SimdConvolutionActivationType act : acts)
+                for (bool negativeMin : {false, true}) {
+                    const SimdConvolutionParameters p =
+                        Make(GeometryShape(c, c, g, c), SimdTensorFormatNhwc, act, SimdTensorData8u,
+                             SimdTensorData8u);
+                    const SimdSynetCompatibilityType mode = kModes[seed % 3];
+                    Data data = MakeData(p, 1, mode, seed);
+                    if (negativeMin)
+                        for (size_t i = 0; i < c; ++i)
+                            data.stats[2][i] = -0.25f * data.stats[3][i] - 0.1f;
+                    data.Bind();
+                    const std::string key = Name(p, 1, mode) + " seed " + std::to_string(seed) +
+                                            (negativeMin ? " negative minima" : "");
+                    const ref::Result8i& ref = Reference(p, 1, mode, data, key);
+                    for (bool plain : {false, true}) {
+                        RunOptions o;
+                        o.forcePlain = plain;
+                        EXPECT_TRUE(RunCase(p, 1, mode, data, ref, o)) << key;
+                    }
+                    ++seed;
+                }
+}
+
 // The direct algorithm with an unsigned input (zero point 0), where tiles skip the kernel rows
 // and columns that lie in the padding for all their pixels and border pixels are computed out of
 // order: every channel tail, sizes that are not multiples of a tile, pads 0-2 on each side

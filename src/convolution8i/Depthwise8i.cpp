@@ -11,8 +11,10 @@
 // 4-channel groups permuted (Padded8i::PermuteBlocks) so that the vectors hold channels in lane
 // order. With whole blocks of channels in block order, the caller's UINT8 NHWC rows are read
 // where they are, and only the columns that reach into the padding are made, per row, in a
-// small ring. There are no pairs of input channels, so 8iOverflow sums exactly here, as its rule
-// says.
+// small ring. With VNNI, whole blocks of UINT8 NHWC outputs in block order and the cheap
+// activations, the 3x3 rings quantize and store each output's bytes themselves
+// (FusedEpilogue8i in Kernels8i.h) instead of storing INT32 sums for Epilogue8i. There are no
+// pairs of input channels, so 8iOverflow sums exactly here, as its rule says.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "convolution8i/Depthwise8i.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -54,6 +56,9 @@ using DepthwiseFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, size
                              const int8_t*, int32_t*);
 using RingFn = void (*)(const uint8_t* const*, size_t, size_t, size_t, const int8_t*,
                         int32_t* const*);
+// The fused rings: of stride 1, rows as Ring3x3Columns8i's three sets; of stride 2, four rows.
+using RingU8Fn = void (*)(const uint8_t* const*, size_t, size_t, const int8_t*, const OutputParams&,
+                          uint8_t*, size_t, size_t);
 
 // The kernels of one dot product: the general one, and the 3x3 stride-1 ring for one and two
 // output rows, in one or two passes over the vectors of a block (fewer accumulators where the
@@ -62,6 +67,7 @@ struct DepthwiseKernel {
     DepthwiseFn fn;
     RingFn ring1[2], ring2[2], ringS2[2];  // second entries: the second pass, or NULL
     const char* dot;
+    bool fusable;  // one pass: FusedRings has rings with the epilogue for this dot product
 };
 
 template <class Dot>
@@ -94,7 +100,7 @@ struct VnniKernels {
 // kVecs: vectors per pass of the ring (4: one pass, 2: two).
 template <class Kernels, size_t kVecs>
 DepthwiseKernel KernelsOf(const char* dot) {
-    DepthwiseKernel k{Kernels::Pixels(), {}, {}, {}, dot};
+    DepthwiseKernel k{Kernels::Pixels(), {}, {}, {}, dot, false};
     k.ring1[0] = Kernels::template Ring<1, 0, kVecs>();
     k.ring2[0] = Kernels::template Ring<2, 0, kVecs>();
     k.ringS2[0] = Kernels::template RingS2<0, kVecs>();
@@ -111,7 +117,11 @@ DepthwiseKernel KernelsOf(const char* dot) {
 // the others take two passes of two vectors.
 DepthwiseKernel ChooseDepthwise(const Int8Mode& m) {
 #if HWY_TARGET == HWY_AVX3
-    if (CpuHasAvx512Vnni()) return KernelsOf<VnniKernels, 4>("vnni");
+    if (CpuHasAvx512Vnni()) {
+        DepthwiseKernel k = KernelsOf<VnniKernels, 4>("vnni");
+        k.fusable = true;
+        return k;
+    }
 #endif
 #if SIMD_SYNET_INT8_X86
     if (m.narrowed) return KernelsOf<PlainKernels<DotMaddubs>, 2>("maddubs");
@@ -121,6 +131,45 @@ DepthwiseKernel ChooseDepthwise(const Int8Mode& m) {
 #else
     (void)m;
     return KernelsOf<PlainKernels<DotWiden<false>>, 2>("widen");
+#endif
+}
+
+#if HWY_TARGET == HWY_AVX3
+template <Act8iKind kKind, bool kShift>
+void FusedRingsOf(RingU8Fn* rings) {
+    rings[0] = &vnni::Depthwise3x3RingU8i<vnni::DotVnni, 1, kKind, kShift>;
+    rings[1] = &vnni::Depthwise3x3RingU8i<vnni::DotVnni, 2, kKind, kShift>;
+    rings[2] = &vnni::Depthwise3x3s2RingU8i<vnni::DotVnni, kKind, kShift>;
+}
+#endif
+
+// The VNNI rings (stride 1 of one and two output rows, stride 2) with the UINT8 epilogue in block
+// order fused in (FusedEpilogue8i), as Epilogue8i would run for this activation and output zero
+// point; false for the activations that keep the separate epilogue.
+bool FusedRings(SimdConvolutionActivationType type, float zero, RingU8Fn* rings) {
+#if HWY_TARGET == HWY_AVX3
+    switch (Act8iKindOf(type)) {
+        case Act8iKind::kIdentity:
+            FusedRingsOf<Act8iKind::kIdentity, true>(rings);
+            return true;
+        case Act8iKind::kRelu:
+            // Epilogue8i's shortcut for a zero point of 0 (no max, no add of the zero point).
+            if (zero == 0.0f)
+                FusedRingsOf<Act8iKind::kIdentity, false>(rings);
+            else
+                FusedRingsOf<Act8iKind::kRelu, true>(rings);
+            return true;
+        case Act8iKind::kSlope:
+            FusedRingsOf<Act8iKind::kSlope, true>(rings);
+            return true;
+        default:
+            return false;
+    }
+#else
+    (void)type;
+    (void)zero;
+    (void)rings;
+    return false;
 #endif
 }
 
@@ -214,7 +263,7 @@ protected:
     // Bytes of one part's scratch: the row addresses, the INT32 sums of a chunk, (NCHW) its
     // NHWC band, and (rows on demand) the ring of padded rows with the row each slot holds.
     size_t PartBytes() const override {
-        return AlignBytes(4 * groups_ * sizeof(void*)) + AlignBytes(2 * kChunk * kBlock * 4) +
+        return AlignBytes(16 * groups_ * sizeof(void*)) + AlignBytes(2 * kChunk * kBlock * 4) +
                (nhwc_ ? 0 : AlignBytes(kChunk * kBlock * 4)) + RingBytes();
     }
     size_t RingBytes() const {
@@ -235,8 +284,11 @@ protected:
     }
 
     void RunRows(const uint8_t* image, uint8_t* dst, size_t y0, size_t y1, uint8_t* buf) const {
+        // The row addresses of a kernel call, then those of the first output of each run.
+        const size_t G4 = 4 * groups_;
         const uint8_t** rows = reinterpret_cast<const uint8_t**>(buf);
-        int32_t* sums = reinterpret_cast<int32_t*>(buf + AlignBytes(4 * groups_ * sizeof(void*)));
+        const uint8_t** starts = rows + G4;
+        int32_t* sums = reinterpret_cast<int32_t*>(buf + AlignBytes(16 * groups_ * sizeof(void*)));
         uint8_t* band = reinterpret_cast<uint8_t*>(sums) + AlignBytes(2 * kChunk * kBlock * 4);
         const size_t P = layout_.pixelBytes, rowBytes = rowPixels_ * P, C = q_.srcC;
         // Rows on demand: padded row r in slot r % slots_ (the rows of one step span at most
@@ -265,24 +317,75 @@ protected:
                 return image + ((r - q_.padY) * q_.srcW + x * q_.sX - q_.padX) * C;
             return rowAt(r) + x * q_.sX * P;
         };
+        // Into UINT8 NHWC in block order: the ring quantizes and stores the bytes itself.
+        RingU8Fn fused[3] = {};
+        const bool fuse = (ring_ || ringS2_) && nhwc_ && blockOrder_ && kernel_.fusable &&
+                          FusedRings(p_.activation, ParamsAt(0).zero, fused);
         // Output columns in runs that read the same kind of rows.
         size_t runs[4] = {0, q_.dstW, q_.dstW, q_.dstW};
         if (edges_) runs[1] = leftEnd_, runs[2] = rightBegin_;
+        // The fused stride-1 ring takes a whole output row in one call where padded columns are
+        // at most its first two and its last (Ring3x3Columns8i's three sets of rows) instead of
+        // three runs, two of one output (each with two columns to start): d_dw3x3s1_256_56 on
+        // Zen 5, 1 thread, in a noisy period (the baseline at 147-163 us): 89-92 -> 79-83 us a
+        // call. whole3: those sets at the first block.
+        const bool whole =
+            fuse && ring_ &&
+            (!edges_ || q_.dstW < 2 || (q_.padX <= 2 && q_.dstW < q_.padX + q_.srcW));
+        const uint8_t* whole3[12];
         for (size_t y = y0; y < y1;) {
             // Two output rows at a time where the ring kernel takes them.
             const size_t outRows = ring_ && y + 1 < y1 ? 2 : 1;
+            // The rows of each run's first output, found once a step rather than per block and
+            // chunk (the ring's slot of a row takes two divisions): kernel rows past the kernel
+            // read its first row (their weights are zero); the two-row ring reads image rows
+            // y .. y + 3.
+            for (size_t run = 0; run < 3; ++run)
+                if (runs[run] < runs[run + 1])
+                    for (size_t j = 0; j < G4; ++j) {
+                        const size_t ky = j < q_.kY || outRows == 2 ? j : 0;
+                        starts[run * G4 + j] = rowFrom(y * q_.sY + ky * q_.dY, runs[run], run == 1);
+                    }
+            if (whole)
+                for (size_t j = 0; j < 4; ++j) {
+                    const size_t r = y + (j < 3 || outRows == 2 ? j : 0);
+                    whole3[j] = rowFrom(r, 0, edges_ && leftEnd_ == 0);
+                    whole3[8 + j] = rowFrom(r, q_.dstW + 1, edges_ && rightBegin_ == q_.dstW);
+                    whole3[4 + j] = q_.dstW > 1 ? rowFrom(r, 2, edges_) : whole3[8 + j];
+                }
             for (size_t u = 0; u < blocks_; ++u) {
                 const size_t cols = std::min(kBlock, C - u * kBlock);
                 const OutputParams op = ParamsAt(u * kBlock);
                 const int8_t* weights = weights_.data() + u * BlockWeightBytes();
+                // Whole blocks only; without sums to keep, a run is one call.
+                const bool fuseBlock = fuse && cols == kBlock;
+                const size_t chunk = fuseBlock ? q_.dstW : kChunk;
+                if (whole && fuseBlock) {
+                    const uint8_t* sets[12];
+                    for (size_t i = 0; i < 12; ++i) sets[i] = whole3[i] + u * kBlock;
+                    fused[outRows - 1](sets, P, q_.dstW, weights, op,
+                                       dst + y * q_.dstW * q_.dstC + u * kBlock, q_.dstW * q_.dstC,
+                                       q_.dstC);
+                    continue;
+                }
                 for (size_t run = 0; run < 3; ++run)
-                    for (size_t x = runs[run]; x < runs[run + 1]; x += kChunk) {
-                        const size_t n = std::min(kChunk, runs[run + 1] - x);
-                        // Kernel rows past the kernel read its first row (their weights are
-                        // zero); the two-row ring reads image rows y .. y + 3.
-                        for (size_t j = 0; j < 4 * groups_; ++j) {
-                            const size_t ky = j < q_.kY || outRows == 2 ? j : 0;
-                            rows[j] = rowFrom(y * q_.sY + ky * q_.dY, x, run == 1) + u * kBlock;
+                    for (size_t x = runs[run]; x < runs[run + 1]; x += chunk) {
+                        const size_t n = std::min(chunk, runs[run + 1] - x);
+                        for (size_t j = 0; j < G4; ++j)
+                            rows[j] =
+                                starts[run * G4 + j] + (x - runs[run]) * q_.sX * P + u * kBlock;
+                        if (fuseBlock) {
+                            const uint8_t* sets[12];
+                            for (size_t i = 0; i < 4 && ring_; ++i) {
+                                sets[i] = rows[i];
+                                sets[4 + i] = rows[i] + 2 * P;
+                                sets[8 + i] = rows[i] + (n + 1) * P;
+                            }
+                            fused[ringS2_ ? 2 : outRows - 1](
+                                ring_ ? sets : rows, P, n, weights, op,
+                                dst + (y * q_.dstW + x) * q_.dstC + u * kBlock, q_.dstW * q_.dstC,
+                                q_.dstC);
+                            continue;
                         }
                         int32_t* out[2] = {sums, sums + kChunk * kBlock};
                         if (ring_ || ringS2_) {
