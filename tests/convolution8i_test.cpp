@@ -361,8 +361,9 @@ TEST_P(Convolution8iTest, DepthwiseUint8Nhwc) {
 // the fused and the plain paths.
 TEST_P(Convolution8iTest, DepthwiseFusedEpilogue) {
     const SimdConvolutionActivationType acts[] = {
-        SimdConvolutionActivationIdentity, SimdConvolutionActivationRelu,
-        SimdConvolutionActivationLeakyRelu, SimdConvolutionActivationPrelu};
+        SimdConvolutionActivationIdentity,      SimdConvolutionActivationRelu,
+        SimdConvolutionActivationLeakyRelu,     SimdConvolutionActivationPrelu,
+        SimdConvolutionActivationRestrictRange, SimdConvolutionActivationHswish};
     // H, W, kY, kX, sY, sX, dY, dX, pY, pX, pH, pW
     const size_t geometry[][12] = {
         {7, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {6, 13, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},

@@ -162,6 +162,12 @@ bool FusedRings(SimdConvolutionActivationType type, float zero, RingU8Fn* rings)
         case Act8iKind::kSlope:
             FusedRingsOf<Act8iKind::kSlope, true>(rings);
             return true;
+        case Act8iKind::kRange:
+            FusedRingsOf<Act8iKind::kRange, true>(rings);
+            return true;
+        case Act8iKind::kHswish:
+            FusedRingsOf<Act8iKind::kHswish, true>(rings);
+            return true;
         default:
             return false;
     }

@@ -134,6 +134,12 @@ EpilogueFn EpilogueOf(SimdConvolutionActivationType type) {
             return &Epilogue8i<Act8iKind::kRelu, kDst8, kBlockOrder>;
         case Act8iKind::kSlope:
             return &Epilogue8i<Act8iKind::kSlope, kDst8, kBlockOrder>;
+        case Act8iKind::kRange:
+            return &Epilogue8i<Act8iKind::kRange, kDst8, kBlockOrder>;
+        case Act8iKind::kHswish:
+            return &Epilogue8i<Act8iKind::kHswish, kDst8, kBlockOrder>;
+        case Act8iKind::kHardSigmoid:
+            return &Epilogue8i<Act8iKind::kHardSigmoid, kDst8, kBlockOrder>;
         default:
             return &Epilogue8i<Act8iKind::kOther, kDst8, kBlockOrder>;
     }
