@@ -1,5 +1,6 @@
-// Depthwise 3x3 INT8 convolution of NCHW tensors, stride 1 or 2, no dilation, any padding
-// (SUPPLEMENT.md §11), on the SIMD targets: straight on the channel planes, with no transposes.
+// Depthwise 3x3 INT8 convolution of NCHW tensors with fewer than 32 channels, stride 1 or 2, no
+// dilation, any padding (SUPPLEMENT.md §11), on the SIMD targets: straight on the channel planes,
+// with no transposes.
 //
 // A 32-bit lane holds four neighbouring bytes of an image row and the weight word the three
 // weights of a kernel row and a zero, so one dot product adds a kernel row of one output: the
@@ -312,9 +313,14 @@ protected:
 Convolution8i* DepthwiseNchw8iCreate(size_t batch, const SimdConvolutionParameters& p,
                                      SimdSynetCompatibilityType compatibility) {
 #if HWY_TARGET != HWY_SCALAR
+    // From 32 channels on, the NHWC rings over transposed images (Depthwise8i) are faster: on
+    // Zen 5, 1 thread, UINT8, planes against rings in us a call: 256 channels 56x56 393 / 170,
+    // 192 at 28x28 166 / 46, 512 at 7x7 111 / 14, 96 at 112x112 stride 2 277 / 135, 32 at
+    // 112x112 133 / 121 (AVX2 136 / 101, SSE4 234 / 198); with fewer, a block of the rings is
+    // mostly padding: 24 at 56x56 37 / 54, 16 at 112x112 66 / 110, 3 at 224x224 37 / 669.
     const bool fits = p.srcF == SimdTensorFormatNchw && p.kernelY == 3 && p.kernelX == 3 &&
                       p.dilationY == 1 && p.dilationX == 1 && p.strideY == p.strideX &&
-                      (p.strideX == 1 || p.strideX == 2);
+                      (p.strideX == 1 || p.strideX == 2) && p.srcC < 32;
     if (fits) return new conv8i::DepthwiseNchw8i(batch, p, compatibility);
 #else
     (void)batch;
