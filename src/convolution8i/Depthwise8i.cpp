@@ -148,29 +148,20 @@ void FusedRingsOf(RingU8Fn* rings) {
 // point; false for the activations that keep the separate epilogue.
 bool FusedRings(SimdConvolutionActivationType type, float zero, RingU8Fn* rings) {
 #if HWY_TARGET == HWY_AVX3
-    switch (Act8iKindOf(type)) {
-        case Act8iKind::kIdentity:
-            FusedRingsOf<Act8iKind::kIdentity, true>(rings);
-            return true;
-        case Act8iKind::kRelu:
-            // Epilogue8i's shortcut for a zero point of 0 (no max, no add of the zero point).
-            if (zero == 0.0f)
+    return WithAct8iKind(type, [&](auto kind) {
+        constexpr Act8iKind kKind = decltype(kind)::value;
+        if constexpr (kKind == Act8iKind::kHardSigmoid || kKind == Act8iKind::kOther) {
+            return false;
+        } else {
+            // Epilogue8i's shortcut for ReLU with a zero point of 0 (no max, no add of the zero
+            // point).
+            if (kKind == Act8iKind::kRelu && zero == 0.0f)
                 FusedRingsOf<Act8iKind::kIdentity, false>(rings);
             else
-                FusedRingsOf<Act8iKind::kRelu, true>(rings);
+                FusedRingsOf<kKind, true>(rings);
             return true;
-        case Act8iKind::kSlope:
-            FusedRingsOf<Act8iKind::kSlope, true>(rings);
-            return true;
-        case Act8iKind::kRange:
-            FusedRingsOf<Act8iKind::kRange, true>(rings);
-            return true;
-        case Act8iKind::kHswish:
-            FusedRingsOf<Act8iKind::kHswish, true>(rings);
-            return true;
-        default:
-            return false;
-    }
+        }
+    });
 #else
     (void)type;
     (void)zero;

@@ -91,25 +91,37 @@ HWY_INLINE V Activate8i(D d, V x, V slope, const conv32f::Act& act) {
     }
 }
 
+template <Act8iKind kKind>
+using Act8iKindConstant = std::integral_constant<Act8iKind, kKind>;
+
+// f(Act8iKindConstant<kind of type>()): the one switch from an activation to the code written
+// out for its kind (epilogues, fused rings, Activate8iAny).
+template <class F>
+HWY_INLINE decltype(auto) WithAct8iKind(SimdConvolutionActivationType type, const F& f) {
+    switch (Act8iKindOf(type)) {
+        case Act8iKind::kIdentity:
+            return f(Act8iKindConstant<Act8iKind::kIdentity>());
+        case Act8iKind::kRelu:
+            return f(Act8iKindConstant<Act8iKind::kRelu>());
+        case Act8iKind::kSlope:
+            return f(Act8iKindConstant<Act8iKind::kSlope>());
+        case Act8iKind::kRange:
+            return f(Act8iKindConstant<Act8iKind::kRange>());
+        case Act8iKind::kHswish:
+            return f(Act8iKindConstant<Act8iKind::kHswish>());
+        case Act8iKind::kHardSigmoid:
+            return f(Act8iKindConstant<Act8iKind::kHardSigmoid>());
+        default:
+            return f(Act8iKindConstant<Act8iKind::kOther>());
+    }
+}
+
 // Activate8i with the kind chosen at run time (for code that applies it once per vector).
 template <class D, class V>
 HWY_INLINE V Activate8iAny(D d, V x, V slope, const conv32f::Act& act) {
-    switch (Act8iKindOf(act.type)) {
-        case Act8iKind::kIdentity:
-            return x;
-        case Act8iKind::kRelu:
-            return Activate8i<Act8iKind::kRelu>(d, x, slope, act);
-        case Act8iKind::kSlope:
-            return Activate8i<Act8iKind::kSlope>(d, x, slope, act);
-        case Act8iKind::kRange:
-            return Activate8i<Act8iKind::kRange>(d, x, slope, act);
-        case Act8iKind::kHswish:
-            return Activate8i<Act8iKind::kHswish>(d, x, slope, act);
-        case Act8iKind::kHardSigmoid:
-            return Activate8i<Act8iKind::kHardSigmoid>(d, x, slope, act);
-        default:
-            return Activate8i<Act8iKind::kOther>(d, x, slope, act);
-    }
+    return WithAct8iKind(act.type, [&](auto kind) HWY_ATTR {
+        return Activate8i<decltype(kind)::value>(d, x, slope, act);
+    });
 }
 
 // §7.4 for values that went through an activation: v = x*scale + zero, NaN and negatives to 0,
@@ -240,13 +252,11 @@ HWY_INLINE void EpilogueRows8i(const int32_t* tile, size_t tileStride, size_t ro
         // call).
         if (!kBlockOrder && cols == tileStride && cols == outStride && cols % L == 0 &&
             cols < 4 * L && (4 * L) % cols == 0) {
-            const size_t per = cols / L, n = rows * cols;
-            const Params p0 = paramsAt(0), p1 = paramsAt(per > 1 ? L : 0),
-                         p2 = paramsAt(per > 2 ? 2 * L : 0), p3 = paramsAt(per > 3 ? 3 * L : 0);
-            // Vector k of a group takes the parameters of channel (k % per) * L.
-            const Params& q1 = per == 1 ? p0 : p1;
-            const Params& q2 = per <= 2 ? p0 : p2;
-            const Params& q3 = per == 1 ? p0 : per == 2 ? p1 : p3;
+            // cols is L or 2L: vectors 0 and 2 of a group take the parameters of channel 0,
+            // vectors 1 and 3 those of channel cols - L (0 or L).
+            const size_t n = rows * cols;
+            const Params p0 = paramsAt(0), p1 = paramsAt(cols - L);
+            const Params &q1 = p1, &q2 = p0, &q3 = p1;
             size_t i = 0;
             for (; i + 4 * L <= n; i += 4 * L)
                 StoreBytes4(

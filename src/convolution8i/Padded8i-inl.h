@@ -127,22 +127,9 @@ using EpilogueFn = void (*)(const int32_t*, size_t, size_t, size_t, const Output
 
 template <bool kDst8, bool kBlockOrder = false>
 EpilogueFn EpilogueOf(SimdConvolutionActivationType type) {
-    switch (Act8iKindOf(type)) {
-        case Act8iKind::kIdentity:
-            return &Epilogue8i<Act8iKind::kIdentity, kDst8, kBlockOrder>;
-        case Act8iKind::kRelu:
-            return &Epilogue8i<Act8iKind::kRelu, kDst8, kBlockOrder>;
-        case Act8iKind::kSlope:
-            return &Epilogue8i<Act8iKind::kSlope, kDst8, kBlockOrder>;
-        case Act8iKind::kRange:
-            return &Epilogue8i<Act8iKind::kRange, kDst8, kBlockOrder>;
-        case Act8iKind::kHswish:
-            return &Epilogue8i<Act8iKind::kHswish, kDst8, kBlockOrder>;
-        case Act8iKind::kHardSigmoid:
-            return &Epilogue8i<Act8iKind::kHardSigmoid, kDst8, kBlockOrder>;
-        default:
-            return &Epilogue8i<Act8iKind::kOther, kDst8, kBlockOrder>;
-    }
+    return WithAct8iKind(type, [](auto kind) -> EpilogueFn {
+        return &Epilogue8i<decltype(kind)::value, kDst8, kBlockOrder>;
+    });
 }
 
 // How an algorithm wants the image: pixels of `pixelBytes` (the channels, then the zero point),
