@@ -9,10 +9,13 @@ set -euo pipefail
 # models with it; python3-torch, python3-torchvision: the models of the ONNX tests and of the
 # model benchmark are built and exported with them; python3-matplotlib: the benchmark's chart.
 # libdnnl-dev: the optional oneDNN comparison of the convolution benchmarks (CI builds it).
+# nodejs, npm: the model benchmark's ONNX Runtime column (npm package onnxruntime-node, pinned
+# in python/models/onnxruntime; skipped where node and npm are already on PATH).
 packages=(cmake make g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev libdnnl-dev python3
           python3-dev pybind11-dev python3-numpy python3-pytest python3-onnx python3-torch
           python3-torchvision python3-matplotlib)
 if [ "${1:-}" = clang ]; then packages+=(clang-14 libclang-rt-14-dev); fi
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 if [ "${1:-}" = --only ]; then packages=("${@:2}"); fi
 # The native architecture's package first: once the AArch64 suite (scripts/test-arm64.sh) has
 # installed a library's arm64 build too, the bare name is ambiguous to dpkg.

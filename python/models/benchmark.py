@@ -1,21 +1,24 @@
-"""The model benchmark: every architecture of zoo.py through simdsynet.onnx and through
+"""The model benchmark: every architecture of zoo.py through simdsynet.onnx, through
 PyTorch's fastest CPU mode (a traced module, torch.jit.freeze, then
-torch.jit.optimize_for_inference: oneDNN convolutions), at 1 thread and at all cores, on the
-same input. Prints one table (GFLOP, ms, speed-up, relative output difference, share of time
-outside the library's kernels), writes results.json and speedup.png into --out.
+torch.jit.optimize_for_inference: oneDNN convolutions) and through ONNX Runtime's (the same
+ONNX file; CPU provider, graph optimisation "all", sequential, intra-op threads = the thread
+count; onnxruntime_peer.py), at 1 thread and at all cores, on the same input. Prints one table
+(GFLOP, ms, speed-ups, relative output differences, share of time outside the library's
+kernels), writes results.json and speedup.png into --out.
 
     PYTHONPATH=build/python python3 python/models/benchmark.py --out build-models [--quick]
         [--int8]
 
-Timing: after warm-up runs, blocks of our runs and blocks of PyTorch's alternate until each
-side has `--repeat` timed runs, and the median of each is reported with its range, so that a
+Timing: after warm-up runs, blocks of our runs, PyTorch's and ONNX Runtime's alternate until
+each side has `--repeat` timed runs, and the median of each is reported with its range, so that a
 machine whose speed drifts disturbs both sides alike. Each block starts with untimed runs for
 at least 30 ms: after a parallel run PyTorch's OpenMP workers keep spinning on the cores for
 milliseconds, and our pool's workers have gone to sleep, so the runs right after a switch
 measure the two thread pools fighting, not either framework (2 threads on Zen 5: our first run
 of mobilenet_v2 after PyTorch's took 9.6 ms against 3.8 ms with PyTorch never run;
 squeezenet1_1 after one untimed run 3.77 ms, after 30 ms of them 2.83, alone 2.80; PyTorch's
-own figures move the same way, less). 1-thread runs are pinned to one core.
+own figures move the same way, less; ONNX Runtime's workers spin too). 1-thread runs are
+pinned to one core, ONNX Runtime's process as well.
 
 --int8 adds the INT8 plan of every model (simdsynet.onnx.load(..., int8=True): convolutions on
 the INT8 framework, calibrated on random standard-normal inputs, the distribution of the test
@@ -38,6 +41,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import onnxruntime_peer  # noqa: E402
 import zoo  # noqa: E402
 
 import simdsynet  # noqa: E402
@@ -61,35 +65,54 @@ BLOCK = 3
 SETTLE_S = 0.03
 
 
-def alternate_blocks(first, second, repeat):
-    """Times `repeat` calls of each function, in alternating blocks of untimed calls for at
-    least SETTLE_S (one at least) and up to BLOCK timed ones (see the module's text); returns
-    the two lists of ms."""
-    a, b = [], []
-    while len(a) < repeat:
-        n = min(BLOCK, repeat - len(a))
-        for function, times in ((first, a), (second, b)):
-            settled = time.perf_counter() + SETTLE_S
+def local_block(function):
+    """A block of `function`'s runs (see alternate_blocks) as a function of (settle_s, n)."""
+    def block(settle_s, n):
+        settled = time.perf_counter() + settle_s
+        function()
+        while time.perf_counter() < settled:
             function()
-            while time.perf_counter() < settled:
-                function()
-            times.extend(timed(function) for _ in range(n))
-    return a, b
+        return [timed(function) for _ in range(n)]
+    return block
 
 
-def measure(net, frozen, x, threads, repeat, warmup, cores):
-    """Median and range (ms) of ours and PyTorch's, alternating, at `threads` threads."""
-    os.sched_setaffinity(0, cores[:1] if threads == 1 else cores)
+def alternate_blocks(blocks, repeat):
+    """Times `repeat` runs of each side, in alternating blocks of untimed runs for at least
+    SETTLE_S (one at least) and up to BLOCK timed ones (see the module's text). `blocks` are
+    functions of (settle_s, n) that run such a block and return its n times in ms; returns one
+    list of ms per side."""
+    times = [[] for _ in blocks]
+    while len(times[0]) < repeat:
+        n = min(BLOCK, repeat - len(times[0]))
+        for block, side in zip(blocks, times):
+            side.extend(block(SETTLE_S, n))
+    return times
+
+
+def measure(net, frozen, peer, session, x, threads, repeat, warmup, cores):
+    """Times (ms) of ours, PyTorch's and ONNX Runtime's (its `session` in the process of
+    `peer`; None when there is none), alternating, at `threads` threads."""
+    pinned = cores[:1] if threads == 1 else cores
+    os.sched_setaffinity(0, pinned)
     torch.set_num_threads(threads)
     net.threads = threads
     xt = torch.from_numpy(x)
+    blocks = [local_block(lambda: net.run(x)), local_block(lambda: frozen(xt))]
+    if session is not None:
+        peer.pin(pinned)
+        blocks.append(session.block)
     with torch.no_grad():
         for _ in range(warmup):
             net.run(x)
             frozen(xt)
-        ours, theirs = alternate_blocks(lambda: net.run(x), lambda: frozen(xt), repeat)
+        if session is not None:
+            session.block(0.0, warmup)
+        times = alternate_blocks(blocks, repeat)
     os.sched_setaffinity(0, cores)
-    return ours, theirs
+    if session is None:
+        return times + [None]
+    peer.pin(cores)
+    return times
 
 
 def measure_int8(net, qnet, x, threads, repeat, warmup, cores):
@@ -99,7 +122,8 @@ def measure_int8(net, qnet, x, threads, repeat, warmup, cores):
     for _ in range(warmup):
         net.run(x)
         qnet.run(x)
-    int8, fp32 = alternate_blocks(lambda: qnet.run(x), lambda: net.run(x), repeat)
+    int8, fp32 = alternate_blocks([local_block(lambda: qnet.run(x)),
+                                   local_block(lambda: net.run(x))], repeat)
     os.sched_setaffinity(0, cores)
     net.threads = qnet.threads = 1
     return int8, fp32
@@ -121,7 +145,7 @@ def summary(times):
     return dict(median=float(np.median(times)), min=float(min(times)), max=float(max(times)))
 
 
-def benchmark(name, size, cache, thread_counts, repeat, warmup, cores, int8=0):
+def benchmark(name, size, cache, thread_counts, repeat, warmup, cores, peer, int8=0):
     path, _ = zoo.export(name, size, cache)
     model = zoo.architecture(name, size)
     rng = np.random.default_rng(7)
@@ -134,9 +158,21 @@ def benchmark(name, size, cache, thread_counts, repeat, warmup, cores, int8=0):
         eager = model(torch.from_numpy(x)).numpy()
     row["difference"] = zoo.relative_difference(net.run(x)[0], expected)
     row["difference_eager"] = zoo.relative_difference(net.run(x)[0], eager)
+    sessions = {}
+    if peer is not None:
+        for threads in thread_counts:
+            sessions[threads] = peer.session(path, threads)
+            sessions[threads].set_input(x)
+        row["difference_onnxruntime"] = zoo.relative_difference(
+            net.run(x)[0], sessions[thread_counts[0]].output())
     for threads in thread_counts:
-        ours, theirs = measure(net, frozen, x, threads, repeat, warmup, cores)
+        ours, theirs, ort = measure(net, frozen, peer, sessions.get(threads), x, threads,
+                                    repeat, warmup, cores)
         row["threads"][threads] = dict(ours=summary(ours), pytorch=summary(theirs))
+        if ort is not None:
+            row["threads"][threads]["onnxruntime"] = summary(ort)
+    for session in sessions.values():
+        session.close()
     os.sched_setaffinity(0, cores[:1])
     net.threads = 1
     p = net.profile(x, runs=max(3, repeat // 2), warmup=1)
@@ -155,27 +191,48 @@ def benchmark(name, size, cache, thread_counts, repeat, warmup, cores, int8=0):
     return row
 
 
+def geometric_mean(values):
+    return float(np.exp(np.mean(np.log(values))))
+
+
 def print_table(rows, thread_counts, out=sys.stdout):
+    """Per thread count: our time, PyTorch's and ONNX Runtime's with our speed-up over each
+    (its time / ours); then our output's difference from each, relative to its largest
+    magnitude, and the share of our time outside the library's kernels."""
+    peers = [("torch", "pytorch")] + ([("ORT", "onnxruntime")] if
+                                      "onnxruntime" in rows[0]["threads"][thread_counts[0]]
+                                      else [])
     head = f"{'model':<20} {'GFLOP':>6}"
     for t in thread_counts:
-        head += f" | {'ours ' + str(t) + 't ms':>13} {'torch ' + str(t) + 't ms':>13} {'x':>5}"
-    head += f" | {'rel diff':>8} {'outside':>7}"
+        head += f" | {'ours ' + str(t) + 't':>9}"
+        for label, _ in peers:
+            head += f" {label + ' ' + str(t) + 't':>9} {'x':>5}"
+    head += " |" + "".join(f" {'diff ' + label:>10}" for label, _ in peers) + f" {'outside':>7}"
+    print("ms, median of alternating runs; x = their time / ours (> 1: we are faster); diff = "
+          "max |ours - theirs| / max |theirs|", file=out)
     print(head, file=out)
     print("-" * len(head), file=out)
-    speedups = {t: [] for t in thread_counts}
+    speedups = {(t, key): [] for t in thread_counts for _, key in peers}
     for r in rows:
         line = f"{r['model']:<20} {r['gflop']:6.2f}"
         for t in thread_counts:
             m = r["threads"][t]
-            o, p = m["ours"]["median"], m["pytorch"]["median"]
-            speedups[t].append(p / o)
-            line += f" | {o:13.2f} {p:13.2f} {p / o:5.2f}"
-        line += f" | {r['difference']:8.1e} {100 * r['outside_share']:6.2f}%"
+            o = m["ours"]["median"]
+            line += f" | {o:9.2f}"
+            for _, key in peers:
+                p = m[key]["median"]
+                speedups[(t, key)].append(p / o)
+                line += f" {p:9.2f} {p / o:5.2f}"
+        line += " |" + f" {r['difference']:10.1e}"
+        if len(peers) > 1:
+            line += f" {r['difference_onnxruntime']:10.1e}"
+        line += f" {100 * r['outside_share']:6.2f}%"
         print(line, file=out)
     line = f"{'geometric mean':<27}"
     for t in thread_counts:
-        g = float(np.exp(np.mean(np.log(speedups[t]))))
-        line += f" | {'':13} {'':13} {g:5.2f}"
+        line += f" | {'':9}"
+        for _, key in peers:
+            line += f" {'':9} {geometric_mean(speedups[(t, key)]):5.2f}"
     print(line, file=out)
     return speedups
 
@@ -200,33 +257,39 @@ def print_int8_table(rows, thread_counts, out=sys.stdout):
         print(line, file=out)
     line = f"{'geometric mean':<20}"
     for t in thread_counts:
-        g = float(np.exp(np.mean(np.log(speedups[t]))))
-        line += f" | {'':13} {'':13} {g:5.2f}"
+        line += f" | {'':13} {'':13} {geometric_mean(speedups[t]):5.2f}"
     print(line, file=out)
 
 
-def chart(rows, thread_counts, path):
+def chart(rows, thread_counts, path, onnxruntime_version=None):
+    """Our speed-up over each peer, one panel a peer, one bar per thread count."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
+    peers = [("pytorch", f"PyTorch {torch.__version__} (frozen, oneDNN)")]
+    if onnxruntime_version:
+        peers.append(("onnxruntime", f"ONNX Runtime {onnxruntime_version} (CPU, optimisation "
+                                     f"all)"))
     names = [r["model"] for r in rows]
-    fig, ax = plt.subplots(figsize=(11, 4.5))
+    fig, axes = plt.subplots(len(peers), 1, figsize=(11, 3.6 * len(peers) + 0.8), squeeze=False)
     width = 0.8 / len(thread_counts)
-    for i, t in enumerate(thread_counts):
-        values = [r["threads"][t]["pytorch"]["median"] / r["threads"][t]["ours"]["median"]
-                  for r in rows]
-        ax.bar(np.arange(len(rows)) + (i - (len(thread_counts) - 1) / 2) * width, values, width,
-               label=f"{t} thread{'s' if t > 1 else ''}")
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
-    ax.set_xticks(np.arange(len(rows)))
-    ax.set_xticklabels(names, rotation=30, ha="right")
-    ax.set_ylabel("speed-up over PyTorch (frozen, oneDNN)")
-    ax.set_title(f"simd-synet vs PyTorch {torch.__version__}, {rows[0]['size']}x{rows[0]['size']}"
-                 f", {simdsynet.isa()}")
-    ax.legend()
+    for ax, (key, label) in zip(axes[:, 0], peers):
+        for i, t in enumerate(thread_counts):
+            values = [r["threads"][t][key]["median"] / r["threads"][t]["ours"]["median"]
+                      for r in rows]
+            ax.bar(np.arange(len(rows)) + (i - (len(thread_counts) - 1) / 2) * width, values,
+                   width, label=f"{t} thread{'s' if t > 1 else ''}")
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+        ax.set_xticks(np.arange(len(rows)))
+        ax.set_xticklabels(names, rotation=30, ha="right")
+        ax.set_ylabel("speed-up")
+        ax.set_title(f"simd-synet over {label}, {rows[0]['size']}x{rows[0]['size']}, "
+                     f"{simdsynet.isa()}")
+        ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -244,6 +307,8 @@ def main(argv=None):
                         help="also the INT8 plans: speed-up over FP32, agreement with it")
     parser.add_argument("--agreement", type=int, default=20,
                         help="random inputs of the INT8 agreement (default 20)")
+    parser.add_argument("--no-onnxruntime", action="store_true",
+                        help="without the ONNX Runtime columns (no Node.js needed)")
     parser.add_argument("--quick", action="store_true",
                         help="three models at 32x32, one repetition: exercises the command in CI")
     args = parser.parse_args(argv)
@@ -255,19 +320,26 @@ def main(argv=None):
                            {1, len(cores)})
     cache = os.path.join(args.out, "models")
     names = [n for n in args.models.split(",") if n]
-    print(f"simd-synet {simdsynet.version()} ({simdsynet.isa()}), PyTorch {torch.__version__}, "
-          f"{args.size}x{args.size}, {len(cores)} cores, median of {args.repeat} runs in "
+    peer = None if args.no_onnxruntime else onnxruntime_peer.Peer()
+    print(f"simd-synet {simdsynet.version()} ({simdsynet.isa()}), PyTorch {torch.__version__}"
+          + (f", ONNX Runtime {peer.version}" if peer else "") +
+          f", {args.size}x{args.size}, {len(cores)} cores, median of {args.repeat} runs in "
           f"alternating blocks",
           flush=True)
     rows = []
     for name in names:
         started = time.time()
         rows.append(benchmark(name, args.size, cache, thread_counts, args.repeat, args.warmup,
-                              cores, args.agreement if args.int8 else 0))
+                              cores, peer, args.agreement if args.int8 else 0))
         r = rows[-1]
-        times = ", ".join(f"{t}t {r['threads'][t]['ours']['median']:.2f} vs "
-                          f"{r['threads'][t]['pytorch']['median']:.2f} ms" for t in thread_counts)
+        times = ", ".join(
+            f"{t}t {r['threads'][t]['ours']['median']:.2f} vs torch "
+            f"{r['threads'][t]['pytorch']['median']:.2f}"
+            + (f", ORT {r['threads'][t]['onnxruntime']['median']:.2f}" if peer else "") + " ms"
+            for t in thread_counts)
         print(f"  {name}: {times} ({time.time() - started:.0f} s)", flush=True)
+    if peer:
+        peer.close()
     print()
     print_table(rows, thread_counts)
     if args.int8:
@@ -276,9 +348,11 @@ def main(argv=None):
         print_int8_table(rows, thread_counts)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "results.json"), "w") as f:
-        json.dump(dict(isa=simdsynet.isa(), torch=torch.__version__, size=args.size,
+        json.dump(dict(isa=simdsynet.isa(), torch=torch.__version__,
+                       onnxruntime=peer.version if peer else None, size=args.size,
                        cores=len(cores), rows=rows), f, indent=1)
-    chart(rows, thread_counts, os.path.join(args.out, "speedup.png"))
+    chart(rows, thread_counts, os.path.join(args.out, "speedup.png"),
+          peer.version if peer else None)
     print(f"\nwritten: {os.path.join(args.out, 'results.json')}, "
           f"{os.path.join(args.out, 'speedup.png')}")
 
