@@ -4,13 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
+#ifdef __linux__
+#include <dirent.h>
+#include <sched.h>
+#endif
 
 #include "SimdSynet.h"
 #include "hwy/targets.h"
@@ -165,6 +172,63 @@ inline std::vector<SimdTensorFormatType> ImageFormats() {
 inline std::vector<size_t> TailChannels() {
     return {1, 3, 7, 8, 15, 16, 17, 33};
 }
+
+// Oversubscribes the machine while in scope: every thread of the process (the pool's workers
+// too) pinned to one core, and `busy` threads competing for it, spinning and yielding in short
+// storms, so that the pool's workers run late and in any order. Threads made meanwhile inherit
+// the pin. On destruction the busy threads stop and every thread gets its affinity back.
+// Without sched_setaffinity (not Linux) only the busy threads compete.
+class Oversubscribe {
+public:
+    explicit Oversubscribe(int busy) {
+#ifdef __linux__
+        if (sched_getaffinity(0, sizeof(saved_), &saved_) == 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+                if (CPU_ISSET(cpu, &saved_)) {
+                    CPU_SET(cpu, &one);
+                    break;
+                }
+            pinned_ = SetAll(one);
+        }
+#endif
+        for (int i = 0; i < busy; ++i)
+            threads_.emplace_back([this, i] {
+                unsigned long n = 0;
+                while (!stop_.load(std::memory_order_relaxed)) {
+                    if ((++n + unsigned(i) * 7) % 4096 < 64) std::this_thread::yield();
+                }
+            });
+    }
+    ~Oversubscribe() {
+        stop_ = true;
+        for (auto& t : threads_) t.join();
+#ifdef __linux__
+        if (pinned_) SetAll(saved_);
+#endif
+    }
+    Oversubscribe(const Oversubscribe&) = delete;
+    Oversubscribe& operator=(const Oversubscribe&) = delete;
+
+private:
+#ifdef __linux__
+    static bool SetAll(const cpu_set_t& set) {
+        DIR* tasks = opendir("/proc/self/task");
+        if (!tasks) return sched_setaffinity(0, sizeof(set), &set) == 0;
+        while (const dirent* entry = readdir(tasks)) {
+            const long tid = std::strtol(entry->d_name, nullptr, 10);
+            if (tid > 0) sched_setaffinity(pid_t(tid), sizeof(set), &set);
+        }
+        closedir(tasks);
+        return true;
+    }
+    cpu_set_t saved_;
+    bool pinned_ = false;
+#endif
+    std::atomic<bool> stop_{false};
+    std::vector<std::thread> threads_;
+};
 
 // Restores the default thread budget (SimdSetThreadNumber(1)) when it goes out of scope, so a
 // test that changes the budget leaves it as it found it, even after a failed assertion.

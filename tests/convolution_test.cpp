@@ -279,7 +279,7 @@ TEST_P(ConvolutionTest, SetParamsAgainAndInfo) {
 
 // Forward splits its work over SimdSetThreadNumber threads: every thread count gives the same
 // bits as one thread (and the reference's values), for splits over pixels and over channels,
-// with caller scratch and context scratch.
+// with caller scratch and context scratch, also on an oversubscribed core.
 TEST_P(ConvolutionTest, ThreadCountsGiveIdenticalBits) {
     const Shape shapes[] = {
         {64, 64, 6, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},        // many pixels
@@ -319,6 +319,15 @@ TEST_P(ConvolutionTest, ThreadCountsGiveIdenticalBits) {
                         EXPECT_TRUE(Compare(p, batch, data, true, dst)) << Describe(p, batch);
                     }
                 }
+            {  // a budget of 4 on one core shared with two busy threads: workers run late
+                const test::Oversubscribe busy(2);
+                SimdSetThreadNumber(4);
+                Guarded<float> dst(dstSize, std::numeric_limits<float>::quiet_NaN());
+                SimdSynetConvolution32fForward(context, data.src.data(), nullptr, dst.data());
+                EXPECT_EQ(0, std::memcmp(dst.data(), single.data(), dstSize * sizeof(float)))
+                    << Describe(p, batch) << " oversubscribed";
+                EXPECT_TRUE(dst.GuardsIntact());
+            }
             SimdSetThreadNumber(1);
             SimdRelease(context);
         }

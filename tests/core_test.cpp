@@ -1,6 +1,7 @@
 // Tests of the helpers, formats, error slot and dispatch of src/core.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <set>
 #include <thread>
@@ -185,8 +186,9 @@ TEST(ThreadPool, PartRangesCoverEverythingOnce) {
         }
 }
 
-// Every part runs exactly once, on the calling thread when the budget is 1 and on as many
-// distinct threads as the budget allows otherwise.
+// Every part runs exactly once, on the calling thread when the budget is 1 and on at most as
+// many distinct threads as the budget allows otherwise (parts are claimed: a caller whose
+// workers are late may compute them all).
 TEST(ThreadPool, EveryPartRunsOnceOnUpToBudgetThreads) {
     test::ThreadBudgetGuard guard;
     for (size_t budget : {1u, 2u, 4u}) {
@@ -201,10 +203,68 @@ TEST(ThreadPool, EveryPartRunsOnceOnUpToBudgetThreads) {
             });
             std::set<std::thread::id> distinct(ids.begin(), ids.end());
             for (size_t part = 0; part < parts; ++part) EXPECT_EQ(runs[part].load(), 1);
-            EXPECT_EQ(ids[0], std::this_thread::get_id());
-            EXPECT_EQ(distinct.size(), std::min(budget, parts)) << budget << " " << parts;
+            if (budget == 1 || parts == 1) EXPECT_EQ(ids[0], std::this_thread::get_id());
+            EXPECT_LE(distinct.size(), std::min(budget, parts)) << budget << " " << parts;
         }
     }
+}
+
+// Workers do take parts: each of two parts waits for the other to start, which only a second
+// thread can do (bounded, so that a pool that never helps fails instead of hanging).
+TEST(ThreadPool, WorkersComputePartsBesideTheCaller) {
+    test::ThreadBudgetGuard guard;
+    SimdSetThreadNumber(2);
+    for (int round = 0; round < 20; ++round) {
+        std::atomic<int> started{0};
+        std::atomic<bool> together{true};
+        simd::ParallelParts(2, [&](size_t, size_t) {
+            started.fetch_add(1);
+            const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (started.load() < 2)
+                if (std::chrono::steady_clock::now() > end) {
+                    together = false;
+                    return;
+                }
+        });
+        EXPECT_TRUE(together.load()) << "round " << round;
+    }
+}
+
+// More parts than one job holds (65535) run in groups: each still once.
+TEST(ThreadPool, ManyPartsRunOnce) {
+    test::ThreadBudgetGuard guard;
+    SimdSetThreadNumber(3);
+    const size_t parts = 200000;
+    std::vector<std::atomic<uint8_t>> runs(parts);
+    simd::ParallelParts(parts, [&](size_t part, size_t count) {
+        EXPECT_EQ(count, parts);
+        runs[part].fetch_add(1);
+    });
+    for (size_t part = 0; part < parts; ++part) ASSERT_EQ(runs[part].load(), 1) << part;
+}
+
+// Oversubscribed: the whole process pinned to one core that two busy threads also want, and a
+// budget of 4. Every call completes, every part runs once, and part-wise results equal those
+// of a budget of 1 (timing is for the benchmarks; test::Oversubscribe is shared with the
+// framework tests).
+TEST(ThreadPool, OversubscribedCallsCompleteWithTheSameResults) {
+    test::ThreadBudgetGuard guard;
+    const auto run = [](size_t budget) {
+        SimdSetThreadNumber(budget);
+        std::vector<double> sums(4 * 64);
+        for (size_t round = 0; round < 64; ++round)
+            simd::ParallelParts(4, [&](size_t part, size_t) {
+                double sum = 0.0;
+                for (size_t i = 1; i < 20000 + 1000 * part; ++i)
+                    sum += 1.0 / double(i * (round + 1));
+                sums[round * 4 + part] = sum;
+            });
+        return sums;
+    };
+    const std::vector<double> serial = run(1);
+    test::Oversubscribe busy(2);
+    EXPECT_EQ(run(4), serial);
+    EXPECT_EQ(run(2), serial);
 }
 
 // A part that starts a parallel call of its own, and callers on several threads at once: the

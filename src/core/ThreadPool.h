@@ -15,11 +15,13 @@ size_t ThreadBudget();
 using ParallelTask = void (*)(void* context, size_t part, size_t parts);
 
 // Runs task(context, part, parts) for every part < parts and returns when all are done. The
-// caller computes part 0; workers of one pool (created on first use, grown up to the budget,
-// reused by every later call) compute the others. Parts beyond the budget, calls made while
-// the pool is busy (another thread's call, or a nested one) and parts == 1 run on the calling
-// thread, in order. Which thread computes a part never changes what it computes, so callers
-// that split independent outputs get bit-identical results for any thread count.
+// caller and up to budget - 1 workers of one pool (created on first use, grown up to the
+// budget, reused by every later call) claim parts one at a time, so any thread may compute any
+// part, and a caller whose workers have not been scheduled computes them all itself. Calls
+// made while the pool is busy (another thread's call, or a nested one) and parts == 1 run on
+// the calling thread, in order. Which thread computes a part never changes what it computes,
+// so callers that split independent outputs (with scratch per part, not per thread) get
+// bit-identical results for any thread count.
 void RunParts(size_t parts, ParallelTask task, void* context);
 
 // RunParts over a callable `f(part, parts)`.
@@ -45,8 +47,8 @@ inline size_t ThreadPartsFor(double flop, double bytes = 0.0) {
 
 // ParallelParts for work that needs `floats` of scratch per part: `f(part, parts, scratch)`.
 // `parts` is capped at the thread budget (callers split their work so that the split never
-// changes a result). Part 0 runs on the calling thread with `buf`, the caller's scratch; the
-// others get one aligned allocation made for this call (small next to any work worth
+// changes a result). Part 0 gets `buf`, the caller's scratch; the others get one aligned
+// allocation made for this call (small next to any work worth
 // splitting), so a context with caller scratch stays re-entrant. Returns false, having run
 // nothing, when that allocation fails.
 template <class F>
