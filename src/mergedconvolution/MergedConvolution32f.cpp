@@ -291,8 +291,10 @@ protected:
                     double(p.kernelY * p.kernelX);
         }
         flop *= double(batch_);
-        const size_t bands = (rows + bandH_ - 1) / bandH_;
-        const size_t parts = std::max<size_t>(1, std::min(bands, ThreadPartsFor(flop)));
+        // Parts split rows, not bands: a map of one band (7x7, 14x14, often 28x28) would give
+        // the other threads nothing. A part narrower than a band recomputes the P rows of its
+        // halo (kY - sY rows), which costs less than leaving a thread idle.
+        const size_t parts = std::max<size_t>(1, std::min(rows, ThreadPartsFor(flop)));
         if (qPadded_) FillQBorders(src, dst);
         return ParallelPartsWithScratch(parts, buf, partFloats_,
                                         [&](size_t part, size_t count, float* scratch) {
