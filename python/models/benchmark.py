@@ -20,6 +20,11 @@ squeezenet1_1 after one untimed run 3.77 ms, after 30 ms of them 2.83, alone 2.8
 own figures move the same way, less; ONNX Runtime's workers spin too). 1-thread runs are
 pinned to one core, ONNX Runtime's process as well.
 
+--busy N runs everything beside N busy processes (a build beside the service: each spins for
+0.5-5 ms, then calls sched_yield in a storm for 0.2 ms, and again), unpinned, so that the
+thread pools meet a machine whose cores are taken; a run with N threads must then still not be
+slower than the same run with 1 thread.
+
 --int8 adds the INT8 plan of every model (simdsynet.onnx.load(..., int8=True): convolutions on
 the INT8 framework, calibrated on random standard-normal inputs, the distribution of the test
 inputs): its time at each thread count against our FP32 plan's (alternating the same way), the
@@ -32,6 +37,7 @@ differences swap classes, or no difference matters), hence the relative differen
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -141,6 +147,31 @@ def agreement(net, qnet, size, count):
     return same, float(np.median(differences))
 
 
+BUSY_LOOP = """
+import os, random, time
+random.seed(os.getpid())
+while True:
+    end = time.perf_counter() + random.uniform(0.0005, 0.005)
+    while time.perf_counter() < end:
+        pass
+    end = time.perf_counter() + 0.0002
+    while time.perf_counter() < end:
+        os.sched_yield()
+"""
+
+
+def start_busy(count):
+    """`count` busy processes (BUSY_LOOP), ended by stop_busy."""
+    return [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(count)]
+
+
+def stop_busy(processes):
+    for p in processes:
+        p.kill()
+    for p in processes:
+        p.wait()
+
+
 def summary(times):
     return dict(median=float(np.median(times)), min=float(min(times)), max=float(max(times)))
 
@@ -237,6 +268,22 @@ def print_table(rows, thread_counts, out=sys.stdout):
     return speedups
 
 
+def print_scaling(rows, thread_counts, out=sys.stdout):
+    """Each side's gain from 1 thread to each larger count (its 1-thread time / that time)."""
+    if 1 not in thread_counts or len(thread_counts) < 2:
+        return
+    keys = [k for k in ("ours", "pytorch", "onnxruntime") if k in rows[0]["threads"][1]]
+    more = [t for t in thread_counts if t > 1]
+    print("gain from 1 thread: " + ", ".join(f"{t} threads" for t in more) + " (" +
+          ", ".join(keys) + ")", file=out)
+    for r in rows:
+        line = f"{r['model']:<20}"
+        for t in more:
+            line += " |" + "".join(f" {r['threads'][1][k]['median'] / r['threads'][t][k]['median']:5.2f}"
+                                   for k in keys)
+        print(line, file=out)
+
+
 def print_int8_table(rows, thread_counts, out=sys.stdout):
     head = f"{'model':<20}"
     for t in thread_counts:
@@ -307,6 +354,8 @@ def main(argv=None):
                         help="also the INT8 plans: speed-up over FP32, agreement with it")
     parser.add_argument("--agreement", type=int, default=20,
                         help="random inputs of the INT8 agreement (default 20)")
+    parser.add_argument("--busy", type=int, default=0,
+                        help="run beside N busy processes (an oversubscribed machine)")
     parser.add_argument("--no-onnxruntime", action="store_true",
                         help="without the ONNX Runtime columns (no Node.js needed)")
     parser.add_argument("--quick", action="store_true",
@@ -324,24 +373,30 @@ def main(argv=None):
     print(f"simd-synet {simdsynet.version()} ({simdsynet.isa()}), PyTorch {torch.__version__}"
           + (f", ONNX Runtime {peer.version}" if peer else "") +
           f", {args.size}x{args.size}, {len(cores)} cores, median of {args.repeat} runs in "
-          f"alternating blocks",
+          f"alternating blocks" + (f", beside {args.busy} busy processes" if args.busy else ""),
           flush=True)
-    rows = []
-    for name in names:
-        started = time.time()
-        rows.append(benchmark(name, args.size, cache, thread_counts, args.repeat, args.warmup,
-                              cores, peer, args.agreement if args.int8 else 0))
-        r = rows[-1]
-        times = ", ".join(
-            f"{t}t {r['threads'][t]['ours']['median']:.2f} vs torch "
-            f"{r['threads'][t]['pytorch']['median']:.2f}"
-            + (f", ORT {r['threads'][t]['onnxruntime']['median']:.2f}" if peer else "") + " ms"
-            for t in thread_counts)
-        print(f"  {name}: {times} ({time.time() - started:.0f} s)", flush=True)
+    busy = start_busy(args.busy)
+    try:
+        rows = []
+        for name in names:
+            started = time.time()
+            rows.append(benchmark(name, args.size, cache, thread_counts, args.repeat, args.warmup,
+                                  cores, peer, args.agreement if args.int8 else 0))
+            r = rows[-1]
+            times = ", ".join(
+                f"{t}t {r['threads'][t]['ours']['median']:.2f} vs torch "
+                f"{r['threads'][t]['pytorch']['median']:.2f}"
+                + (f", ORT {r['threads'][t]['onnxruntime']['median']:.2f}" if peer else "") + " ms"
+                for t in thread_counts)
+            print(f"  {name}: {times} ({time.time() - started:.0f} s)", flush=True)
+    finally:
+        stop_busy(busy)
     if peer:
         peer.close()
     print()
     print_table(rows, thread_counts)
+    print()
+    print_scaling(rows, thread_counts)
     if args.int8:
         print(f"\nINT8 convolutions against our FP32 (top-1 agreement and median relative "
               f"difference over {args.agreement} random inputs)")
@@ -350,6 +405,7 @@ def main(argv=None):
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(dict(isa=simdsynet.isa(), torch=torch.__version__,
                        onnxruntime=peer.version if peer else None, size=args.size,
+                       busy=args.busy,
                        cores=len(cores), rows=rows), f, indent=1)
     chart(rows, thread_counts, os.path.join(args.out, "speedup.png"),
           peer.version if peer else None)
