@@ -3,6 +3,11 @@
 #include <cfloat>
 #include <cstring>
 #include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "TestUtil.h"
 #include "reference/Activation.h"
@@ -264,6 +269,86 @@ TEST_P(Activation, Tanh) {
     EXPECT_EQ(out[2], 1.0f);
     EXPECT_TRUE(out[3] == 0.0f && std::signbit(out[3]));
     EXPECT_TRUE(test::Near(out[4], 1e-30, 1e-30, 1e-5, 0.0));  // relative accuracy near 0
+}
+
+// ---- Thread budgets ------------------------------------------------------------------------
+
+// Large calls split over the thread budget (core/ParallelElements.h): every budget, also on an
+// oversubscribed core, gives the bits of one thread, and nothing is written outside dst. The
+// sizes put part boundaries inside groups of vectors and leave tails.
+TEST_P(Activation, ThreadBudgetsGiveIdenticalBits) {
+    const test::ThreadBudgetGuard restore;
+    const float slope = 0.1f, lower = -1.5f, upper = 2.5f, shift = 3.0f, scale = 1.0f / 6.0f,
+                alpha = 0.7f, beta = 1.5f, threshold = 15.0f;
+    using Function = std::function<void(const float*, size_t, float*)>;
+    std::vector<std::pair<std::string, Function>> functions = {
+        {"Relu", [&](const float* s, size_t n, float* d) { SimdSynetRelu32f(s, n, &slope, d); }},
+        {"RestrictRange", [&](const float* s, size_t n,
+                              float* d) { SimdSynetRestrictRange32f(s, n, &lower, &upper, d); }},
+        {"Hswish",
+         [&](const float* s, size_t n, float* d) { SimdSynetHswish32f(s, n, &shift, &scale, d); }},
+        {"Elu", [&](const float* s, size_t n, float* d) { SimdSynetElu32f(s, n, &alpha, d); }},
+        {"Sigmoid",
+         [&](const float* s, size_t n, float* d) { SimdSynetSigmoid32f(s, n, &slope, d); }},
+        {"Softplus", [&](const float* s, size_t n,
+                         float* d) { SimdSynetSoftplus32f(s, n, &beta, &threshold, d); }},
+        {"Tanh", [&](const float* s, size_t n, float* d) { SimdSynetTanh32f(s, n, &slope, d); }}};
+    for (int type = 0; type <= int(SimdSynetUnaryOperation32fZero); ++type)
+        functions.push_back(
+            {"UnaryOperation " + std::to_string(type), [type](const float* s, size_t n, float* d) {
+                 SimdSynetUnaryOperation32fLayerForward(s, n, SimdSynetUnaryOperation32fType(type),
+                                                        d);
+             }});
+    for (size_t n : {size_t(40000), size_t(100003), size_t(3 * 65536 + 7)}) {
+        Guarded<float> src(n);
+        test::FillRandom(src.data(), n, -10.0f, 10.0f, uint32_t(n));
+        for (const auto& f : functions) {
+            SimdSetThreadNumber(1);
+            std::vector<float> one(n);
+            f.second(src.data(), n, one.data());
+            for (size_t budget : {2, 3, 5, 0}) {
+                const bool busy = budget == 0;  // 4 threads on one busy core
+                std::unique_ptr<test::Oversubscribe> load(busy ? new test::Oversubscribe(2)
+                                                               : nullptr);
+                SimdSetThreadNumber(busy ? 4 : budget);
+                Guarded<float> dst(n, std::numeric_limits<float>::quiet_NaN());
+                f.second(src.data(), n, dst.data());
+                EXPECT_EQ(0, std::memcmp(dst.data(), one.data(), n * sizeof(float)))
+                    << f.first << " n=" << n << " budget " << (busy ? "4 oversubscribed" : "")
+                    << budget;
+                EXPECT_TRUE(dst.GuardsIntact());
+            }
+        }
+    }
+}
+
+TEST_P(Activation, PreluThreadBudgetsGiveIdenticalBits) {
+    const test::ThreadBudgetGuard restore;
+    struct Case {
+        size_t channels, spatial;
+    };
+    for (SimdTensorFormatType format : test::ImageFormats())
+        for (Case c : {Case{1, 70001}, Case{3, 40000}, Case{33, 3001}, Case{256, 196}}) {
+            const size_t block = SimdSynetTensorAlignment(format);
+            const size_t n = SimdAlign(c.channels, block) * c.spatial;
+            Guarded<float> src(n), slope(SimdAlign(c.channels, block));
+            test::FillRandom(src.data(), n, -3.0f, 3.0f, uint32_t(n));
+            test::FillRandom(slope.data(), slope.size(), -1.0f, 1.0f, 7);
+            SimdSetThreadNumber(1);
+            std::vector<float> one(n);
+            SimdSynetPreluLayerForward(src.data(), slope.data(), c.channels, c.spatial, one.data(),
+                                       format);
+            for (size_t budget : {2, 3}) {
+                SimdSetThreadNumber(budget);
+                Guarded<float> dst(n, std::numeric_limits<float>::quiet_NaN());
+                SimdSynetPreluLayerForward(src.data(), slope.data(), c.channels, c.spatial,
+                                           dst.data(), format);
+                EXPECT_EQ(0, std::memcmp(dst.data(), one.data(), n * sizeof(float)))
+                    << "format " << int(format) << " channels " << c.channels << " budget "
+                    << budget;
+                EXPECT_TRUE(dst.GuardsIntact());
+            }
+        }
 }
 
 // ---- UnaryOperation ----------------------------------------------------------------------

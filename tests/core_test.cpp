@@ -203,7 +203,9 @@ TEST(ThreadPool, EveryPartRunsOnceOnUpToBudgetThreads) {
             });
             std::set<std::thread::id> distinct(ids.begin(), ids.end());
             for (size_t part = 0; part < parts; ++part) EXPECT_EQ(runs[part].load(), 1);
-            if (budget == 1 || parts == 1) EXPECT_EQ(ids[0], std::this_thread::get_id());
+            if (budget == 1 || parts == 1) {
+                EXPECT_EQ(ids[0], std::this_thread::get_id());
+            }
             EXPECT_LE(distinct.size(), std::min(budget, parts)) << budget << " " << parts;
         }
     }

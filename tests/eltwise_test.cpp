@@ -1,5 +1,6 @@
 // Tests of the eltwise family (Eltwise, Shuffle) on every compiled and supported Highway target.
 #include <cstring>
+#include <vector>
 
 #include "TestUtil.h"
 #include "reference/Eltwise.h"
@@ -75,6 +76,39 @@ TEST_P(Eltwise, AllOperations) {
             }
         }
     }
+}
+
+// Large calls split over the thread budget: every budget gives the bits of one thread, in
+// place too, with part boundaries inside vector groups and a tail.
+TEST_P(Eltwise, ThreadBudgetsGiveIdenticalBits) {
+    const test::ThreadBudgetGuard restore;
+    const size_t size = 100003;
+    for (SimdSynetEltwiseOperationType type : kTypes)
+        for (size_t count : {size_t(2), size_t(3), size_t(17)}) {
+            const std::vector<float> weight = test::RandomFloats(count, -1.5f, 1.5f, 3);
+            const auto inputs = MakeInputs(count, size, uint32_t(count));
+            std::vector<const float*> src;
+            for (const auto& v : inputs) src.push_back(v.data());
+            SimdSetThreadNumber(1);
+            std::vector<float> one(size);
+            SimdSynetEltwiseLayerForward(src.data(), weight.data(), count, size, type, one.data());
+            for (size_t budget : {2, 3}) {
+                SimdSetThreadNumber(budget);
+                Guarded<float> dst(size, -7.0f);
+                SimdSynetEltwiseLayerForward(src.data(), weight.data(), count, size, type,
+                                             dst.data());
+                EXPECT_EQ(0, std::memcmp(dst.data(), one.data(), size * sizeof(float)))
+                    << "type=" << type << " count=" << count << " budget " << budget;
+                EXPECT_TRUE(dst.GuardsIntact());
+                std::vector<float> inPlace = inputs[0];
+                std::vector<const float*> aliased = src;
+                aliased[0] = inPlace.data();
+                SimdSynetEltwiseLayerForward(aliased.data(), weight.data(), count, size, type,
+                                             inPlace.data());
+                EXPECT_EQ(0, std::memcmp(inPlace.data(), one.data(), size * sizeof(float)))
+                    << "in place, type=" << type << " count=" << count;
+            }
+        }
 }
 
 // dst == src[0] and dst == src[1], the two aliasings §0.3 allows.

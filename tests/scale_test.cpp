@@ -1,5 +1,6 @@
 // Tests of the per-channel layers (AddBias, ScaleLayer, FusedLayer 0/1/2/3/4/8/9) on every
 // compiled and supported Highway target, in every layout they accept.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -110,6 +111,47 @@ TEST_P(Scale, ScaleLayerWithBias) {
             SimdSynetScaleLayerForward(s, d.p0.data(), d.p1.data(), C, S, o, format);
         });
     });
+}
+
+// Large calls split over the thread budget (NHWC by pixels, the channel-major layouts by
+// channels or channel blocks, one NCHW channel by pixels): every budget gives the bits of one
+// thread.
+TEST_P(Scale, ThreadBudgetsGiveIdenticalBits) {
+    const test::ThreadBudgetGuard restore;
+    struct Shape {
+        size_t channels, spatial;
+    };
+    for (SimdTensorFormatType format : test::ImageFormats())
+        for (Shape sh : {Shape{1, 70001}, Shape{3, 40000}, Shape{33, 3001}, Shape{256, 196}}) {
+            const size_t C = sh.channels, S = sh.spatial;
+            const size_t aligned = SimdAlign(C, SimdSynetTensorAlignment(format)), n = aligned * S;
+            const std::vector<float> src = test::RandomFloats(n, -3.0f, 3.0f, uint32_t(n));
+            const std::vector<float> scale = test::RandomFloats(aligned, -2.0f, 2.0f, 5);
+            const std::vector<float> bias = test::RandomFloats(aligned, -1.0f, 1.0f, 6);
+            for (int function = 0; function < 3; ++function) {
+                auto run = [&](float* dst) {
+                    if (function == 2) {
+                        std::copy(src.begin(), src.end(), dst);
+                        SimdSynetAddBias(bias.data(), C, S, dst, format);
+                    } else {
+                        SimdSynetScaleLayerForward(src.data(), scale.data(),
+                                                   function ? bias.data() : nullptr, C, S, dst,
+                                                   format);
+                    }
+                };
+                SimdSetThreadNumber(1);
+                std::vector<float> one(n);
+                run(one.data());
+                for (size_t budget : {2, 3}) {
+                    SimdSetThreadNumber(budget);
+                    Guarded<float> dst(n);
+                    run(dst.data());
+                    EXPECT_EQ(0, std::memcmp(dst.data(), one.data(), n * sizeof(float)))
+                        << Case(format, C, S) << " function " << function << " budget " << budget;
+                    EXPECT_TRUE(dst.GuardsIntact());
+                }
+            }
+        }
 }
 
 // Without a bias the result is the FP32 product itself, signed zeros included.

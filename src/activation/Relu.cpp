@@ -74,6 +74,7 @@ HWY_AFTER_NAMESPACE();
 #include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
+#include "core/ParallelElements.h"
 #include "core/Validate.h"
 
 namespace simd {
@@ -89,7 +90,10 @@ SIMD_API void SimdSynetRelu32f(const float* src, size_t size, const float* slope
     SIMD_FAIL_IF(!src || !slope || !dst, "SimdSynetRelu32f: src, slope and dst must not be NULL");
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetRelu32f: size * sizeof(float) overflows size_t");
-    SIMD_DISPATCH(simd::Relu32f)(src, size, *slope, dst);
+    const float s = *slope;
+    simd::ParallelElements(size, [&](size_t b, size_t e) {
+        SIMD_DISPATCH(simd::Relu32f)(src + b, e - b, s, dst + b);
+    });
 }
 
 SIMD_API void SimdSynetRestrictRange32f(const float* src, size_t size, const float* lower,
@@ -101,7 +105,10 @@ SIMD_API void SimdSynetRestrictRange32f(const float* src, size_t size, const flo
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetRestrictRange32f: size * sizeof(float) overflows size_t");
     SIMD_FAIL_IF(!(*lower <= *upper), "SimdSynetRestrictRange32f: lower must not exceed upper");
-    SIMD_DISPATCH(simd::RestrictRange32f)(src, size, *lower, *upper, dst);
+    const float lo = *lower, hi = *upper;
+    simd::ParallelElements(size, [&](size_t b, size_t e) {
+        SIMD_DISPATCH(simd::RestrictRange32f)(src + b, e - b, lo, hi, dst + b);
+    });
 }
 
 SIMD_API void SimdSynetHswish32f(const float* src, size_t size, const float* shift,
@@ -112,7 +119,10 @@ SIMD_API void SimdSynetHswish32f(const float* src, size_t size, const float* shi
                  "SimdSynetHswish32f: src, shift, scale and dst must not be NULL");
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetHswish32f: size * sizeof(float) overflows size_t");
-    SIMD_DISPATCH(simd::Hswish32f)(src, size, *shift, *scale, dst);
+    const float sh = *shift, sc = *scale;
+    simd::ParallelElements(size, [&](size_t b, size_t e) {
+        SIMD_DISPATCH(simd::Hswish32f)(src + b, e - b, sh, sc, dst + b);
+    });
 }
 
 SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, size_t channels,
@@ -125,7 +135,12 @@ SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, s
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !slope || !dst,
                  "SimdSynetPreluLayerForward: src, slope and dst must not be NULL");
-    SIMD_DISPATCH(simd::Prelu32f)
-    (src, slope, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    simd::ParallelPerChannel(channels, spatial, format, shape.block,
+                             [&](size_t c0, size_t n, size_t p0, size_t pixels) {
+                                 const size_t at = c0 * spatial + p0 * (nhwc ? channels : 1);
+                                 SIMD_DISPATCH(simd::Prelu32f)
+                                 (src + at, slope + c0, n, pixels, shape.block, nhwc, dst + at);
+                             });
 }
 #endif  // HWY_ONCE

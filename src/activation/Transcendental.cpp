@@ -108,6 +108,7 @@ HWY_AFTER_NAMESPACE();
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Format.h"
+#include "core/ParallelElements.h"
 
 namespace simd {
 HWY_EXPORT(Elu32f);
@@ -122,7 +123,10 @@ SIMD_API void SimdSynetElu32f(const float* src, size_t size, const float* alpha,
     SIMD_FAIL_IF(!src || !alpha || !dst, "SimdSynetElu32f: src, alpha and dst must not be NULL");
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetElu32f: size * sizeof(float) overflows size_t");
-    SIMD_DISPATCH(simd::Elu32f)(src, size, *alpha, dst);
+    const float a = *alpha;
+    simd::ParallelElements(size, [&](size_t b, size_t e) {
+        SIMD_DISPATCH(simd::Elu32f)(src + b, e - b, a, dst + b);
+    });
 }
 
 SIMD_API void SimdSynetSigmoid32f(const float* src, size_t size, const float* slope, float* dst) {
@@ -132,7 +136,10 @@ SIMD_API void SimdSynetSigmoid32f(const float* src, size_t size, const float* sl
                  "SimdSynetSigmoid32f: src, slope and dst must not be NULL");
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetSigmoid32f: size * sizeof(float) overflows size_t");
-    SIMD_DISPATCH(simd::Sigmoid32f)(src, size, *slope, dst);
+    const float a = *slope;
+    simd::ParallelElements(size, [&](size_t b, size_t e) {
+        SIMD_DISPATCH(simd::Sigmoid32f)(src + b, e - b, a, dst + b);
+    });
 }
 
 SIMD_API void SimdSynetSoftplus32f(const float* src, size_t size, const float* beta,
@@ -144,7 +151,10 @@ SIMD_API void SimdSynetSoftplus32f(const float* src, size_t size, const float* b
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetSoftplus32f: size * sizeof(float) overflows size_t");
     SIMD_FAIL_IF(*beta == 0.0f, "SimdSynetSoftplus32f: beta must not be 0");
-    SIMD_DISPATCH(simd::Softplus32f)(src, size, *beta, *threshold, dst);
+    const float be = *beta, th = *threshold;
+    simd::ParallelElements(size, [&](size_t b, size_t e) {
+        SIMD_DISPATCH(simd::Softplus32f)(src + b, e - b, be, th, dst + b);
+    });
 }
 
 SIMD_API void SimdSynetTanh32f(const float* src, size_t size, const float* slope, float* dst) {
@@ -153,6 +163,9 @@ SIMD_API void SimdSynetTanh32f(const float* src, size_t size, const float* slope
     SIMD_FAIL_IF(!src || !slope || !dst, "SimdSynetTanh32f: src, slope and dst must not be NULL");
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetTanh32f: size * sizeof(float) overflows size_t");
-    SIMD_DISPATCH(simd::Tanh32f)(src, size, *slope, dst);
+    const float a = *slope;
+    simd::ParallelElements(size, [&](size_t b, size_t e) {
+        SIMD_DISPATCH(simd::Tanh32f)(src + b, e - b, a, dst + b);
+    });
 }
 #endif  // HWY_ONCE

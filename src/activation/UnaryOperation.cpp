@@ -110,6 +110,7 @@ HWY_AFTER_NAMESPACE();
 #include "core/Dispatch.h"
 #include "core/Error.h"
 #include "core/Format.h"
+#include "core/ParallelElements.h"
 
 namespace simd {
 HWY_EXPORT(UnaryOperation32f);
@@ -127,6 +128,8 @@ SIMD_API void SimdSynetUnaryOperation32fLayerForward(const float* src, size_t si
     SIMD_FAIL_IF(
         unsigned(type) > unsigned(SimdSynetUnaryOperation32fZero),
         "SimdSynetUnaryOperation32fLayerForward: type is not a SimdSynetUnaryOperation32fType");
-    SIMD_DISPATCH(simd::UnaryOperation32f)(src, size, int(type), dst);
+    simd::ParallelElements(size, [&](size_t b, size_t e) {
+        SIMD_DISPATCH(simd::UnaryOperation32f)(src + b, e - b, int(type), dst + b);
+    });
 }
 #endif  // HWY_ONCE

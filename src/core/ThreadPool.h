@@ -36,13 +36,15 @@ void ParallelParts(size_t parts, F&& f) {
 }
 
 // Parts worth splitting `flop` floating-point operations that stream `bytes` from beyond the
-// caches into: the thread budget, or 1 below about two million operations and 256 KiB, where
-// waking the pool costs more than the second thread saves. The bytes count where a layer is
-// bound by streaming its weights, not by arithmetic (a classifier's 1x1 convolution on one
-// pixel, 1024 -> 1000: 2.0 MFLOP over 4 MB of weights, 184 us on one Xeon core; each core adds
-// bandwidth of its own).
+// caches into: the thread budget, or 1 below about half a million operations and 256 KiB. A
+// parallel region costs about 1 us while the workers spin (threadpool_bench), and 0.5 MFLOP
+// take 3-4 us of a core's convolution time, more in depthwise layers; at 2 threads, lowering
+// the limit from 2 MFLOP made regnet_x_400mf 4.61 -> 4.28 ms and mobilenet_v2 2.56 -> 2.48 ms
+// (Sapphire Rapids). The bytes count where a layer is bound by streaming its weights, not by
+// arithmetic (a classifier's 1x1 convolution on one pixel, 1024 -> 1000: 2.0 MFLOP over 4 MB of
+// weights, 184 us on one Xeon core; each core adds bandwidth of its own).
 inline size_t ThreadPartsFor(double flop, double bytes = 0.0) {
-    return flop < double(1 << 21) && bytes < double(1 << 18) ? 1 : ThreadBudget();
+    return flop < double(1 << 19) && bytes < double(1 << 18) ? 1 : ThreadBudget();
 }
 
 // ParallelParts for work that needs `floats` of scratch per part: `f(part, parts, scratch)`.

@@ -323,6 +323,7 @@ HWY_AFTER_NAMESPACE();
 #include "core/Dispatch.h"
 #include "core/Error.h"
 #include "core/Format.h"
+#include "core/ParallelElements.h"
 
 namespace simd {
 HWY_EXPORT(EltwiseForward);
@@ -348,7 +349,18 @@ SIMD_API void SimdSynetEltwiseLayerForward(float const* const* src, const float*
     }
     SIMD_FAIL_IF(!simd::FitsInMemory(size, 1, sizeof(float)),
                  "SimdSynetEltwiseLayerForward: size * sizeof(float) overflows size_t");
-    SIMD_DISPATCH(simd::EltwiseForward)(src, weight, count, size, type, dst);
+    // Each part reads its range of every source through its own pointer array; with more
+    // sources than that array holds (rare), the call stays whole.
+    constexpr size_t kMaxSplitSources = 16;
+    if (count > kMaxSplitSources) {
+        SIMD_DISPATCH(simd::EltwiseForward)(src, weight, count, size, type, dst);
+        return;
+    }
+    simd::ParallelElements(size, [&](size_t b, size_t e) {
+        const float* sources[kMaxSplitSources];
+        for (size_t i = 0; i < count; ++i) sources[i] = src[i] + b;
+        SIMD_DISPATCH(simd::EltwiseForward)(sources, weight, count, e - b, type, dst + b);
+    });
 }
 
 SIMD_API void SimdSynetShuffleLayerForward(const float* src0, size_t srcC0, const float* src1,

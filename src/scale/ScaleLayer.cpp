@@ -34,6 +34,7 @@ HWY_AFTER_NAMESPACE();
 #include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
+#include "core/ParallelElements.h"
 #include "core/Validate.h"
 
 namespace simd {
@@ -48,8 +49,13 @@ SIMD_API void SimdSynetAddBias(const float* bias, size_t channels, size_t spatia
     if (!simd::ValidatePerChannel("SimdSynetAddBias", channels, spatial, format, 1, &shape)) return;
     if (shape.empty) return;
     SIMD_FAIL_IF(!bias || !dst, "SimdSynetAddBias: bias and dst must not be NULL");
-    SIMD_DISPATCH(simd::AddBias)
-    (bias, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    simd::ParallelPerChannel(channels, spatial, format, shape.block,
+                             [&](size_t c0, size_t n, size_t p0, size_t pixels) {
+                                 SIMD_DISPATCH(simd::AddBias)
+                                 (bias + c0, n, pixels, shape.block, nhwc,
+                                  dst + c0 * spatial + p0 * (nhwc ? channels : 1));
+                             });
 }
 
 namespace {
@@ -69,10 +75,25 @@ HWY_NOINLINE void ScaleLayerForwardRejected(const float* src, const float* scale
     SIMD_DISPATCH(simd::ScaleLayer)(src, scale, nullptr, channels, spatial, dst, format);
 }
 
+// Accepted calls large enough to split over the thread budget.
+HWY_NOINLINE void ScaleLayerForwardSplit(const float* src, const float* scale, const float* bias,
+                                         size_t channels, size_t spatial, float* dst,
+                                         SimdTensorFormatType format) {
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    simd::ParallelPerChannel(channels, spatial, format, simd::ImageBlock(format),
+                             [&](size_t c0, size_t n, size_t p0, size_t pixels) {
+                                 const size_t at = c0 * spatial + p0 * (nhwc ? channels : 1);
+                                 SIMD_DISPATCH(simd::ScaleLayer)
+                                 (src + at, scale + c0, bias ? bias + c0 : nullptr, n, pixels,
+                                  dst + at, format);
+                             });
+}
+
 }  // namespace
 
 // The accepted path is branches and one tail jump into the kernel: no call, no frame (the
-// validation bench measures it against a bare exported call).
+// validation bench measures it against a bare exported call); calls worth splitting over
+// threads leave it by one more branch.
 SIMD_API void SimdSynetScaleLayerForward(const float* src, const float* scale, const float* bias,
                                          size_t channels, size_t spatial, float* dst,
                                          SimdTensorFormatType format) {
@@ -81,6 +102,8 @@ SIMD_API void SimdSynetScaleLayerForward(const float* src, const float* scale, c
                      !dst))
         return ScaleLayerForwardRejected(src, scale, channels, spatial, dst, format);
     if (HWY_UNLIKELY(channels == 0 || spatial == 0)) return;
+    if (HWY_UNLIKELY(channels * spatial >= simd::kSplitElements && simd::ThreadBudget() > 1))
+        return ScaleLayerForwardSplit(src, scale, bias, channels, spatial, dst, format);
     SIMD_DISPATCH(simd::ScaleLayer)(src, scale, bias, channels, spatial, dst, format);
 }
 #endif  // HWY_ONCE
