@@ -23,7 +23,9 @@ pinned to one core, ONNX Runtime's process as well.
 --busy N runs everything beside N busy processes (a build beside the service: each spins for
 0.5-5 ms, then calls sched_yield in a storm for 0.2 ms, and again), unpinned, so that the
 thread pools meet a machine whose cores are taken; a run with N threads must then still not be
-slower than the same run with 1 thread.
+slower than the same run with 1 thread. 1-thread runs are not pinned then: a pinned thread has
+the scheduler move the busy processes off its core and runs as on a free machine, which no
+unpinned service gets.
 
 --int8 adds the INT8 plan of every model (simdsynet.onnx.load(..., int8=True): convolutions on
 the INT8 framework, calibrated on random standard-normal inputs, the distribution of the test
@@ -95,10 +97,11 @@ def alternate_blocks(blocks, repeat):
     return times
 
 
-def measure(net, frozen, peer, session, x, threads, repeat, warmup, cores):
+def measure(net, frozen, peer, session, x, threads, repeat, warmup, cores, pin=True):
     """Times (ms) of ours, PyTorch's and ONNX Runtime's (its `session` in the process of
-    `peer`; None when there is none), alternating, at `threads` threads."""
-    pinned = cores[:1] if threads == 1 else cores
+    `peer`; None when there is none), alternating, at `threads` threads (1 thread pinned to one
+    core when `pin`)."""
+    pinned = cores[:1] if threads == 1 and pin else cores
     os.sched_setaffinity(0, pinned)
     torch.set_num_threads(threads)
     net.threads = threads
@@ -176,7 +179,7 @@ def summary(times):
     return dict(median=float(np.median(times)), min=float(min(times)), max=float(max(times)))
 
 
-def benchmark(name, size, cache, thread_counts, repeat, warmup, cores, peer, int8=0):
+def benchmark(name, size, cache, thread_counts, repeat, warmup, cores, peer, int8=0, pin=True):
     path, _ = zoo.export(name, size, cache)
     model = zoo.architecture(name, size)
     rng = np.random.default_rng(7)
@@ -198,7 +201,7 @@ def benchmark(name, size, cache, thread_counts, repeat, warmup, cores, peer, int
             net.run(x)[0], sessions[thread_counts[0]].output())
     for threads in thread_counts:
         ours, theirs, ort = measure(net, frozen, peer, sessions.get(threads), x, threads,
-                                    repeat, warmup, cores)
+                                    repeat, warmup, cores, pin)
         row["threads"][threads] = dict(ours=summary(ours), pytorch=summary(theirs))
         if ort is not None:
             row["threads"][threads]["onnxruntime"] = summary(ort)
@@ -381,7 +384,8 @@ def main(argv=None):
         for name in names:
             started = time.time()
             rows.append(benchmark(name, args.size, cache, thread_counts, args.repeat, args.warmup,
-                                  cores, peer, args.agreement if args.int8 else 0))
+                                  cores, peer, args.agreement if args.int8 else 0,
+                                  pin=not args.busy))
             r = rows[-1]
             times = ", ".join(
                 f"{t}t {r['threads'][t]['ours']['median']:.2f} vs torch "

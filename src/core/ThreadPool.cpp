@@ -1,9 +1,11 @@
 // SimdSetThreadNumber / SimdGetThreadNumber and the worker pool behind RunParts.
 #include "core/ThreadPool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <ctime>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -43,6 +45,8 @@ bool SpinUntil(const Ready& ready) {
 }
 
 std::atomic<size_t> g_threadBudget{1};
+// steady_clock ticks until which the budget acts as 1 (Pool::StartSerialSpell).
+std::atomic<int64_t> g_serialUntil{0};
 
 // Workers wait for a new job, then claim its parts one at a time, as the caller does, until
 // none is left. Parts are claimed, not dealt: with fixed shares a caller waited at every
@@ -97,11 +101,14 @@ public:
             wakeups_.fetch_add(1, std::memory_order_release);
         }
         wake_.notify_all();
-        ClaimParts(job);
+        const size_t mine = ClaimParts(job, false);
         if (!SpinUntil([&] { return done_.load(std::memory_order_acquire) == parts; })) {
             std::unique_lock<std::mutex> lock(mutex_);
             finished_.wait(lock, [&] { return done_.load(std::memory_order_acquire) == parts; });
         }
+        // Workers that took no part of kUnhelpedRegions regions in a row are not being run.
+        unhelped_ = mine == parts ? unhelped_ + 1 : 0;
+        if (unhelped_ >= kUnhelpedRegions) StartSerialSpell(std::chrono::steady_clock::now());
         busy_.store(false, std::memory_order_release);
         return true;
     }
@@ -117,19 +124,61 @@ private:
     static size_t Parts(uint64_t word) { return size_t(word >> kPartBits & kPartMask); }
     static size_t Next(uint64_t word) { return size_t(word & kPartMask); }
 
-    // Claims and runs parts of job `job` until none is left.
-    void ClaimParts(uint64_t job) {
+    // On a machine with more runnable threads than cores (a build beside the service) the
+    // workers run late. A worker that has not started gets no part (the caller takes it), but
+    // waking it and its spinning still take the caller's share of a core, and a worker
+    // descheduled in the middle of a part makes the caller wait a time slice, milliseconds.
+    // Two signs start a serial spell, in which the budget acts as 1 (layers do not split, as
+    // split work run by one thread is slower: 7x7 layers split by channels 30%) and the workers
+    // sleep: a part that took a worker over twice its thread's CPU time and 50 us more (wall
+    // clock against CPU clock), or kUnhelpedRegions regions in a row whose every part the
+    // caller took itself. Regions are tried again after the spell; a spell that starts again
+    // within its own length of the last one's end lasts twice as long (20 ms up to 640 ms), so
+    // a budget of N on a busy machine costs few late regions against 1 thread, and a machine
+    // that frees up gets its threads back within the spell. A free machine shows neither sign
+    // (spinning workers take their part within a microsecond).
+    static constexpr auto kFirstSpell = std::chrono::milliseconds(20);
+    static constexpr auto kLongestSpell = std::chrono::milliseconds(640);
+    static constexpr size_t kUnhelpedRegions = 8;
+
+    void StartSerialSpell(std::chrono::steady_clock::time_point now) {
+        std::lock_guard<std::mutex> lock(spellMutex_);
+        if (now.time_since_epoch().count() <
+            g_serialUntil.load(std::memory_order_relaxed) + spell_.count())
+            spell_ = std::min<std::chrono::steady_clock::duration>(2 * spell_, kLongestSpell);
+        else
+            spell_ = kFirstSpell;
+        g_serialUntil.store((now + spell_).time_since_epoch().count(), std::memory_order_relaxed);
+    }
+
+    static std::chrono::nanoseconds ThreadCpuTime() {
+        timespec t;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+    }
+
+    // Claims and runs parts of job `job` until none is left and returns how many it ran; a
+    // worker (`timed`) checks that it was not descheduled meanwhile (StartSerialSpell).
+    size_t ClaimParts(uint64_t job, bool timed) {
         uint64_t word = job_.load(std::memory_order_acquire);
-        for (;;) {
-            if (word >> kJobShift != job || Next(word) >= Parts(word)) return;
+        for (size_t ran = 0;; ++ran) {
+            if (word >> kJobShift != job || Next(word) >= Parts(word)) return ran;
             if (!job_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel,
                                             std::memory_order_acquire))
                 continue;  // `word` now holds the current value
             // A claimed part keeps the job open (the caller waits for it), so task_ and
             // context_ are still this job's.
             const size_t parts = Parts(word);
+            const auto wall =
+                timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+            const auto cpu = timed ? ThreadCpuTime() : std::chrono::nanoseconds(0);
             task_.load(std::memory_order_relaxed)(context_.load(std::memory_order_relaxed),
                                                   Next(word), parts);
+            if (timed) {
+                const auto now = std::chrono::steady_clock::now();
+                if (now - wall > 2 * (ThreadCpuTime() - cpu) + std::chrono::microseconds(50))
+                    StartSerialSpell(now);
+            }
             if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == parts) {
                 std::lock_guard<std::mutex> lock(mutex_);
                 finished_.notify_one();
@@ -162,11 +211,15 @@ private:
             seen = wakeups_.load(std::memory_order_acquire);
             const uint64_t word = job_.load(std::memory_order_acquire);
             // Workers beyond the job's thread count stay out: the budget is a ceiling.
-            if (index < Threads(word)) ClaimParts(word >> kJobShift);
+            if (index < Threads(word)) ClaimParts(word >> kJobShift, true);
         }
     }
 
     std::atomic<bool> busy_{false};
+    // The serial spell's length (StartSerialSpell; its end is g_serialUntil).
+    std::mutex spellMutex_;
+    std::chrono::steady_clock::duration spell_ = kFirstSpell;
+    size_t unhelped_ = 0;  // regions in a row the caller ran alone; changed with busy_ held
     std::atomic<uint64_t> job_{0};
     std::atomic<ParallelTask> task_{nullptr};
     std::atomic<void*> context_{nullptr};
@@ -195,7 +248,11 @@ struct PartGroups {
 }  // namespace
 
 size_t ThreadBudget() {
-    return g_threadBudget.load(std::memory_order_relaxed);
+    const size_t budget = g_threadBudget.load(std::memory_order_relaxed);
+    if (budget > 1 && std::chrono::steady_clock::now().time_since_epoch().count() <
+                          g_serialUntil.load(std::memory_order_relaxed))
+        return 1;
+    return budget;
 }
 
 void RunParts(size_t parts, ParallelTask task, void* context) {
@@ -216,7 +273,7 @@ void RunParts(size_t parts, ParallelTask task, void* context) {
 
 SIMD_API size_t SimdGetThreadNumber(void) {
     simd::ClearLastError();
-    return simd::ThreadBudget();
+    return simd::g_threadBudget.load(std::memory_order_relaxed);
 }
 
 SIMD_API void SimdSetThreadNumber(size_t threadNumber) {
