@@ -1,5 +1,7 @@
 // The library steps of a plan: one SimdSynet.h function or context per step.
+#include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "Steps.h"
 
@@ -214,25 +216,127 @@ private:
     size_t channels0_, channels1_, spatial_;
 };
 
+// The element-wise function `kind` of `size` floats (params: at least four floats). src and dst
+// may be the same array.
+void Activate(Activation kind, const float* p, const float* src, size_t size, float* dst) {
+    switch (kind) {
+        case Activation::Relu:
+            SimdSynetRelu32f(src, size, p, dst);
+            break;
+        case Activation::RestrictRange:
+            SimdSynetRestrictRange32f(src, size, p, p + 1, dst);
+            break;
+        case Activation::Hswish:
+            SimdSynetHswish32f(src, size, p, p + 1, dst);
+            break;
+        case Activation::Elu:
+            SimdSynetElu32f(src, size, p, dst);
+            break;
+        case Activation::Selu:
+            SimdSynetElu32f(src, size, p, dst);
+            SimdSynetScaleLayerForward(dst, p + 1, nullptr, 1, size, dst, SimdTensorFormatNhwc);
+            break;
+        case Activation::Sigmoid:
+            SimdSynetSigmoid32f(src, size, p, dst);
+            break;
+        case Activation::HardSigmoid: {
+            static const float lower = 0.0f, upper = 1.0f;
+            SimdSynetScaleLayerForward(src, p, p + 1, 1, size, dst, SimdTensorFormatNhwc);
+            SimdSynetRestrictRange32f(dst, size, &lower, &upper, dst);
+            break;
+        }
+        case Activation::Softplus:
+            SimdSynetSoftplus32f(src, size, p, p + 1, dst);
+            break;
+        case Activation::Tanh:
+            SimdSynetTanh32f(src, size, p, dst);
+            break;
+        case Activation::Abs:
+            SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fAbs, dst);
+            break;
+        case Activation::Exp:
+            SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fExp, dst);
+            break;
+        case Activation::Log:
+            SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fLog, dst);
+            break;
+        case Activation::Neg:
+            SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fNeg, dst);
+            break;
+        case Activation::Sqrt:
+            SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fSqrt, dst);
+            break;
+    }
+}
+
+const std::pair<const char*, Activation> kActivationNames[] = {
+    {"relu", Activation::Relu},
+    {"restrict_range", Activation::RestrictRange},
+    {"hswish", Activation::Hswish},
+    {"elu", Activation::Elu},
+    {"selu", Activation::Selu},
+    {"sigmoid", Activation::Sigmoid},
+    {"hard_sigmoid", Activation::HardSigmoid},
+    {"softplus", Activation::Softplus},
+    {"tanh", Activation::Tanh},
+    {"abs", Activation::Abs},
+    {"exp", Activation::Exp},
+    {"log", Activation::Log},
+    {"neg", Activation::Neg},
+    {"sqrt", Activation::Sqrt}};
+
+const char* ActivationName(Activation kind) {
+    for (const auto& [name, k] : kActivationNames)
+        if (k == kind) return name;
+    return "?";
+}
+
+// The fused activation runs on each chunk right after the chunk's sum, while the chunk is still
+// in L1, so the output is written once and never read back from L2 or memory. Measured on
+// Sapphire Rapids, 1 thread, Add + Relu of two 256x56x56 tensors (minimum of 300 runs): chunks
+// of 256-1024 floats 314-317 us, 2048 321, 4096 332, 16384 356, one call each 420 us, against
+// 305 + 105 us for the two steps; 1024x14x14: 512 floats 55.5 us, 1024 58, 4096 63, against
+// 55 + 16. Both kernels apply one functor per element on every path, and the size is a multiple
+// of every vector group they unroll (at most 64 floats), so each element even takes the path it
+// takes in one call over the whole array: the same bits.
+constexpr size_t kEltwiseChunkFloats = 512;
+
 class EltwiseStep : public Step {
 public:
     EltwiseStep(const std::string& name, SimdSynetEltwiseOperationType type,
                 const std::vector<Ref>& sources, const std::vector<float>& weights, size_t size,
-                Ref dst)
-        : Step(name, "eltwise", Category::Kernel),
+                Ref dst, const std::optional<Activation>& activation,
+                const std::vector<float>& params)
+        : Step(name, activation ? std::string("eltwise+") + ActivationName(*activation) : "eltwise",
+               Category::Kernel),
           type_(type),
           refs_(sources),
           weights_(weights),
           size_(size),
-          dstRef_(dst) {}
+          dstRef_(dst),
+          activation_(activation),
+          params_(params) {
+        params_.resize(4, 0.0f);
+    }
     void Bind(const Memory& memory) override {
         src_.clear();
         for (const Ref& r : refs_) src_.push_back(memory(r));
+        chunk_.resize(src_.size());
         dst_ = memory(dstRef_);
     }
     void Run(float*) override {
-        SimdSynetEltwiseLayerForward(src_.data(), weights_.empty() ? nullptr : weights_.data(),
-                                     src_.size(), size_, type_, dst_);
+        const float* weights = weights_.empty() ? nullptr : weights_.data();
+        if (!activation_) {
+            SimdSynetEltwiseLayerForward(src_.data(), weights, src_.size(), size_, type_, dst_);
+            return;
+        }
+        for (size_t start = 0; start < size_; start += kEltwiseChunkFloats) {
+            const size_t size = std::min(kEltwiseChunkFloats, size_ - start);
+            for (size_t i = 0; i < src_.size(); ++i) chunk_[i] = src_[i] + start;
+            SimdSynetEltwiseLayerForward(chunk_.data(), weights, chunk_.size(), size, type_,
+                                         dst_ + start);
+            Activate(*activation_, params_.data(), dst_ + start, size, dst_ + start);
+        }
     }
 
 private:
@@ -241,7 +345,9 @@ private:
     std::vector<float> weights_;
     size_t size_;
     Ref dstRef_;
-    std::vector<const float*> src_;
+    std::optional<Activation> activation_;
+    std::vector<float> params_;
+    std::vector<const float*> src_, chunk_;
     float* dst_ = nullptr;
 };
 
@@ -261,63 +367,7 @@ public:
         src_ = memory(srcRef_);
         dst_ = memory(dstRef_);
     }
-    void Run(float*) override {
-        const float* p = params_.data();
-        switch (kind_) {
-            case Activation::Relu:
-                SimdSynetRelu32f(src_, size_, p, dst_);
-                break;
-            case Activation::RestrictRange:
-                SimdSynetRestrictRange32f(src_, size_, p, p + 1, dst_);
-                break;
-            case Activation::Hswish:
-                SimdSynetHswish32f(src_, size_, p, p + 1, dst_);
-                break;
-            case Activation::Elu:
-                SimdSynetElu32f(src_, size_, p, dst_);
-                break;
-            case Activation::Selu:
-                SimdSynetElu32f(src_, size_, p, dst_);
-                SimdSynetScaleLayerForward(dst_, p + 1, nullptr, 1, size_, dst_,
-                                           SimdTensorFormatNhwc);
-                break;
-            case Activation::Sigmoid:
-                SimdSynetSigmoid32f(src_, size_, p, dst_);
-                break;
-            case Activation::HardSigmoid: {
-                static const float lower = 0.0f, upper = 1.0f;
-                SimdSynetScaleLayerForward(src_, p, p + 1, 1, size_, dst_, SimdTensorFormatNhwc);
-                SimdSynetRestrictRange32f(dst_, size_, &lower, &upper, dst_);
-                break;
-            }
-            case Activation::Softplus:
-                SimdSynetSoftplus32f(src_, size_, p, p + 1, dst_);
-                break;
-            case Activation::Tanh:
-                SimdSynetTanh32f(src_, size_, p, dst_);
-                break;
-            case Activation::Abs:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fAbs,
-                                                       dst_);
-                break;
-            case Activation::Exp:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fExp,
-                                                       dst_);
-                break;
-            case Activation::Log:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fLog,
-                                                       dst_);
-                break;
-            case Activation::Neg:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fNeg,
-                                                       dst_);
-                break;
-            case Activation::Sqrt:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fSqrt,
-                                                       dst_);
-                break;
-        }
-    }
+    void Run(float*) override { Activate(kind_, params_.data(), src_, size_, dst_); }
 
 private:
     Activation kind_;
@@ -565,10 +615,18 @@ StepPtr MakeConcatScaleRelu(const std::string& name, Ref src0, size_t channels0,
                                                  scale, bias, dst0, dst1);
 }
 
+Activation ActivationNamed(const std::string& name) {
+    for (const auto& [n, k] : kActivationNames)
+        if (name == n) return k;
+    throw ExecutorError("unknown activation " + name);
+}
+
 StepPtr MakeEltwise(const std::string& name, SimdSynetEltwiseOperationType type,
                     const std::vector<Ref>& sources, const std::vector<float>& weights, size_t size,
-                    Ref dst) {
-    return std::make_unique<EltwiseStep>(name, type, sources, weights, size, dst);
+                    Ref dst, const std::optional<Activation>& activation,
+                    const std::vector<float>& params) {
+    return std::make_unique<EltwiseStep>(name, type, sources, weights, size, dst, activation,
+                                         params);
 }
 
 StepPtr MakeActivation(const std::string& name, Activation kind, const std::vector<float>& params,

@@ -194,10 +194,12 @@ class Emitter:
 
     def emit_eltwise(self, op):
         y = op.outputs[0]
+        kind, params = "", []
+        if op.get("act", "identity") != "identity":
+            kind, params = act_step(op["act"], op.get("act_params", []))
         self.ex.eltwise(op.name, ELTWISE_CODES[op["op"]], [ref(t) for t in op.inputs],
-                        [float(v) for v in op["weights"]], y.size, offset(y))
-        if op.get("act") == "relu":
-            self.ex.activation(op.name + "/relu", "relu", [0.0], offset(y), y.size, offset(y))
+                        [float(v) for v in op["weights"]], y.size, offset(y), kind,
+                        [float(p) for p in params])
 
     def emit_act(self, op):
         x, y = op.inputs[0], op.outputs[0]

@@ -1,7 +1,8 @@
 """Rewrites of the runner's operations before planning: BatchNormalization folded into the
 preceding convolution, activation patterns recognised (x*sigmoid(x) = swish, x*hardsigmoid(x) =
 hard swish, x*tanh(softplus(x)) = mish), activations fused into the convolution that produces
-their input, a ReLU after a scale or eltwise layer carried by that layer, and DenseNet's
+their input, a ReLU after a scale layer and an activation after an eltwise layer carried by
+that layer, and DenseNet's
 growing concatenations turned into one concatenation of two tensors per layer.
 """
 
@@ -19,6 +20,10 @@ ACTIVATION_CODES = {"identity": 0, "relu": 1, "leaky_relu": 2, "restrict_range":
 # torch's Mish switches to the identity above 20 (its softplus threshold); exp makes the two
 # equal in FP32 long before.
 MISH_THRESHOLD = 20.0
+
+# Activations the runner has only as a convolution's (recognise_activations makes them only
+# there); every other act kind has an executor function of its own.
+CONVOLUTION_ONLY = {"swish", "mish"}
 
 
 def conv_activation(op):
@@ -143,8 +148,9 @@ def recognise_activations(net):
 
 
 def fuse_activations(net):
-    """conv/deconv -> activation becomes one context with that activation; scale -> relu and
-    eltwise -> relu carry the ReLU."""
+    """conv/deconv -> activation becomes one context with that activation; scale -> relu
+    carries the ReLU; eltwise -> any element-wise activation carries it (the executor applies
+    it chunk by chunk while the sum is in cache: a residual Add and its ReLU in one pass)."""
     for op in list(net.ops):
         if op not in net.ops or not op.outputs:
             continue
@@ -158,9 +164,17 @@ def fuse_activations(net):
                 continue
             op.attrs["act"], params = act
             op.attrs["act_params"] = None if params is None else np.asarray(params, F32)
-        elif op.kind in ("scale", "eltwise") and op["act"] == "identity" and \
-                len(op.inputs) >= 1 and conv_activation(nxt) == ("relu", None):
+        elif op.kind == "scale" and op["act"] == "identity" and \
+                conv_activation(nxt) == ("relu", None):
             op.attrs["act"] = "relu"
+        elif op.kind == "eltwise" and op["act"] == "identity" and nxt.kind == "act" and \
+                nxt["act"] not in CONVOLUTION_ONLY:
+            # A ReLU in any of its forms stays the plain ReLU it became before the other
+            # activations were fused here, so that no plan changes a bit.
+            if conv_activation(nxt) == ("relu", None):
+                op.attrs["act"], op.attrs["act_params"] = "relu", []
+            else:
+                op.attrs["act"], op.attrs["act_params"] = nxt["act"], list(nxt.get("params", []))
         else:
             continue
         z = nxt.outputs[0]

@@ -72,6 +72,53 @@ def test_shuffle_layer_is_used_where_it_maps():
     assert "transpose" in kinds["shuffles_exposed"]
 
 
+def test_residual_adds_carry_their_activations():
+    """An Add (or Sub) read only by an activation runs as one eltwise step with that activation,
+    whatever its operands; an Add read twice keeps its activation apart."""
+    steps = simdsynet.onnx.load(zoo.export("residuals")[0]).steps()
+    kinds = [s[1] for s in steps]
+    assert [k for k in kinds if k.startswith("eltwise")] == [
+        "eltwise+relu", "eltwise+relu", "eltwise+hswish", "eltwise+relu", "eltwise+elu",
+        "eltwise+restrict_range", "eltwise+sigmoid", "eltwise+hard_sigmoid", "eltwise+tanh",
+        "eltwise+relu", "eltwise", "eltwise+relu", "eltwise"]
+    assert [s[0].startswith("/Relu") for s in steps if s[1] == "activation"] == [True]
+
+
+def _two_step_eltwise(self, op):
+    """The emission before the activation was fused: the eltwise step, then the activation
+    as a step of its own over the whole tensor."""
+    from simdsynet._onnx_emit import ELTWISE_CODES, act_step
+    from simdsynet._onnx_plan import offset, ref
+    y = op.outputs[0]
+    self.ex.eltwise(op.name, ELTWISE_CODES[op["op"]], [ref(t) for t in op.inputs],
+                    [float(v) for v in op["weights"]], y.size, offset(y), "", [])
+    if op.get("act", "identity") != "identity":
+        kind, params = act_step(op["act"], op.get("act_params", []))
+        self.ex.activation(op.name + "/act", kind, [float(p) for p in params], offset(y),
+                           y.size, offset(y))
+
+
+@pytest.mark.parametrize("name,size", [("residuals", None), ("resnet18", 32)])
+def test_fused_eltwise_activation_changes_no_bit(name, size, monkeypatch):
+    """The chunked eltwise + activation gives the bits of the two separate steps, NaN and
+    infinities included."""
+    from simdsynet._onnx_emit import Emitter
+    path, reference = zoo.export(name) if size is None else zoo.export(name, size)
+    x = np.load(reference)["input"]
+    specials = x.copy()
+    specials.reshape(-1)[::97] = np.nan
+    specials.reshape(-1)[5::89] = np.inf
+    specials.reshape(-1)[7::83] = -np.inf
+    fused = simdsynet.onnx.load(path)
+    assert any(s[1].startswith("eltwise+") for s in fused.steps())
+    monkeypatch.setattr(Emitter, "emit_eltwise", _two_step_eltwise)
+    separate = simdsynet.onnx.load(path)
+    assert not any(s[1].startswith("eltwise+") for s in separate.steps())
+    for inputs in (x, specials):
+        for a, b in zip(fused.run(inputs), separate.run(inputs)):
+            np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("h", [2, 4, 6, 10, 58, 116, 232])
 def test_shuffle_orders_hold_for_many_blocks(h):
     """Simulates 12 blocks of the library's shuffle on the orders the runner chooses: y0's
