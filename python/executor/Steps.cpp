@@ -301,6 +301,25 @@ const char* ActivationName(Activation kind) {
 // takes in one call over the whole array: the same bits.
 constexpr size_t kEltwiseChunkFloats = 512;
 
+// SimdSynetEltwiseLayerForward of `src` into dst, then the activation when there is one, chunk
+// by chunk; `chunk` is room for as many pointers as src has.
+void EltwiseChunks(SimdSynetEltwiseOperationType type, const std::vector<const float*>& src,
+                   const std::vector<float>& weights, size_t size,
+                   const std::optional<Activation>& activation, const std::vector<float>& params,
+                   std::vector<const float*>& chunk, float* dst) {
+    const float* w = weights.empty() ? nullptr : weights.data();
+    if (!activation) {
+        SimdSynetEltwiseLayerForward(src.data(), w, src.size(), size, type, dst);
+        return;
+    }
+    for (size_t start = 0; start < size; start += kEltwiseChunkFloats) {
+        const size_t n = std::min(kEltwiseChunkFloats, size - start);
+        for (size_t i = 0; i < src.size(); ++i) chunk[i] = src[i] + start;
+        SimdSynetEltwiseLayerForward(chunk.data(), w, chunk.size(), n, type, dst + start);
+        Activate(*activation, params.data(), dst + start, n, dst + start);
+    }
+}
+
 class EltwiseStep : public Step {
 public:
     EltwiseStep(const std::string& name, SimdSynetEltwiseOperationType type,
@@ -325,18 +344,7 @@ public:
         dst_ = memory(dstRef_);
     }
     void Run(float*) override {
-        const float* weights = weights_.empty() ? nullptr : weights_.data();
-        if (!activation_) {
-            SimdSynetEltwiseLayerForward(src_.data(), weights, src_.size(), size_, type_, dst_);
-            return;
-        }
-        for (size_t start = 0; start < size_; start += kEltwiseChunkFloats) {
-            const size_t size = std::min(kEltwiseChunkFloats, size_ - start);
-            for (size_t i = 0; i < src_.size(); ++i) chunk_[i] = src_[i] + start;
-            SimdSynetEltwiseLayerForward(chunk_.data(), weights, chunk_.size(), size, type_,
-                                         dst_ + start);
-            Activate(*activation_, params_.data(), dst_ + start, size, dst_ + start);
-        }
+        EltwiseChunks(type_, src_, weights_, size_, activation_, params_, chunk_, dst_);
     }
 
 private:
@@ -375,6 +383,136 @@ private:
     Ref srcRef_, dstRef_;
     size_t size_;
     const float* src_ = nullptr;
+    float* dst_ = nullptr;
+};
+
+// A 1x1 stride-1 convolution without padding computes each output pixel from the same input
+// pixel, so a band of rows is the same convolution on a smaller image. The step convolves
+// band by band into the scratch and adds each band to the other operand (then the activation)
+// while the band is in cache; the convolution's output never goes to the arena. The bands' own
+// contexts must run the algorithm of the whole image (same Info), or the sums could be taken in
+// another order: otherwise the whole image is convolved into the scratch first.
+class ConvolutionAddStep : public Step {
+public:
+    ConvolutionAddStep(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                       const float* weight, const float* bias, const float* params, Ref src,
+                       Ref other, size_t convolutionIndex, SimdSynetEltwiseOperationType type,
+                       const std::vector<float>& weights,
+                       const std::optional<Activation>& activation,
+                       const std::vector<float>& activationParams, size_t rows, Ref dst)
+        : Step(name,
+               std::string("convolution+eltwise") +
+                   (activation ? std::string("+") + ActivationName(*activation) : ""),
+               Category::Kernel),
+          batch_(batch),
+          p_(p),
+          refs_{src, other, dst},
+          convolutionIndex_(convolutionIndex),
+          type_(type),
+          weights_(weights),
+          activation_(activation),
+          params_(activationParams) {
+        params_.resize(4, 0.0f);
+        const size_t rowFloats = p.dstW * p.dstC;
+        whole_ = Create(batch, p, weight, bias, params);
+        info_ = SimdSynetConvolution32fInfo(whole_);
+        if (rows > 0 && rows < p.dstH) {
+            band_ = Create(1, Rows(rows), weight, bias, params);
+            if (p.dstH % rows) tail_ = Create(1, Rows(p.dstH % rows), weight, bias, params);
+            if (info_ != SimdSynetConvolution32fInfo(band_) ||
+                (tail_ && info_ != SimdSynetConvolution32fInfo(tail_))) {
+                Release();
+            } else {
+                rows_ = rows;
+            }
+        }
+        if (rows_ == 0) rows_ = p.dstH;
+        const size_t images = band_ ? 1 : batch;
+        outFloats_ = images * rows_ * rowFloats;
+        convScratch_ = SimdSynetConvolution32fExternalBufferSize(band_ ? band_ : whole_);
+        if (tail_)
+            convScratch_ = std::max(convScratch_, SimdSynetConvolution32fExternalBufferSize(tail_));
+        if (band_) {
+            SimdRelease(whole_);
+            whole_ = nullptr;
+        }
+        sources_.resize(2);
+        chunk_.resize(2);
+    }
+    ~ConvolutionAddStep() override { Release(); }
+    void Bind(const Memory& memory) override {
+        src_ = memory(refs_[0]);
+        other_ = memory(refs_[1]);
+        dst_ = memory(refs_[2]);
+    }
+    size_t ScratchFloats() const override { return Aligned(outFloats_) + convScratch_; }
+    std::string Info() const override {
+        return band_ ? info_ + " rows " + std::to_string(rows_) : info_;
+    }
+    void Run(float* scratch) override {
+        float* out = scratch;
+        float* buf = scratch + Aligned(outFloats_);
+        const size_t srcRow = p_.srcW * p_.srcC, dstRow = p_.dstW * p_.dstC;
+        const size_t otherIndex = 1 - convolutionIndex_;
+        if (!band_) {
+            SimdSynetConvolution32fForward(whole_, src_, buf, out);
+            sources_[convolutionIndex_] = out;
+            sources_[otherIndex] = other_;
+            EltwiseChunks(type_, sources_, weights_, outFloats_, activation_, params_, chunk_,
+                          dst_);
+            return;
+        }
+        for (size_t b = 0; b < batch_; ++b)
+            for (size_t row = 0; row < p_.dstH; row += rows_) {
+                const size_t rows = std::min(rows_, p_.dstH - row);
+                const size_t at = b * p_.dstH + row;
+                SimdSynetConvolution32fForward(rows == rows_ ? band_ : tail_, src_ + at * srcRow,
+                                               buf, out);
+                sources_[convolutionIndex_] = out;
+                sources_[otherIndex] = other_ + at * dstRow;
+                EltwiseChunks(type_, sources_, weights_, rows * dstRow, activation_, params_,
+                              chunk_, dst_ + at * dstRow);
+            }
+    }
+
+private:
+    static size_t Aligned(size_t floats) { return (floats + 15) / 16 * 16; }
+    SimdConvolutionParameters Rows(size_t rows) const {
+        SimdConvolutionParameters p = p_;
+        p.srcH = p.dstH = rows;
+        return p;
+    }
+    static void* Create(size_t batch, const SimdConvolutionParameters& p, const float* weight,
+                        const float* bias, const float* params) {
+        void* context = SimdSynetConvolution32fInit(batch, &p, nullptr);
+        if (context == nullptr) {
+            CheckLibrary("convolution+eltwise");
+            throw ExecutorError("convolution+eltwise: the library returned no context");
+        }
+        SimdSynetConvolution32fSetParams(context, weight, nullptr, bias, params);
+        CheckLibrary("convolution+eltwise");
+        return context;
+    }
+    void Release() {
+        if (band_) SimdRelease(band_);
+        if (tail_) SimdRelease(tail_);
+        band_ = tail_ = nullptr;
+    }
+
+    size_t batch_;
+    SimdConvolutionParameters p_;
+    Ref refs_[3];
+    size_t convolutionIndex_;
+    SimdSynetEltwiseOperationType type_;
+    std::vector<float> weights_;
+    std::optional<Activation> activation_;
+    std::vector<float> params_;
+    void *whole_ = nullptr, *band_ = nullptr, *tail_ = nullptr;
+    std::string info_;
+    size_t rows_ = 0, outFloats_ = 0, convScratch_ = 0;
+    std::vector<const float*> sources_, chunk_;
+    const float* src_ = nullptr;
+    const float* other_ = nullptr;
     float* dst_ = nullptr;
 };
 
@@ -627,6 +765,18 @@ StepPtr MakeEltwise(const std::string& name, SimdSynetEltwiseOperationType type,
                     const std::vector<float>& params) {
     return std::make_unique<EltwiseStep>(name, type, sources, weights, size, dst, activation,
                                          params);
+}
+
+StepPtr MakeConvolutionAdd(const std::string& name, size_t batch,
+                           const SimdConvolutionParameters& p, const float* weight,
+                           const float* bias, const float* params, Ref src, Ref other,
+                           size_t convolutionIndex, SimdSynetEltwiseOperationType type,
+                           const std::vector<float>& weights,
+                           const std::optional<Activation>& activation,
+                           const std::vector<float>& activationParams, size_t rows, Ref dst) {
+    return std::make_unique<ConvolutionAddStep>(name, batch, p, weight, bias, params, src, other,
+                                                convolutionIndex, type, weights, activation,
+                                                activationParams, rows, dst);
 }
 
 StepPtr MakeActivation(const std::string& name, Activation kind, const std::vector<float>& params,
