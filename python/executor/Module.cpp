@@ -211,6 +211,23 @@ PYBIND11_MODULE(_executor, m) {
                  self.Add(MakeConvolution(name, batch, p, w, Data(bias, keep), Data(params, keep),
                                           self.ToRef(src), self.ToRef(dst)));
              })
+        .def("convolution_add",
+             [](PyExecutor& self, const std::string& name, size_t batch, const py::dict& desc,
+                py::handle weight, py::handle bias, py::handle params, py::handle src,
+                py::handle other, size_t convolutionIndex, int type,
+                const std::vector<float>& weights, const std::string& activation,
+                const std::vector<float>& activationParams, size_t rows, py::handle dst) {
+                 std::vector<FloatArray> keep;
+                 std::vector<float> converted;
+                 SimdConvolutionParameters p = Describe(desc);
+                 const float* w = ConvolutionWeights(weight, p, keep, converted);
+                 std::optional<Activation> kind;
+                 if (!activation.empty()) kind = ActivationNamed(activation);
+                 self.Add(MakeConvolutionAdd(
+                     name, batch, p, w, Data(bias, keep), Data(params, keep), self.ToRef(src),
+                     self.ToRef(other), convolutionIndex, SimdSynetEltwiseOperationType(type),
+                     weights, kind, activationParams, rows, self.ToRef(dst)));
+             })
         .def("convolution8i",
              [](PyExecutor& self, const std::string& name, size_t batch, const py::dict& desc,
                 py::handle weight, py::handle bias, py::handle params, const py::list& stats,
@@ -283,37 +300,20 @@ PYBIND11_MODULE(_executor, m) {
              })
         .def("eltwise",
              [](PyExecutor& self, const std::string& name, int type, const py::list& sources,
-                const std::vector<float>& weights, size_t size, py::handle dst) {
+                const std::vector<float>& weights, size_t size, py::handle dst,
+                const std::string& activation, const std::vector<float>& params) {
                  std::vector<Ref> refs;
                  for (py::handle s : sources) refs.push_back(self.ToRef(s));
+                 std::optional<Activation> kind;
+                 if (!activation.empty()) kind = ActivationNamed(activation);
                  self.Add(MakeEltwise(name, SimdSynetEltwiseOperationType(type), refs, weights,
-                                      size, self.ToRef(dst)));
+                                      size, self.ToRef(dst), kind, params));
              })
         .def("activation",
              [](PyExecutor& self, const std::string& name, const std::string& kind,
                 const std::vector<float>& params, py::handle src, size_t size, py::handle dst) {
-                 static const std::pair<const char*, Activation> kinds[] = {
-                     {"relu", Activation::Relu},
-                     {"restrict_range", Activation::RestrictRange},
-                     {"hswish", Activation::Hswish},
-                     {"elu", Activation::Elu},
-                     {"selu", Activation::Selu},
-                     {"sigmoid", Activation::Sigmoid},
-                     {"hard_sigmoid", Activation::HardSigmoid},
-                     {"softplus", Activation::Softplus},
-                     {"tanh", Activation::Tanh},
-                     {"abs", Activation::Abs},
-                     {"exp", Activation::Exp},
-                     {"log", Activation::Log},
-                     {"neg", Activation::Neg},
-                     {"sqrt", Activation::Sqrt}};
-                 for (auto& [n, k] : kinds)
-                     if (kind == n) {
-                         self.Add(MakeActivation(name, k, params, self.ToRef(src), size,
-                                                 self.ToRef(dst)));
-                         return;
-                     }
-                 throw py::value_error("unknown activation " + kind);
+                 self.Add(MakeActivation(name, ActivationNamed(kind), params, self.ToRef(src), size,
+                                         self.ToRef(dst)));
              })
         .def("prelu",
              [](PyExecutor& self, const std::string& name, py::handle src, py::handle slope,

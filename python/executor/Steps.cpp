@@ -1,5 +1,7 @@
 // The library steps of a plan: one SimdSynet.h function or context per step.
+#include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "Steps.h"
 
@@ -214,25 +216,135 @@ private:
     size_t channels0_, channels1_, spatial_;
 };
 
+// The element-wise function `kind` of `size` floats (params: at least four floats). src and dst
+// may be the same array.
+void Activate(Activation kind, const float* p, const float* src, size_t size, float* dst) {
+    switch (kind) {
+        case Activation::Relu:
+            SimdSynetRelu32f(src, size, p, dst);
+            break;
+        case Activation::RestrictRange:
+            SimdSynetRestrictRange32f(src, size, p, p + 1, dst);
+            break;
+        case Activation::Hswish:
+            SimdSynetHswish32f(src, size, p, p + 1, dst);
+            break;
+        case Activation::Elu:
+            SimdSynetElu32f(src, size, p, dst);
+            break;
+        case Activation::Selu:
+            SimdSynetElu32f(src, size, p, dst);
+            SimdSynetScaleLayerForward(dst, p + 1, nullptr, 1, size, dst, SimdTensorFormatNhwc);
+            break;
+        case Activation::Sigmoid:
+            SimdSynetSigmoid32f(src, size, p, dst);
+            break;
+        case Activation::HardSigmoid: {
+            static const float lower = 0.0f, upper = 1.0f;
+            SimdSynetScaleLayerForward(src, p, p + 1, 1, size, dst, SimdTensorFormatNhwc);
+            SimdSynetRestrictRange32f(dst, size, &lower, &upper, dst);
+            break;
+        }
+        case Activation::Softplus:
+            SimdSynetSoftplus32f(src, size, p, p + 1, dst);
+            break;
+        case Activation::Tanh:
+            SimdSynetTanh32f(src, size, p, dst);
+            break;
+        case Activation::Abs:
+            SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fAbs, dst);
+            break;
+        case Activation::Exp:
+            SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fExp, dst);
+            break;
+        case Activation::Log:
+            SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fLog, dst);
+            break;
+        case Activation::Neg:
+            SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fNeg, dst);
+            break;
+        case Activation::Sqrt:
+            SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fSqrt, dst);
+            break;
+    }
+}
+
+const std::pair<const char*, Activation> kActivationNames[] = {
+    {"relu", Activation::Relu},
+    {"restrict_range", Activation::RestrictRange},
+    {"hswish", Activation::Hswish},
+    {"elu", Activation::Elu},
+    {"selu", Activation::Selu},
+    {"sigmoid", Activation::Sigmoid},
+    {"hard_sigmoid", Activation::HardSigmoid},
+    {"softplus", Activation::Softplus},
+    {"tanh", Activation::Tanh},
+    {"abs", Activation::Abs},
+    {"exp", Activation::Exp},
+    {"log", Activation::Log},
+    {"neg", Activation::Neg},
+    {"sqrt", Activation::Sqrt}};
+
+const char* ActivationName(Activation kind) {
+    for (const auto& [name, k] : kActivationNames)
+        if (k == kind) return name;
+    return "?";
+}
+
+// The fused activation runs on each chunk right after the chunk's sum, while the chunk is still
+// in L1, so the output is written once and never read back from L2 or memory. Measured on
+// Sapphire Rapids, 1 thread, Add + Relu of two 256x56x56 tensors (minimum of 300 runs): chunks
+// of 256-1024 floats 314-317 us, 2048 321, 4096 332, 16384 356, one call each 420 us, against
+// 305 + 105 us for the two steps; 1024x14x14: 512 floats 55.5 us, 1024 58, 4096 63, against
+// 55 + 16. Both kernels apply one functor per element on every path, and the size is a multiple
+// of every vector group they unroll (at most 64 floats), so each element even takes the path it
+// takes in one call over the whole array: the same bits.
+constexpr size_t kEltwiseChunkFloats = 512;
+
+// SimdSynetEltwiseLayerForward of `src` into dst, then the activation when there is one, chunk
+// by chunk; `chunk` is room for as many pointers as src has.
+void EltwiseChunks(SimdSynetEltwiseOperationType type, const std::vector<const float*>& src,
+                   const std::vector<float>& weights, size_t size,
+                   const std::optional<Activation>& activation, const std::vector<float>& params,
+                   std::vector<const float*>& chunk, float* dst) {
+    const float* w = weights.empty() ? nullptr : weights.data();
+    if (!activation) {
+        SimdSynetEltwiseLayerForward(src.data(), w, src.size(), size, type, dst);
+        return;
+    }
+    for (size_t start = 0; start < size; start += kEltwiseChunkFloats) {
+        const size_t n = std::min(kEltwiseChunkFloats, size - start);
+        for (size_t i = 0; i < src.size(); ++i) chunk[i] = src[i] + start;
+        SimdSynetEltwiseLayerForward(chunk.data(), w, chunk.size(), n, type, dst + start);
+        Activate(*activation, params.data(), dst + start, n, dst + start);
+    }
+}
+
 class EltwiseStep : public Step {
 public:
     EltwiseStep(const std::string& name, SimdSynetEltwiseOperationType type,
                 const std::vector<Ref>& sources, const std::vector<float>& weights, size_t size,
-                Ref dst)
-        : Step(name, "eltwise", Category::Kernel),
+                Ref dst, const std::optional<Activation>& activation,
+                const std::vector<float>& params)
+        : Step(name, activation ? std::string("eltwise+") + ActivationName(*activation) : "eltwise",
+               Category::Kernel),
           type_(type),
           refs_(sources),
           weights_(weights),
           size_(size),
-          dstRef_(dst) {}
+          dstRef_(dst),
+          activation_(activation),
+          params_(params) {
+        params_.resize(4, 0.0f);
+    }
     void Bind(const Memory& memory) override {
         src_.clear();
         for (const Ref& r : refs_) src_.push_back(memory(r));
+        chunk_.resize(src_.size());
         dst_ = memory(dstRef_);
     }
     void Run(float*) override {
-        SimdSynetEltwiseLayerForward(src_.data(), weights_.empty() ? nullptr : weights_.data(),
-                                     src_.size(), size_, type_, dst_);
+        EltwiseChunks(type_, src_, weights_, size_, activation_, params_, chunk_, dst_);
     }
 
 private:
@@ -241,7 +353,9 @@ private:
     std::vector<float> weights_;
     size_t size_;
     Ref dstRef_;
-    std::vector<const float*> src_;
+    std::optional<Activation> activation_;
+    std::vector<float> params_;
+    std::vector<const float*> src_, chunk_;
     float* dst_ = nullptr;
 };
 
@@ -261,63 +375,7 @@ public:
         src_ = memory(srcRef_);
         dst_ = memory(dstRef_);
     }
-    void Run(float*) override {
-        const float* p = params_.data();
-        switch (kind_) {
-            case Activation::Relu:
-                SimdSynetRelu32f(src_, size_, p, dst_);
-                break;
-            case Activation::RestrictRange:
-                SimdSynetRestrictRange32f(src_, size_, p, p + 1, dst_);
-                break;
-            case Activation::Hswish:
-                SimdSynetHswish32f(src_, size_, p, p + 1, dst_);
-                break;
-            case Activation::Elu:
-                SimdSynetElu32f(src_, size_, p, dst_);
-                break;
-            case Activation::Selu:
-                SimdSynetElu32f(src_, size_, p, dst_);
-                SimdSynetScaleLayerForward(dst_, p + 1, nullptr, 1, size_, dst_,
-                                           SimdTensorFormatNhwc);
-                break;
-            case Activation::Sigmoid:
-                SimdSynetSigmoid32f(src_, size_, p, dst_);
-                break;
-            case Activation::HardSigmoid: {
-                static const float lower = 0.0f, upper = 1.0f;
-                SimdSynetScaleLayerForward(src_, p, p + 1, 1, size_, dst_, SimdTensorFormatNhwc);
-                SimdSynetRestrictRange32f(dst_, size_, &lower, &upper, dst_);
-                break;
-            }
-            case Activation::Softplus:
-                SimdSynetSoftplus32f(src_, size_, p, p + 1, dst_);
-                break;
-            case Activation::Tanh:
-                SimdSynetTanh32f(src_, size_, p, dst_);
-                break;
-            case Activation::Abs:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fAbs,
-                                                       dst_);
-                break;
-            case Activation::Exp:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fExp,
-                                                       dst_);
-                break;
-            case Activation::Log:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fLog,
-                                                       dst_);
-                break;
-            case Activation::Neg:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fNeg,
-                                                       dst_);
-                break;
-            case Activation::Sqrt:
-                SimdSynetUnaryOperation32fLayerForward(src_, size_, SimdSynetUnaryOperation32fSqrt,
-                                                       dst_);
-                break;
-        }
-    }
+    void Run(float*) override { Activate(kind_, params_.data(), src_, size_, dst_); }
 
 private:
     Activation kind_;
@@ -325,6 +383,136 @@ private:
     Ref srcRef_, dstRef_;
     size_t size_;
     const float* src_ = nullptr;
+    float* dst_ = nullptr;
+};
+
+// A 1x1 stride-1 convolution without padding computes each output pixel from the same input
+// pixel, so a band of rows is the same convolution on a smaller image. The step convolves
+// band by band into the scratch and adds each band to the other operand (then the activation)
+// while the band is in cache; the convolution's output never goes to the arena. The bands' own
+// contexts must run the algorithm of the whole image (same Info), or the sums could be taken in
+// another order: otherwise the whole image is convolved into the scratch first.
+class ConvolutionAddStep : public Step {
+public:
+    ConvolutionAddStep(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
+                       const float* weight, const float* bias, const float* params, Ref src,
+                       Ref other, size_t convolutionIndex, SimdSynetEltwiseOperationType type,
+                       const std::vector<float>& weights,
+                       const std::optional<Activation>& activation,
+                       const std::vector<float>& activationParams, size_t rows, Ref dst)
+        : Step(name,
+               std::string("convolution+eltwise") +
+                   (activation ? std::string("+") + ActivationName(*activation) : ""),
+               Category::Kernel),
+          batch_(batch),
+          p_(p),
+          refs_{src, other, dst},
+          convolutionIndex_(convolutionIndex),
+          type_(type),
+          weights_(weights),
+          activation_(activation),
+          params_(activationParams) {
+        params_.resize(4, 0.0f);
+        const size_t rowFloats = p.dstW * p.dstC;
+        whole_ = Create(batch, p, weight, bias, params);
+        info_ = SimdSynetConvolution32fInfo(whole_);
+        if (rows > 0 && rows < p.dstH) {
+            band_ = Create(1, Rows(rows), weight, bias, params);
+            if (p.dstH % rows) tail_ = Create(1, Rows(p.dstH % rows), weight, bias, params);
+            if (info_ != SimdSynetConvolution32fInfo(band_) ||
+                (tail_ && info_ != SimdSynetConvolution32fInfo(tail_))) {
+                Release();
+            } else {
+                rows_ = rows;
+            }
+        }
+        if (rows_ == 0) rows_ = p.dstH;
+        const size_t images = band_ ? 1 : batch;
+        outFloats_ = images * rows_ * rowFloats;
+        convScratch_ = SimdSynetConvolution32fExternalBufferSize(band_ ? band_ : whole_);
+        if (tail_)
+            convScratch_ = std::max(convScratch_, SimdSynetConvolution32fExternalBufferSize(tail_));
+        if (band_) {
+            SimdRelease(whole_);
+            whole_ = nullptr;
+        }
+        sources_.resize(2);
+        chunk_.resize(2);
+    }
+    ~ConvolutionAddStep() override { Release(); }
+    void Bind(const Memory& memory) override {
+        src_ = memory(refs_[0]);
+        other_ = memory(refs_[1]);
+        dst_ = memory(refs_[2]);
+    }
+    size_t ScratchFloats() const override { return Aligned(outFloats_) + convScratch_; }
+    std::string Info() const override {
+        return band_ ? info_ + " rows " + std::to_string(rows_) : info_;
+    }
+    void Run(float* scratch) override {
+        float* out = scratch;
+        float* buf = scratch + Aligned(outFloats_);
+        const size_t srcRow = p_.srcW * p_.srcC, dstRow = p_.dstW * p_.dstC;
+        const size_t otherIndex = 1 - convolutionIndex_;
+        if (!band_) {
+            SimdSynetConvolution32fForward(whole_, src_, buf, out);
+            sources_[convolutionIndex_] = out;
+            sources_[otherIndex] = other_;
+            EltwiseChunks(type_, sources_, weights_, outFloats_, activation_, params_, chunk_,
+                          dst_);
+            return;
+        }
+        for (size_t b = 0; b < batch_; ++b)
+            for (size_t row = 0; row < p_.dstH; row += rows_) {
+                const size_t rows = std::min(rows_, p_.dstH - row);
+                const size_t at = b * p_.dstH + row;
+                SimdSynetConvolution32fForward(rows == rows_ ? band_ : tail_, src_ + at * srcRow,
+                                               buf, out);
+                sources_[convolutionIndex_] = out;
+                sources_[otherIndex] = other_ + at * dstRow;
+                EltwiseChunks(type_, sources_, weights_, rows * dstRow, activation_, params_,
+                              chunk_, dst_ + at * dstRow);
+            }
+    }
+
+private:
+    static size_t Aligned(size_t floats) { return (floats + 15) / 16 * 16; }
+    SimdConvolutionParameters Rows(size_t rows) const {
+        SimdConvolutionParameters p = p_;
+        p.srcH = p.dstH = rows;
+        return p;
+    }
+    static void* Create(size_t batch, const SimdConvolutionParameters& p, const float* weight,
+                        const float* bias, const float* params) {
+        void* context = SimdSynetConvolution32fInit(batch, &p, nullptr);
+        if (context == nullptr) {
+            CheckLibrary("convolution+eltwise");
+            throw ExecutorError("convolution+eltwise: the library returned no context");
+        }
+        SimdSynetConvolution32fSetParams(context, weight, nullptr, bias, params);
+        CheckLibrary("convolution+eltwise");
+        return context;
+    }
+    void Release() {
+        if (band_) SimdRelease(band_);
+        if (tail_) SimdRelease(tail_);
+        band_ = tail_ = nullptr;
+    }
+
+    size_t batch_;
+    SimdConvolutionParameters p_;
+    Ref refs_[3];
+    size_t convolutionIndex_;
+    SimdSynetEltwiseOperationType type_;
+    std::vector<float> weights_;
+    std::optional<Activation> activation_;
+    std::vector<float> params_;
+    void *whole_ = nullptr, *band_ = nullptr, *tail_ = nullptr;
+    std::string info_;
+    size_t rows_ = 0, outFloats_ = 0, convScratch_ = 0;
+    std::vector<const float*> sources_, chunk_;
+    const float* src_ = nullptr;
+    const float* other_ = nullptr;
     float* dst_ = nullptr;
 };
 
@@ -565,10 +753,30 @@ StepPtr MakeConcatScaleRelu(const std::string& name, Ref src0, size_t channels0,
                                                  scale, bias, dst0, dst1);
 }
 
+Activation ActivationNamed(const std::string& name) {
+    for (const auto& [n, k] : kActivationNames)
+        if (name == n) return k;
+    throw ExecutorError("unknown activation " + name);
+}
+
 StepPtr MakeEltwise(const std::string& name, SimdSynetEltwiseOperationType type,
                     const std::vector<Ref>& sources, const std::vector<float>& weights, size_t size,
-                    Ref dst) {
-    return std::make_unique<EltwiseStep>(name, type, sources, weights, size, dst);
+                    Ref dst, const std::optional<Activation>& activation,
+                    const std::vector<float>& params) {
+    return std::make_unique<EltwiseStep>(name, type, sources, weights, size, dst, activation,
+                                         params);
+}
+
+StepPtr MakeConvolutionAdd(const std::string& name, size_t batch,
+                           const SimdConvolutionParameters& p, const float* weight,
+                           const float* bias, const float* params, Ref src, Ref other,
+                           size_t convolutionIndex, SimdSynetEltwiseOperationType type,
+                           const std::vector<float>& weights,
+                           const std::optional<Activation>& activation,
+                           const std::vector<float>& activationParams, size_t rows, Ref dst) {
+    return std::make_unique<ConvolutionAddStep>(name, batch, p, weight, bias, params, src, other,
+                                                convolutionIndex, type, weights, activation,
+                                                activationParams, rows, dst);
 }
 
 StepPtr MakeActivation(const std::string& name, Activation kind, const std::vector<float>& params,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,11 +75,6 @@ StepPtr MakeConcatScaleRelu(const std::string& name, Ref src0, size_t channels0,
                             size_t channels1, size_t spatial, Ref scale, Ref bias, Ref dst0,
                             Ref dst1);
 
-// SimdSynetEltwiseLayerForward over `sources` arrays of `size` floats.
-StepPtr MakeEltwise(const std::string& name, SimdSynetEltwiseOperationType type,
-                    const std::vector<Ref>& sources, const std::vector<float>& weights, size_t size,
-                    Ref dst);
-
 // Element-wise functions of one tensor of `size` floats.
 enum class Activation {
     Relu,           // params: slope
@@ -98,6 +94,28 @@ enum class Activation {
 };
 StepPtr MakeActivation(const std::string& name, Activation kind, const std::vector<float>& params,
                        Ref src, size_t size, Ref dst);
+// The activation the executor's name stands for ("relu", "restrict_range", ...: the enumerators
+// in snake case); ExecutorError for an unknown name.
+Activation ActivationNamed(const std::string& name);
+
+// SimdSynetEltwiseLayerForward over `sources` arrays of `size` floats; with an `activation`
+// (params as for MakeActivation), the activation applied to dst in the same pass, chunk by chunk.
+StepPtr MakeEltwise(const std::string& name, SimdSynetEltwiseOperationType type,
+                    const std::vector<Ref>& sources, const std::vector<float>& weights, size_t size,
+                    Ref dst, const std::optional<Activation>& activation,
+                    const std::vector<float>& params);
+
+// A 1x1 stride-1 unpadded NHWC convolution of `src` whose output is at once the operand
+// `convolutionIndex` (0 or 1) of an eltwise step with `other` (MakeEltwise: type, weights,
+// activation) into dst, in bands of `rows` output rows, each added while it is in cache (0 or
+// all rows: the whole batch at once). dst may be `other`.
+StepPtr MakeConvolutionAdd(const std::string& name, size_t batch,
+                           const SimdConvolutionParameters& p, const float* weight,
+                           const float* bias, const float* params, Ref src, Ref other,
+                           size_t convolutionIndex, SimdSynetEltwiseOperationType type,
+                           const std::vector<float>& weights,
+                           const std::optional<Activation>& activation,
+                           const std::vector<float>& activationParams, size_t rows, Ref dst);
 
 // SimdSynetPreluLayerForward on `images` images of channels x spatial in `format`.
 StepPtr MakePrelu(const std::string& name, Ref src, Ref slope, size_t channels, size_t spatial,

@@ -226,6 +226,41 @@ class Shuffles(nn.Module):
         return [out, y] if self.expose else out
 
 
+class Residuals(nn.Module):
+    """Residual Adds followed by an activation: convolution + identity -> ReLU (a ResNet
+    block's end), convolution + convolution (a downsampling block), and Adds of operands that
+    are not convolutions, each followed by another of the activations the runner fuses. 12
+    channels of 19x19 give tensors of 4332 floats: more than one chunk of the executor's fused
+    eltwise step, with a tail shorter than a vector."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 12, 3, padding=1)
+        self.convs = nn.ModuleList([nn.Conv2d(12, 12, 3 if i % 2 else 1, padding=i % 2)
+                                    for i in range(10)])
+        self.bn = nn.BatchNorm2d(12)
+
+    def forward(self, x):
+        c = self.convs
+        x = F.relu(self.stem(x))
+        a = F.relu(c[1](F.relu(c[0](x))) + x)           # ResNet: conv -> Add -> Relu
+        b = F.relu(c[2](a) + c[3](a))                    # both operands convolutions
+        outs = [a, b]
+        acts = [F.hardswish, lambda t: F.leaky_relu(t, 0.2), lambda t: F.elu(t, 0.7),
+                lambda t: torch.clamp(t, -0.5, 0.5), torch.sigmoid, F.hardsigmoid]
+        y = b
+        for k, act in enumerate(acts):
+            y = act(c[4 + k](y) + y)
+            outs.append(y)
+        pooled = F.max_pool2d(a, 3, 1, 1) + F.avg_pool2d(b, 3, 1, 1)  # no convolution
+        outs.append(torch.tanh(pooled))
+        outs.append(F.relu(self.bn(a) - b))                            # Sub of a scale layer
+        outs.append(F.relu(a + b + y))                                 # two Adds in a row
+        shared = a + y                                                 # read twice: no fusion
+        outs += [F.relu(shared), shared * 2.0]
+        return outs
+
+
 COVERAGE = {
     "normalizations": (lambda: Normalizations(False), (1, 3, 9, 9), OPSET),
     "layer_norm": (lambda: Normalizations(True), (1, 3, 9, 9), 17),
@@ -235,6 +270,7 @@ COVERAGE = {
     "batched": (Batched, (2, 3, 12, 12), OPSET),
     "shuffles": (lambda: Shuffles(False), (1, 3, 10, 10), OPSET),
     "shuffles_exposed": (lambda: Shuffles(True), (1, 3, 10, 10), OPSET),
+    "residuals": (Residuals, (1, 3, 19, 19), OPSET),
 }
 
 

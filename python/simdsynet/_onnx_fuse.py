@@ -1,8 +1,9 @@
 """Rewrites of the runner's operations before planning: BatchNormalization folded into the
 preceding convolution, activation patterns recognised (x*sigmoid(x) = swish, x*hardsigmoid(x) =
 hard swish, x*tanh(softplus(x)) = mish), activations fused into the convolution that produces
-their input, a ReLU after a scale or eltwise layer carried by that layer, and DenseNet's
-growing concatenations turned into one concatenation of two tensors per layer.
+their input, a ReLU after a scale layer and an activation after an eltwise layer carried by
+that layer, a 1x1 convolution and the Add it feeds run as one step in bands (after merging),
+and DenseNet's growing concatenations turned into one concatenation of two tensors per layer.
 """
 
 import numpy as np
@@ -19,6 +20,10 @@ ACTIVATION_CODES = {"identity": 0, "relu": 1, "leaky_relu": 2, "restrict_range":
 # torch's Mish switches to the identity above 20 (its softplus threshold); exp makes the two
 # equal in FP32 long before.
 MISH_THRESHOLD = 20.0
+
+# Activations the runner has only as a convolution's (recognise_activations makes them only
+# there); every other act kind has an executor function of its own.
+CONVOLUTION_ONLY = {"swish", "mish"}
 
 
 def conv_activation(op):
@@ -143,8 +148,9 @@ def recognise_activations(net):
 
 
 def fuse_activations(net):
-    """conv/deconv -> activation becomes one context with that activation; scale -> relu and
-    eltwise -> relu carry the ReLU."""
+    """conv/deconv -> activation becomes one context with that activation; scale -> relu
+    carries the ReLU; eltwise -> any element-wise activation carries it (the executor applies
+    it chunk by chunk while the sum is in cache: a residual Add and its ReLU in one pass)."""
     for op in list(net.ops):
         if op not in net.ops or not op.outputs:
             continue
@@ -158,9 +164,17 @@ def fuse_activations(net):
                 continue
             op.attrs["act"], params = act
             op.attrs["act_params"] = None if params is None else np.asarray(params, F32)
-        elif op.kind in ("scale", "eltwise") and op["act"] == "identity" and \
-                len(op.inputs) >= 1 and conv_activation(nxt) == ("relu", None):
+        elif op.kind == "scale" and op["act"] == "identity" and \
+                conv_activation(nxt) == ("relu", None):
             op.attrs["act"] = "relu"
+        elif op.kind == "eltwise" and op["act"] == "identity" and nxt.kind == "act" and \
+                nxt["act"] not in CONVOLUTION_ONLY:
+            # A ReLU in any of its forms stays the plain ReLU it became before the other
+            # activations were fused here, so that no plan changes a bit.
+            if conv_activation(nxt) == ("relu", None):
+                op.attrs["act"], op.attrs["act_params"] = "relu", []
+            else:
+                op.attrs["act"], op.attrs["act_params"] = nxt["act"], list(nxt.get("params", []))
         else:
             continue
         z = nxt.outputs[0]
@@ -168,6 +182,57 @@ def fuse_activations(net):
         net.remove(nxt)
         op.outputs = [z]
         z.producer = op
+
+
+def _pointwise(op):
+    """A convolution whose bands of output rows are convolutions of the same input rows alone:
+    1x1, stride 1, no padding, one group, FP32."""
+    return (op is not None and op.kind == "conv" and op["weight"].shape[2:] == (1, 1) and
+            op["group"] == 1 and tuple(op["strides"]) == (1, 1) and not any(op["pads"]) and
+            op.get("int8") is None)
+
+
+# Output floats of a band of a conv_add step: 256 KiB, an eighth of a 2 MiB L2, so that the
+# band is still there when the sum reads it.
+BAND_FLOATS = 65536
+
+
+def band_rows(x, y):
+    """Rows of a band of conv_add, or 0 where bands do not pay: each band reads all the weights
+    again, so a band needs at least as many pixels as the weights have input channels (the
+    weights then cost no more than the band's output), and two bands at least."""
+    _, channels, height, width = y.shape
+    rows = max(-(-x.shape[1] // width), BAND_FLOATS // (width * channels), 1)
+    return rows if 2 * rows <= height else 0
+
+
+def fuse_convolution_adds(net):
+    """conv 1x1 -> eltwise with one other computed operand (a ResNet bottleneck's last
+    convolution and its residual Add, with the Add's activation) becomes one conv_add step:
+    the convolution runs in bands of rows, each band added to the other operand while it is in
+    cache, and the convolution's output never goes to memory. Of two such convolutions the one
+    run later is taken (its output is the one still in cache now). Runs after the merged
+    convolutions took their Adds, and not on INT8 plans."""
+    for op in list(net.ops):
+        if op.kind != "eltwise" or len(op.inputs) != 2 or op.outputs[0].rank != 4:
+            continue
+        candidates = [i for i, t in enumerate(op.inputs)
+                      if _pointwise(t.producer) and t.producer in net.ops and
+                      net.sole_consumer(t) is op]
+        if not candidates or any(t.const is not None for t in op.inputs) or \
+                op.inputs[0] is op.inputs[1]:
+            continue
+        index = max(candidates, key=lambda i: net.ops.index(op.inputs[i].producer))
+        conv = op.inputs[index].producer
+        x, other = conv.inputs[0], op.inputs[1 - index]
+        rows = band_rows(x, op.outputs[0])
+        if not rows:
+            continue
+        position = net.ops.index(op)
+        net.remove(conv)
+        net.remove(op)
+        net.add(Op("conv_add", f"{conv.name}+{op.name}", [x, other], op.outputs,
+                   conv=conv.attrs, eltwise=op.attrs, index=index, rows=rows), position - 1)
 
 
 def split_growing_concatenations(net):
