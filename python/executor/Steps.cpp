@@ -300,6 +300,9 @@ const char* ActivationName(Activation kind) {
 // of every vector group they unroll (at most 64 floats), so each element even takes the path it
 // takes in one call over the whole array: the same bits.
 constexpr size_t kEltwiseChunkFloats = 512;
+// From this size on (the library's split: 32 K floats) and with a budget above 1 thread, the
+// eltwise step makes two whole calls instead of chunks.
+constexpr size_t kEltwiseSplitFloats = size_t(1) << 15;
 
 // SimdSynetEltwiseLayerForward of `src` into dst, then the activation when there is one, chunk
 // by chunk; `chunk` is room for as many pointers as src has.
@@ -308,8 +311,13 @@ void EltwiseChunks(SimdSynetEltwiseOperationType type, const std::vector<const f
                    const std::optional<Activation>& activation, const std::vector<float>& params,
                    std::vector<const float*>& chunk, float* dst) {
     const float* w = weights.empty() ? nullptr : weights.data();
-    if (!activation) {
+    // With more than one thread the library splits large calls over them (a core's bandwidth
+    // each), which chunks too small to split would forgo: two whole passes at 2 threads beat
+    // one chunked pass at 1 (resnet50's Add + ReLU at 56x56x256 on Sapphire Rapids, see
+    // kEltwiseSplitFloats).
+    if (!activation || (size >= kEltwiseSplitFloats && SimdGetThreadNumber() > 1)) {
         SimdSynetEltwiseLayerForward(src.data(), w, src.size(), size, type, dst);
+        if (activation) Activate(*activation, params.data(), dst, size, dst);
         return;
     }
     for (size_t start = 0; start < size; start += kEltwiseChunkFloats) {

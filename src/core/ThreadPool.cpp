@@ -45,7 +45,7 @@ bool SpinUntil(const Ready& ready) {
 }
 
 std::atomic<size_t> g_threadBudget{1};
-// steady_clock ticks until which the budget acts as 1 (Pool::StartSerialSpell).
+// steady_clock ticks until which the budget acts as 1 (Pool::NoteBusySign).
 std::atomic<int64_t> g_serialUntil{0};
 
 // Workers wait for a new job, then claim its parts one at a time, as the caller does, until
@@ -101,14 +101,23 @@ public:
             wakeups_.fetch_add(1, std::memory_order_release);
         }
         wake_.notify_all();
+        const auto start = std::chrono::steady_clock::now();
         const size_t mine = ClaimParts(job, false);
         if (!SpinUntil([&] { return done_.load(std::memory_order_acquire) == parts; })) {
             std::unique_lock<std::mutex> lock(mutex_);
             finished_.wait(lock, [&] { return done_.load(std::memory_order_acquire) == parts; });
         }
-        // Workers that took no part of kUnhelpedRegions regions in a row are not being run.
-        unhelped_ = mine == parts ? unhelped_ + 1 : 0;
-        if (unhelped_ >= kUnhelpedRegions) StartSerialSpell(std::chrono::steady_clock::now());
+        // A region long enough for a sleeping worker to wake (tens of microseconds in a VM)
+        // whose every part the caller took: the workers are not being run.
+        if (mine < parts) {
+            unhelped_ = 0;
+        } else {
+            const auto now = std::chrono::steady_clock::now();
+            if (now - start > kWakeTime && ++unhelped_ >= kUnhelpedRegions) {
+                unhelped_ = 0;
+                NoteBusySign(now);
+            }
+        }
         busy_.store(false, std::memory_order_release);
         return true;
     }
@@ -128,21 +137,28 @@ private:
     // workers run late. A worker that has not started gets no part (the caller takes it), but
     // waking it and its spinning still take the caller's share of a core, and a worker
     // descheduled in the middle of a part makes the caller wait a time slice, milliseconds.
-    // Two signs start a serial spell, in which the budget acts as 1 (layers do not split, as
-    // split work run by one thread is slower: 7x7 layers split by channels 30%) and the workers
-    // sleep: a part that took a worker over twice its thread's CPU time and 50 us more (wall
-    // clock against CPU clock), or kUnhelpedRegions regions in a row whose every part the
-    // caller took itself. Regions are tried again after the spell; a spell that starts again
-    // within its own length of the last one's end lasts twice as long (20 ms up to 640 ms), so
-    // a budget of N on a busy machine costs few late regions against 1 thread, and a machine
-    // that frees up gets its threads back within the spell. A free machine shows neither sign
-    // (spinning workers take their part within a microsecond).
+    // Two signs of that: a part that took a worker over twice its thread's CPU time and 50 us
+    // more (wall clock against CPU clock), and kUnhelpedRegions regions in a row, each longer
+    // than kWakeTime, whose every part the caller took itself. Two signs within kSignWindow
+    // start a serial spell, in which the budget acts as 1 (layers do not split, as split work
+    // run by one thread is slower: 7x7 layers split by channels 30%) and the workers sleep;
+    // one sign alone is a hiccup (another process ran for a moment), not a busy machine.
+    // Regions are tried again after the spell; a spell that starts again within its own length
+    // of the last one's end lasts twice as long (20 ms up to 640 ms), so a budget of N on a
+    // busy machine costs few late regions against 1 thread, and a machine that frees up gets
+    // its threads back within the spell. A free machine shows no signs (spinning workers take
+    // their part within a microsecond).
     static constexpr auto kFirstSpell = std::chrono::milliseconds(20);
     static constexpr auto kLongestSpell = std::chrono::milliseconds(640);
-    static constexpr size_t kUnhelpedRegions = 8;
+    static constexpr auto kSignWindow = std::chrono::milliseconds(200);
+    static constexpr auto kWakeTime = std::chrono::microseconds(100);
+    static constexpr size_t kUnhelpedRegions = 4;
 
-    void StartSerialSpell(std::chrono::steady_clock::time_point now) {
+    void NoteBusySign(std::chrono::steady_clock::time_point now) {
         std::lock_guard<std::mutex> lock(spellMutex_);
+        const auto previous = lastSign_;
+        lastSign_ = now;
+        if (now - previous > kSignWindow) return;
         if (now.time_since_epoch().count() <
             g_serialUntil.load(std::memory_order_relaxed) + spell_.count())
             spell_ = std::min<std::chrono::steady_clock::duration>(2 * spell_, kLongestSpell);
@@ -158,7 +174,7 @@ private:
     }
 
     // Claims and runs parts of job `job` until none is left and returns how many it ran; a
-    // worker (`timed`) checks that it was not descheduled meanwhile (StartSerialSpell).
+    // worker (`timed`) checks that it was not descheduled meanwhile (NoteBusySign).
     size_t ClaimParts(uint64_t job, bool timed) {
         uint64_t word = job_.load(std::memory_order_acquire);
         for (size_t ran = 0;; ++ran) {
@@ -177,7 +193,7 @@ private:
             if (timed) {
                 const auto now = std::chrono::steady_clock::now();
                 if (now - wall > 2 * (ThreadCpuTime() - cpu) + std::chrono::microseconds(50))
-                    StartSerialSpell(now);
+                    NoteBusySign(now);
             }
             if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == parts) {
                 std::lock_guard<std::mutex> lock(mutex_);
@@ -216,8 +232,10 @@ private:
     }
 
     std::atomic<bool> busy_{false};
-    // The serial spell's length (StartSerialSpell; its end is g_serialUntil).
+    // The last busy sign and the serial spell's length (NoteBusySign; its end is
+    // g_serialUntil).
     std::mutex spellMutex_;
+    std::chrono::steady_clock::time_point lastSign_;
     std::chrono::steady_clock::duration spell_ = kFirstSpell;
     size_t unhelped_ = 0;  // regions in a row the caller ran alone; changed with busy_ held
     std::atomic<uint64_t> job_{0};
