@@ -211,23 +211,6 @@ PYBIND11_MODULE(_executor, m) {
                  self.Add(MakeConvolution(name, batch, p, w, Data(bias, keep), Data(params, keep),
                                           self.ToRef(src), self.ToRef(dst)));
              })
-        .def("convolution_add",
-             [](PyExecutor& self, const std::string& name, size_t batch, const py::dict& desc,
-                py::handle weight, py::handle bias, py::handle params, py::handle src,
-                py::handle other, size_t convolutionIndex, int type,
-                const std::vector<float>& weights, const std::string& activation,
-                const std::vector<float>& activationParams, size_t rows, py::handle dst) {
-                 std::vector<FloatArray> keep;
-                 std::vector<float> converted;
-                 SimdConvolutionParameters p = Describe(desc);
-                 const float* w = ConvolutionWeights(weight, p, keep, converted);
-                 std::optional<Activation> kind;
-                 if (!activation.empty()) kind = ActivationNamed(activation);
-                 self.Add(MakeConvolutionAdd(
-                     name, batch, p, w, Data(bias, keep), Data(params, keep), self.ToRef(src),
-                     self.ToRef(other), convolutionIndex, SimdSynetEltwiseOperationType(type),
-                     weights, kind, activationParams, rows, self.ToRef(dst)));
-             })
         .def("convolution8i",
              [](PyExecutor& self, const std::string& name, size_t batch, const py::dict& desc,
                 py::handle weight, py::handle bias, py::handle params, const py::list& stats,

@@ -105,18 +105,6 @@ StepPtr MakeEltwise(const std::string& name, SimdSynetEltwiseOperationType type,
                     Ref dst, const std::optional<Activation>& activation,
                     const std::vector<float>& params);
 
-// A 1x1 stride-1 unpadded NHWC convolution of `src` whose output is at once the operand
-// `convolutionIndex` (0 or 1) of an eltwise step with `other` (MakeEltwise: type, weights,
-// activation) into dst, in bands of `rows` output rows, each added while it is in cache (0 or
-// all rows: the whole batch at once). dst may be `other`.
-StepPtr MakeConvolutionAdd(const std::string& name, size_t batch,
-                           const SimdConvolutionParameters& p, const float* weight,
-                           const float* bias, const float* params, Ref src, Ref other,
-                           size_t convolutionIndex, SimdSynetEltwiseOperationType type,
-                           const std::vector<float>& weights,
-                           const std::optional<Activation>& activation,
-                           const std::vector<float>& activationParams, size_t rows, Ref dst);
-
 // SimdSynetPreluLayerForward on `images` images of channels x spatial in `format`.
 StepPtr MakePrelu(const std::string& name, Ref src, Ref slope, size_t channels, size_t spatial,
                   size_t images, SimdTensorFormatType format, Ref dst);

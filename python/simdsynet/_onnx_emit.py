@@ -97,20 +97,6 @@ class Emitter:
                               activation_params(op), stats, int8["compatibility"], offset(x),
                               offset(y))
 
-    def emit_conv_add(self, op):
-        x, other, y = op.inputs[0], op.inputs[1], op.outputs[0]
-        conv, eltwise = op["conv"], op["eltwise"]
-        w = conv["weight"]
-        desc = describe(x, y, conv, "nhwc", w.shape[2:])
-        kind, params = "", []
-        if eltwise.get("act", "identity") != "identity":
-            kind, params = act_step(eltwise["act"], eltwise.get("act_params", []))
-        self.ex.convolution_add(op.name, x.shape[0], desc, f32(w), f32(conv["bias"]),
-                                activation_params(conv), offset(x), offset(other),
-                                op["index"], ELTWISE_CODES[eltwise["op"]],
-                                [float(v) for v in eltwise["weights"]], kind,
-                                [float(p) for p in params], op["rows"], offset(y))
-
     def emit_deconv(self, op):
         x, y = op.inputs[0], op.outputs[0]
         w = op["weight"]  # [srcC][dstC/group][kY][kX]
@@ -351,10 +337,9 @@ def op_flops(op):
         return 2 * op.inputs[0].shape[0] * op["weight"].size
     if op.kind == "deconv":
         return 2 * product(op.inputs[0].shape) * op["weight"][0].size
-    if op.kind in ("conv", "conv_add"):
+    if op.kind == "conv":
         n, _, h, w = op.outputs[0].shape
-        weight = op["weight"] if op.kind == "conv" else op["conv"]["weight"]
-        return 2 * n * h * w * weight.size
+        return 2 * n * h * w * op["weight"].size
     if op.kind == "merged":
         total, (n, _, h, w) = 0, op.inputs[0].shape
         for stage in op["stages"]:

@@ -2,8 +2,8 @@
 preceding convolution, activation patterns recognised (x*sigmoid(x) = swish, x*hardsigmoid(x) =
 hard swish, x*tanh(softplus(x)) = mish), activations fused into the convolution that produces
 their input, a ReLU after a scale layer and an activation after an eltwise layer carried by
-that layer, a 1x1 convolution and the Add it feeds run as one step in bands (after merging),
-and DenseNet's growing concatenations turned into one concatenation of two tensors per layer.
+that layer, and DenseNet's
+growing concatenations turned into one concatenation of two tensors per layer.
 """
 
 import numpy as np
@@ -182,57 +182,6 @@ def fuse_activations(net):
         net.remove(nxt)
         op.outputs = [z]
         z.producer = op
-
-
-def _pointwise(op):
-    """A convolution whose bands of output rows are convolutions of the same input rows alone:
-    1x1, stride 1, no padding, one group, FP32."""
-    return (op is not None and op.kind == "conv" and op["weight"].shape[2:] == (1, 1) and
-            op["group"] == 1 and tuple(op["strides"]) == (1, 1) and not any(op["pads"]) and
-            op.get("int8") is None)
-
-
-# Output floats of a band of a conv_add step: 256 KiB, an eighth of a 2 MiB L2, so that the
-# band is still there when the sum reads it.
-BAND_FLOATS = 65536
-
-
-def band_rows(x, y):
-    """Rows of a band of conv_add, or 0 where bands do not pay: each band reads all the weights
-    again, so a band needs at least as many pixels as the weights have input channels (the
-    weights then cost no more than the band's output), and two bands at least."""
-    _, channels, height, width = y.shape
-    rows = max(-(-x.shape[1] // width), BAND_FLOATS // (width * channels), 1)
-    return rows if 2 * rows <= height else 0
-
-
-def fuse_convolution_adds(net):
-    """conv 1x1 -> eltwise with one other computed operand (a ResNet bottleneck's last
-    convolution and its residual Add, with the Add's activation) becomes one conv_add step:
-    the convolution runs in bands of rows, each band added to the other operand while it is in
-    cache, and the convolution's output never goes to memory. Of two such convolutions the one
-    run later is taken (its output is the one still in cache now). Runs after the merged
-    convolutions took their Adds, and not on INT8 plans."""
-    for op in list(net.ops):
-        if op.kind != "eltwise" or len(op.inputs) != 2 or op.outputs[0].rank != 4:
-            continue
-        candidates = [i for i, t in enumerate(op.inputs)
-                      if _pointwise(t.producer) and t.producer in net.ops and
-                      net.sole_consumer(t) is op]
-        if not candidates or any(t.const is not None for t in op.inputs) or \
-                op.inputs[0] is op.inputs[1]:
-            continue
-        index = max(candidates, key=lambda i: net.ops.index(op.inputs[i].producer))
-        conv = op.inputs[index].producer
-        x, other = conv.inputs[0], op.inputs[1 - index]
-        rows = band_rows(x, op.outputs[0])
-        if not rows:
-            continue
-        position = net.ops.index(op)
-        net.remove(conv)
-        net.remove(op)
-        net.add(Op("conv_add", f"{conv.name}+{op.name}", [x, other], op.outputs,
-                   conv=conv.attrs, eltwise=op.attrs, index=index, rows=rows), position - 1)
 
 
 def split_growing_concatenations(net):

@@ -97,7 +97,7 @@ class Layouts:
         k = op.kind
         ins = op.inputs
         image = lambda t: "nhwc" if t.rank == 4 else "plain"
-        if k in ("conv", "conv_add", "pool", "lrn", "instance_norm", "resize", "concat_scale_relu",
+        if k in ("conv", "pool", "lrn", "instance_norm", "resize", "concat_scale_relu",
                  "scale_by", "merged", "shuffle") or (k == "deconv" and op["group"] == 1):
             for i in range(len(ins)):
                 self.need(op, i, "nhwc" if ins[i].rank == 4 else "plain")
@@ -189,7 +189,7 @@ class Layouts:
 # ---------------------------------------------------------------------------------------------
 # Memory.
 
-IN_PLACE = {"act", "scale", "scale_by", "eltwise", "prelu", "conv_add"}
+IN_PLACE = {"act", "scale", "scale_by", "eltwise", "prelu"}
 
 
 def root(t):
@@ -290,9 +290,7 @@ def plan_memory(net, guard=0, reuse=True):
                 continue
             reuse = None
             if op.kind in IN_PLACE and reuse:
-                # conv_add: the other operand, never the convolution's input (other rows).
-                candidates = {"eltwise": op.inputs[:2], "conv_add": op.inputs[1:2]}
-                for x in candidates.get(op.kind, op.inputs[:1]):
+                for x in op.inputs[:2] if op.kind == "eltwise" else op.inputs[:1]:
                     r = root(x)
                     if (x.const is None and last.get(id(r)) == i and r.size == y.size and
                             r.dtype == y.dtype and id(r) in blocks):

@@ -21,7 +21,7 @@ import numpy as np
 from . import _executor
 from . import _onnx_int8 as _int8
 from ._onnx_emit import emit
-from ._onnx_fuse import fuse, fuse_convolution_adds
+from ._onnx_fuse import fuse
 from ._onnx_graph import Model, UnsupportedModelError, onnx
 from ._onnx_lower import lower
 from ._onnx_merge import merge_convolutions
@@ -56,8 +56,6 @@ class Network:
         if merge and not self.int8:
             merge_convolutions(net)
         map_channel_shuffles(net)
-        if not self.int8:
-            fuse_convolution_adds(net)
         Layouts(net).run()
         if self.int8:
             self._quantize(net, int8)

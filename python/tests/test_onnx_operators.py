@@ -98,71 +98,25 @@ def _two_step_eltwise(self, op):
                            y.size, offset(y))
 
 
-def _with_specials(x):
-    specials = x.copy()
-    specials.reshape(-1)[::97] = np.nan
-    specials.reshape(-1)[5::89] = np.inf
-    specials.reshape(-1)[7::83] = -np.inf
-    return x, specials
-
-
-def _separate_steps(path, monkeypatch):
-    """The plan of `path` as it was before these fusions: a convolution, an eltwise step and
-    an activation step."""
-    import simdsynet.onnx as api
-    from simdsynet._onnx_emit import Emitter
-    with monkeypatch.context() as m:
-        m.setattr(Emitter, "emit_eltwise", _two_step_eltwise)
-        m.setattr(api, "fuse_convolution_adds", lambda net: None)
-        net = simdsynet.onnx.load(path)
-    assert not any("eltwise+" in s[1] for s in net.steps())
-    return net
-
-
 @pytest.mark.parametrize("name,size", [("residuals", None), ("resnet18", 32)])
 def test_fused_eltwise_activation_changes_no_bit(name, size, monkeypatch):
     """The chunked eltwise + activation gives the bits of the two separate steps, NaN and
     infinities included."""
+    from simdsynet._onnx_emit import Emitter
     path, reference = zoo.export(name) if size is None else zoo.export(name, size)
+    x = np.load(reference)["input"]
+    specials = x.copy()
+    specials.reshape(-1)[::97] = np.nan
+    specials.reshape(-1)[5::89] = np.inf
+    specials.reshape(-1)[7::83] = -np.inf
     fused = simdsynet.onnx.load(path)
     assert any(s[1].startswith("eltwise+") for s in fused.steps())
-    separate = _separate_steps(path, monkeypatch)
-    for inputs in _with_specials(np.load(reference)["input"]):
+    monkeypatch.setattr(Emitter, "emit_eltwise", _two_step_eltwise)
+    separate = simdsynet.onnx.load(path)
+    assert not any(s[1].startswith("eltwise+") for s in separate.steps())
+    for inputs in (x, specials):
         for a, b in zip(fused.run(inputs), separate.run(inputs)):
             np.testing.assert_array_equal(a, b)
-
-
-@pytest.mark.parametrize("band_floats,rows", [(684, 3), (1, 1), (2000, 8)])
-def test_convolution_add_in_bands_changes_no_bit(band_floats, rows, monkeypatch):
-    """A 1x1 convolution and the Add (and activation) after it run in bands of rows (3 rows of
-    19: a shorter last band) with the bits of the three separate steps, NaN and infinities
-    included, and write nothing outside their tensors and scratch."""
-    from simdsynet import _onnx_fuse
-    path, reference = zoo.export("residuals")
-    assert not any(s[1].startswith("convolution+") for s in simdsynet.onnx.load(path).steps())
-    monkeypatch.setattr(_onnx_fuse, "BAND_FLOATS", band_floats)
-    banded = simdsynet.onnx.load(path)
-    guarded = simdsynet.onnx.Network(path, guard=64)
-    fused = [s for s in banded.steps() if s[1].startswith("convolution+eltwise")]
-    assert [s[1] for s in fused] == ["convolution+eltwise+relu", "convolution+eltwise+hswish",
-                                     "convolution+eltwise+elu", "convolution+eltwise+sigmoid"]
-    assert all(s[3].endswith(f" rows {rows}") for s in fused), fused
-    separate = _separate_steps(path, monkeypatch)
-    for inputs in _with_specials(np.load(reference)["input"]):
-        expected = separate.run(inputs)
-        for net in (banded, guarded):
-            for a, b in zip(net.run(inputs), expected):
-                np.testing.assert_array_equal(a, b)
-
-
-def test_convolution_add_bands_only_where_they_pay():
-    """resnet50's 1x1 convolutions before the Adds run in bands on 56x56 and 28x28 maps; on
-    14x14 and 7x7 a band would re-read more weights than it writes."""
-    from simdsynet._onnx_fuse import band_rows
-    from simdsynet._onnx_ir import Tensor
-    shapes = [((1, 64, 56, 56), (1, 256, 56, 56)), ((1, 128, 28, 28), (1, 512, 28, 28)),
-              ((1, 256, 14, 14), (1, 1024, 14, 14)), ((1, 512, 7, 7), (1, 2048, 7, 7))]
-    assert [band_rows(Tensor("x", x), Tensor("y", y)) for x, y in shapes] == [4, 5, 0, 0]
 
 
 @pytest.mark.parametrize("h", [2, 4, 6, 10, 58, 116, 232])
