@@ -216,7 +216,7 @@ TEST(ThreadPool, EveryPartRunsOnceOnUpToBudgetThreads) {
 TEST(ThreadPool, WorkersComputePartsBesideTheCaller) {
     test::ThreadBudgetGuard guard;
     SimdSetThreadNumber(2);
-    // A serial spell left by an oversubscribed test before this one ends within 640 ms.
+    // A serial spell left by an oversubscribed test before this one ends within 40 ms.
     const auto spell = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     while (simd::ThreadBudget() != 2 && std::chrono::steady_clock::now() < spell)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -144,12 +144,12 @@ private:
     // run by one thread is slower: 7x7 layers split by channels 30%) and the workers sleep;
     // one sign alone is a hiccup (another process ran for a moment), not a busy machine.
     // Regions are tried again after the spell; a spell that starts again within its own length
-    // of the last one's end lasts twice as long (20 ms up to 640 ms), so a budget of N on a
+    // of the last one's end lasts twice as long (10 ms up to 40 ms), so a budget of N on a
     // busy machine costs few late regions against 1 thread, and a machine that frees up gets
     // its threads back within the spell. A free machine shows no signs (spinning workers take
     // their part within a microsecond).
-    static constexpr auto kFirstSpell = std::chrono::milliseconds(20);
-    static constexpr auto kLongestSpell = std::chrono::milliseconds(640);
+    static constexpr auto kFirstSpell = std::chrono::milliseconds(10);
+    static constexpr auto kLongestSpell = std::chrono::milliseconds(40);
     static constexpr auto kSignWindow = std::chrono::milliseconds(200);
     static constexpr auto kWakeTime = std::chrono::microseconds(100);
     static constexpr size_t kUnhelpedRegions = 4;
