@@ -234,7 +234,10 @@ public:
 protected:
     void PackWeights(size_t stage, const float* w) override {
         const SimdConvolutionParameters& p = p_[stage];
-        if (p.group != 1) {  // depthwise: [kY][kX][C] as given
+        // Depthwise: [kY][kX][C] as given. Told by its index, not by group != 1: a depthwise
+        // stage of one channel has group 1 (it was packed as a GEMM panel, and P -> D -> Q
+        // through one channel gave wrong results on every SIMD target).
+        if (stage == dI_) {
             weights_[stage].assign(w, w + p.kernelY * p.kernelX * p.srcC);
             return;
         }
