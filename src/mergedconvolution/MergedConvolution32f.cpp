@@ -75,14 +75,18 @@ struct Panel {
     size_t col, cols, nv, offset;
 };
 
-// The panel that starts with `cols` columns left: full panels, else the narrowest of 1 or 2
-// vectors that covers them.
+// The panel that starts with `cols` columns left: full panels, else the narrowest of 1, 2 or 3
+// vectors that covers them. Three-vector panels (4-vector targets: AVX-512) take 48 channels
+// (mnasnet's 5x5 blocks project to 48) without a fourth vector of zero columns.
 inline Panel NextPanel(size_t col, size_t cols) {
     const size_t L = T::kLanes;
     const size_t need = (cols + L - 1) / L;
-    const size_t nv = need >= T::kVecs ? T::kVecs : need <= 1 ? 1 : need <= 2 ? 2 : T::kVecs;
+    const size_t nv = need >= T::kVecs ? T::kVecs : need <= 1 ? 1 : need <= 2 ? 2 : need;
     return Panel{col, std::min(cols, nv * L), nv, 0};
 }
+// The width of 3-vector panels as a template argument: only targets of more than 3 vectors per
+// tile make them, the others name an instance they have anyway.
+constexpr size_t kThreeVecs = T::kVecs > 3 ? 3 : T::kVecs;
 
 // A GEMM stage (P or Q): C[m][n] = Activate(sum_k A[m][k] * W[k][n] + bias[n]).
 struct GemmStage {
@@ -140,6 +144,8 @@ void RunGemm(const GemmStage& s, const float* A, size_t lda, size_t M, float* C,
             GemmPanel<D, T::kVecs>(s, panel, A, lda, M, C, ldc, tail);
         else if (panel.nv == 2)
             GemmPanel<D, 2>(s, panel, A, lda, M, C, ldc, tail);
+        else if (panel.nv == 3)
+            GemmPanel<D, kThreeVecs>(s, panel, A, lda, M, C, ldc, tail);
         else
             GemmPanel<D, 1>(s, panel, A, lda, M, C, ldc, tail);
     }
@@ -265,6 +271,8 @@ protected:
                 GemmPackB<D, T::kVecs * T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
             else if (panel.nv == 2)
                 GemmPackB<D, 2 * T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
+            else if (panel.nv == 3)
+                GemmPackB<D, kThreeVecs * T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
             else
                 GemmPackB<D, T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
         }
