@@ -454,22 +454,29 @@ HWY_INLINE void DepthwiseKxKRowTail(const DepthwiseParams& p, const ConvGeometry
         DepthwiseKxKRowTail<kK, kCols / 2, kStride>(p, q, in, out, dy, dx, ky0, ky1, c0, c1);
 }
 
-// Output row dy of a kK x kK kernel of stride kStride (sY == sX, no dilation), the channels in
-// groups of `group`: blocks of kCols pixels along the row, then narrower ones.
+// Output rows [dy0, dy1) of a kK x kK kernel of stride kStride (sY == sX, no dilation): the
+// channels in groups of `group`, each group down all the rows, blocks of kCols pixels along
+// each row, then narrower ones. Groups outermost: a group's kK source rows stay in L1 from one
+// output row to the next, where a row of all channels would not (5 rows x 28 pixels x 128
+// channels is 70 KiB).
 template <size_t kK, size_t kStride, size_t kCols>
-HWY_NOINLINE void DepthwiseKxKRow(const DepthwiseParams& p, const ConvGeometry& q, const float* in,
-                                  float* out, size_t dy, size_t group) {
-    const ptrdiff_t y = ptrdiff_t(dy * kStride) - ptrdiff_t(q.padY);
-    const size_t ky0 = size_t(std::min(ptrdiff_t(kK), std::max<ptrdiff_t>(0, -y)));
-    const size_t ky1 =
-        size_t(std::max(ptrdiff_t(ky0), std::min(ptrdiff_t(kK), ptrdiff_t(q.srcH) - y)));
+HWY_NOINLINE void DepthwiseKxKRows(const DepthwiseParams& p, const ConvGeometry& q, const float* in,
+                                   float* out, size_t dy0, size_t dy1, size_t group) {
     for (size_t c0 = 0; c0 < q.srcC; c0 += group) {
         const size_t c1 = std::min(q.srcC, c0 + group);
-        size_t dx = 0;
-        for (; dx + kCols <= q.dstW; dx += kCols)
-            DepthwiseKxKBlockChannels<kK, kCols, kStride>(p, q, in, out, dy, dx, ky0, ky1, c0, c1);
-        if constexpr (kCols > 1)
-            DepthwiseKxKRowTail<kK, kCols / 2, kStride>(p, q, in, out, dy, dx, ky0, ky1, c0, c1);
+        for (size_t dy = dy0; dy < dy1; ++dy) {
+            const ptrdiff_t y = ptrdiff_t(dy * kStride) - ptrdiff_t(q.padY);
+            const size_t ky0 = size_t(std::min(ptrdiff_t(kK), std::max<ptrdiff_t>(0, -y)));
+            const size_t ky1 =
+                size_t(std::max(ptrdiff_t(ky0), std::min(ptrdiff_t(kK), ptrdiff_t(q.srcH) - y)));
+            size_t dx = 0;
+            for (; dx + kCols <= q.dstW; dx += kCols)
+                DepthwiseKxKBlockChannels<kK, kCols, kStride>(p, q, in, out, dy, dx, ky0, ky1, c0,
+                                                              c1);
+            if constexpr (kCols > 1)
+                DepthwiseKxKRowTail<kK, kCols / 2, kStride>(p, q, in, out, dy, dx, ky0, ky1, c0,
+                                                            c1);
+        }
     }
 }
 

@@ -174,7 +174,7 @@ constexpr size_t kDwCols2 = 6, kDwCols1 = 8;
 #else
 constexpr size_t kDwCols2 = 2, kDwCols1 = 4;
 #endif
-// Pixels per 5x5 row block (DepthwiseKxKRow): eight accumulators, five weights and a source
+// Pixels per 5x5 row block (DepthwiseKxKRows): eight accumulators, five weights and a source
 // vector fit 16 registers; on AVX-512, 16 pixels measured the same as 8.
 constexpr size_t kDwCols5 = 8;
 // Channel vectors per group of a band walk: the band buffer is L2-resident.
@@ -430,12 +430,12 @@ protected:
                                               Act{p_[dI_].activation, param0_[dI_], param1_[dI_]}};
         const size_t group = kDwGroupVectors * hn::Lanes(D());
         if (fast5x5_) {
-            for (size_t dy = 0; dy < band.dstH; ++dy) {
-                if (band.sX == 1)
-                    conv32f::DepthwiseKxKRow<5, 1, kDwCols5>(params, band, in, out, dy, group);
-                else
-                    conv32f::DepthwiseKxKRow<5, 2, kDwCols5>(params, band, in, out, dy, group);
-            }
+            if (band.sX == 1)
+                conv32f::DepthwiseKxKRows<5, 1, kDwCols5>(params, band, in, out, 0, band.dstH,
+                                                          group);
+            else
+                conv32f::DepthwiseKxKRows<5, 2, kDwCols5>(params, band, in, out, 0, band.dstH,
+                                                          group);
             return;
         }
         for (size_t dy = 0; dy < band.dstH;) {
