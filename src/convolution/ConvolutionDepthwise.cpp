@@ -1,6 +1,7 @@
 // Depthwise convolution (group == srcC == dstC) of the FP32 convolution framework
 // (SUPPLEMENT.md §8): NHWC vectorised over the channels, NCHW over the output columns; 3x3
-// kernels of stride 1 and 2 have register-resident weight kernels, other shapes a general one.
+// kernels of stride 1 and 2 have register-resident weight kernels, NHWC 5x5 kernels of stride 1
+// and 2 one-row blocks (DepthwiseNhwc-inl.h), other shapes a general one.
 // Forward splits output rows (NHWC) or channel planes (NCHW) over the threads.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "convolution/ConvolutionDepthwise.cpp"
