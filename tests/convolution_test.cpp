@@ -653,8 +653,9 @@ TEST_P(ConvolutionTest, WinogradDefaultNeedsEnoughInputs) {
 // ---- Depthwise kernels: register blocks of output rows x pixels (NHWC) and bands of output
 // rows over padded phase rows (NCHW; stride 2 with one left pad column reads the image rows
 // directly). Channel tails, widths shorter than a vector and just over one (the last vector
-// overlaps), heights leaving 1-3 rows after the bands, stride 1 and 2, asymmetric pads and the
-// shapes that take the general kernel (dilation, 5x5, 1x3, unequal strides).
+// overlaps), heights leaving 1-3 rows after the bands, stride 1 and 2, asymmetric pads, 5x5
+// kernels of stride 1 and 2 (NHWC one-row blocks: channels 1 to 40, widths 3 to 37, pads up to
+// 6) and the shapes that take the general kernel (dilation, 1x3, unequal strides).
 TEST_P(ConvolutionTest, DepthwiseShapes) {
     const Shape shapes[] = {
         // srcC dstC  H   W  kY kX sY sX dY dX pY pX pH pW group
@@ -676,9 +677,15 @@ TEST_P(ConvolutionTest, DepthwiseShapes) {
         {3, 3, 6, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},     // 5 columns: a quarter vector first
         {8, 8, 9, 13, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 8},     // unequal strides
         {17, 17, 9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 17},  // dilation 2
-        {7, 7, 9, 13, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 7},     // 5x5
-        {33, 33, 9, 13, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 33},  // 1x3
-        {9, 9, 11, 12, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, 9},    // 9x9: more taps than NHWC lists
+        {7, 7, 9, 13, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 7},     // 5x5 (NHWC: one-row blocks)
+        {1, 1, 7, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},
+        {16, 16, 9, 30, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 16},
+        {40, 40, 14, 14, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 40},
+        {33, 33, 11, 19, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 33},  // 5x5 stride 2
+        {15, 15, 8, 37, 5, 5, 2, 2, 1, 1, 1, 3, 0, 2, 15},   // asymmetric pads
+        {17, 17, 6, 9, 5, 5, 1, 1, 1, 1, 6, 0, 5, 6, 17},    // pads beyond the kernel
+        {33, 33, 9, 13, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 33},   // 1x3
+        {9, 9, 11, 12, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, 9},     // 9x9: more taps than NHWC lists
     };
     uint32_t seed = 500;
     size_t index = 0;

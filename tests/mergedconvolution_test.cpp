@@ -1,6 +1,7 @@
 // Tests of the FP32 merged convolution (SimdSynetMergedConvolution32f*) on every compiled and
 // supported Highway target, against the stage-by-stage reference of
 // reference/MergedConvolution.h.
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ struct Chain {
     size_t C0, C1, C2, H, W, kP, sP, kD, sD;
     bool add;
     size_t qPad = 0;
+    // D's pads before (top, left) and after (bottom, right) when not SIZE_MAX.
+    size_t dPadBefore = SIZE_MAX, dPadAfter = SIZE_MAX;
 };
 
 SimdConvolutionParameters Stage(size_t srcC, size_t dstC, size_t H, size_t W, size_t k, size_t s,
@@ -59,6 +62,13 @@ std::vector<SimdConvolutionParameters> Convs(const Chain& c,
         W = convs.back().dstW;
     }
     convs.push_back(Stage(c.C1, c.C1, H, W, c.kD, c.sD, c.C1, acts[convs.size()]));
+    if (c.dPadBefore != SIZE_MAX) {
+        SimdConvolutionParameters& d = convs.back();
+        d.padY = d.padX = c.dPadBefore;
+        d.padH = d.padW = c.dPadAfter;
+        d.dstH = (H + d.padY + d.padH - c.kD) / c.sD + 1;
+        d.dstW = (W + d.padX + d.padW - c.kD) / c.sD + 1;
+    }
     H = convs.back().dstH;
     W = convs.back().dstW;
     if (c.sequence != kPD) {
@@ -222,6 +232,45 @@ TEST_P(MergedConvolutionTest, EveryActivation) {
                 EXPECT_TRUE(RunChain(c, acts, 1, seed++, 0, false, true))
                     << "activation " << a << " on stage " << stage;
             }
+}
+
+// 5x5 depthwise stages of stride 1 and 2 (DepthwiseKxKRow): channel tails 1, 3, 7, 8, 15,
+// 16, 17, 33, 40, widths 1 and 3 (under one block) to 37 (several blocks of 8 and every narrower
+// tail block), heights under and over the kernel, pads 0 to 6 on either side (6: outputs whose
+// window is all padding), every sequence; batch 1 and 2.
+TEST_P(MergedConvolutionTest, Depthwise5x5) {
+    const Chain chains[] = {
+        // seq  C0  C1  C2  H   W  kP sP kD sD add
+        {kPDQ, 8, 16, 8, 9, 13, 1, 1, 5, 1, true},
+        {kPDQ, 3, 15, 3, 7, 3, 1, 1, 5, 2, false},
+        {kPDQ, 16, 1, 8, 6, 23, 1, 1, 5, 1, false},
+        {kPDQ, 8, 3, 8, 5, 17, 1, 1, 5, 1, true},
+        {kPDQ, 24, 33, 24, 28, 28, 1, 1, 5, 1, true},
+        {kPDQ, 16, 40, 24, 29, 29, 1, 1, 5, 2, false},
+        {kPDQ, 8, 17, 8, 12, 7, 3, 2, 5, 1, false},
+        {kPD, 7, 33, 0, 11, 30, 1, 1, 5, 2, false},
+        {kPD, 8, 8, 0, 4, 9, 1, 1, 5, 1, false},
+        {kPD, 3, 7, 0, 2, 1, 1, 1, 5, 1, false},
+        {kDQ, 0, 17, 8, 14, 14, 0, 0, 5, 1, false},
+        {kDQ, 0, 7, 3, 9, 37, 0, 0, 5, 2, false},
+        {kDQ, 0, 16, 17, 1, 16, 0, 0, 5, 2, false},
+        // seq  C0  C1  C2  H   W  kP sP kD sD add  qPad  D pads
+        {kDQ, 0, 16, 8, 10, 20, 0, 0, 5, 1, false, 0, 0, 0},
+        {kPDQ, 8, 15, 8, 11, 19, 1, 1, 5, 2, false, 0, 1, 3},
+        {kPD, 3, 17, 0, 9, 10, 1, 1, 5, 1, false, 0, 4, 1},
+        {kDQ, 0, 8, 7, 3, 4, 0, 0, 5, 1, false, 1, 6, 6},
+        {kPDQ, 7, 33, 7, 6, 5, 1, 1, 5, 2, false, 0, 6, 2},
+    };
+    uint32_t seed = 700;
+    size_t index = 0;
+    for (const Chain& c : chains)
+        for (size_t batch : {1, 2}) {
+            const SimdConvolutionActivationType acts[3] = {kActivations[(index + 1) % 11],
+                                                           kActivations[(index * 3 + 2) % 11],
+                                                           kActivations[(index * 5) % 11]};
+            EXPECT_TRUE(RunChain(c, acts, batch, seed++, 0, false, index % 2 == 0));
+            ++index;
+        }
 }
 
 // NULL bias array, one stage without bias, NULL params array when no stage reads parameters.

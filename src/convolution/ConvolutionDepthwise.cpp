@@ -1,6 +1,7 @@
 // Depthwise convolution (group == srcC == dstC) of the FP32 convolution framework
 // (SUPPLEMENT.md §8): NHWC vectorised over the channels, NCHW over the output columns; 3x3
-// kernels of stride 1 and 2 have register-resident weight kernels, other shapes a general one.
+// kernels of stride 1 and 2 have register-resident weight kernels, NHWC 5x5 kernels of stride 1
+// and 2 one-row blocks (DepthwiseNhwc-inl.h), other shapes a general one.
 // Forward splits output rows (NHWC) or channel planes (NCHW) over the threads.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "convolution/ConvolutionDepthwise.cpp"
@@ -50,6 +51,9 @@ constexpr size_t kNhwcColsNarrow = 2;
 // 360-375 with 8, s2 128ch 112x112 290-299 against 309-321 with 4; on Zen4, 2, 8 and 16 had
 // measured the same as 4.
 constexpr size_t kNhwcGroupVectors = 16;
+// 5x5 kernels of stride 1 and 2: pixels per one-row block and channel vectors per group, as
+// in the merged convolution's depthwise stage.
+constexpr size_t kNhwc5x5Cols = 8, kNhwc5x5GroupVectors = 4;
 // L1 data cache geometry of BlockSetPressure: 64 sets of 64-byte lines (4 KiB apart addresses
 // share a set), as on Zen and Intel cores alike; the ways (8 on Zen, 12 on recent Intel) come
 // from sysfs (L1DataWays).
@@ -61,8 +65,12 @@ public:
         : Convolution32f(batch, p, nullptr), q_(p) {
         fast3x3_ = q_.kY == 3 && q_.kX == 3 && q_.dY == 1 && q_.dX == 1 && q_.sY == q_.sX &&
                    (q_.sX == 1 || q_.sX == 2);
+        fast5x5_ = q_.kY == 5 && q_.kX == 5 && q_.dY == 1 && q_.dX == 1 && q_.sY == q_.sX &&
+                   (q_.sX == 1 || q_.sX == 2);
         info_ = std::string(IsaNameOf(HWY_TARGET)) + "::nhwc-depthwise-" +
-                (fast3x3_ ? "3x3s" + std::to_string(q_.sX) : std::string("general"));
+                (fast3x3_   ? "3x3s" + std::to_string(q_.sX)
+                 : fast5x5_ ? "5x5s" + std::to_string(q_.sX)
+                            : std::string("general"));
         // The outer rows and columns whose window has one row or column in the padding and two
         // in the image go through the register blocks too (their edge forms): 14x14 256ch
         // spent 39% of its time on the general kernel for its 27% border pixels.
@@ -89,6 +97,22 @@ protected:
     // taps are all inside the image go in bands of two rows of one image.
     void RunRows(const float* images, float* outputs, size_t r0, size_t r1) const {
         const DepthwiseParams params = Params();
+        if (fast5x5_) {
+            // One-row blocks (DepthwiseKxKRows), each image's rows in channel groups of the
+            // merged convolution's width.
+            const size_t group5 = kNhwc5x5GroupVectors * hn::Lanes(hn::ScalableTag<float>());
+            for (size_t row = r0; row < r1;) {
+                const size_t dy0 = row % q_.dstH, dy1 = std::min(q_.dstH, dy0 + (r1 - row));
+                const float* src = images + row / q_.dstH * q_.srcImage;
+                float* dst = outputs + row / q_.dstH * q_.dstImage;
+                if (q_.sX == 1)
+                    DepthwiseKxKRows<5, 1, kNhwc5x5Cols>(params, q_, src, dst, dy0, dy1, group5);
+                else
+                    DepthwiseKxKRows<5, 2, kNhwc5x5Cols>(params, q_, src, dst, dy0, dy1, group5);
+                row += dy1 - dy0;
+            }
+            return;
+        }
         const size_t group = kNhwcGroupVectors * hn::Lanes(hn::ScalableTag<float>());
         size_t image = SIZE_MAX;
         bool narrow = false;
@@ -205,7 +229,7 @@ protected:
 
 private:
     Geometry q_;
-    bool fast3x3_;
+    bool fast3x3_, fast5x5_;
     Depthwise3x3Plan plan_;  // 3x3 stride 1 or 2 only
     size_t dyFirstInside_;   // the first output row whose taps are inside the image (if any)
 };

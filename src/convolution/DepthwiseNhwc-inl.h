@@ -1,5 +1,6 @@
 // Depthwise NHWC kernels of the FP32 convolution family, per Highway target, vectorised along
-// the channels: the general per-pixel kernel and the register-blocked 3x3 kernel. Shared by the
+// the channels: the general per-pixel kernel, the register-blocked 3x3 kernel and the one-row
+// blocks of 5x5 kernels. Shared by the
 // depthwise convolution (ConvolutionDepthwise.cpp) and the merged convolution, which runs them
 // on a band buffer of rows.
 //
@@ -17,6 +18,7 @@
 
 #include "convolution/Activate-inl.h"
 #include "convolution/Geometry.h"
+#include "core/VectorSteps-inl.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -347,6 +349,135 @@ HWY_INLINE void Depthwise3x3EdgeRow(const DepthwiseParams& p, const Depthwise3x3
         Depthwise3x3EdgeRowStrided<kTop, kBottom, 1, kCols>(p, plan, q, in, out, dy, group);
     else
         Depthwise3x3EdgeRowStrided<kTop, kBottom, 2, kCols>(p, plan, q, in, out, dy, group);
+}
+
+// ---------------------------------------------------------------------------------------------
+// kK x kK kernels (5x5) of stride 1 or 2 without dilation, one output row at a time. All kK*kK
+// weights plus the accumulators would not fit in the register file, so the block goes through
+// the window one kernel row at a time: that row's kK weights are loaded into registers, each
+// source vector of the row is loaded once and multiplied into every output it reaches. Per
+// kernel row that is kK + (kCols - 1) * kStride + kK loads for kK * kCols FMAs (5x5, 8 pixels,
+// stride 1: 17 loads for 40 FMAs), where the general kernel loads two vectors per FMA. Kernel
+// rows outside the image are skipped by the row's range, source columns outside it by the
+// edge form's column range, so each output sums bias, then its taps inside the image in kernel
+// order, with the FMAs of DepthwiseNhwcPixel: every block gives the general kernel's bits.
+
+// One row of kCols outputs, one vector of channels. `src`: tap (0, 0) of the first output (may
+// lie in the padding), `w`: weight (0, 0) of this channel vector; kernel rows [ky0, ky1) are
+// inside the image; with kEdge, only the window's source columns [sc0, sc1) are.
+template <size_t kK, size_t kCols, size_t kStride, bool kEdge, class DV>
+HWY_INLINE void DepthwiseNhwcRowBlock(DV dv, const float* HWY_RESTRICT src, size_t srcRow, size_t C,
+                                      const float* HWY_RESTRICT w, size_t ky0, size_t ky1,
+                                      size_t sc0, size_t sc1, hn::Vec<DV> bias, hn::Vec<DV> slope,
+                                      const Act& act, float* HWY_RESTRICT out) {
+    using V = hn::Vec<DV>;
+    constexpr size_t kSrcCols = (kCols - 1) * kStride + kK;
+    V acc[kCols];
+#pragma GCC unroll 16
+    for (size_t o = 0; o < kCols; ++o) acc[o] = bias;
+    for (size_t ky = ky0; ky < ky1; ++ky) {
+        V wk[kK];
+#pragma GCC unroll 8
+        for (size_t kx = 0; kx < kK; ++kx) {
+            wk[kx] = hn::LoadU(dv, w + (ky * kK + kx) * C);
+            OpaqueVector(wk[kx]);
+        }
+        const float* row = src + ky * srcRow;
+#pragma GCC unroll 64
+        for (size_t sc = 0; sc < kSrcCols; ++sc, row += C) {
+            if (kEdge && (sc < sc0 || sc >= sc1)) continue;
+            OpaqueAddress(row);
+            V s = hn::LoadU(dv, row);
+            OpaqueVector(s);
+#pragma GCC unroll 16
+            for (size_t o = 0; o < kCols; ++o) {
+                const size_t kx = sc - o * kStride;  // wraps when sc < o * kStride
+                if (kx >= kK) continue;
+                acc[o] = hn::MulAdd(s, wk[kx], acc[o]);
+            }
+        }
+    }
+    float* pixel = out;
+#pragma GCC unroll 16
+    for (size_t o = 0; o < kCols; ++o, pixel += C) {
+        OpaqueAddress(pixel);
+        hn::StoreU(Activate(dv, acc[o], slope, act), dv, pixel);
+    }
+}
+
+// Channels [c0, c1) (c0 a multiple of the vector) of outputs [dx, dx + kCols) of row dy, whose
+// kernel rows [ky0, ky1) are inside the image. Blocks with a window column in the padding take
+// the edge form.
+template <size_t kK, size_t kCols, size_t kStride>
+HWY_INLINE void DepthwiseKxKBlockChannels(const DepthwiseParams& p, const ConvGeometry& q,
+                                          const float* in, float* out, size_t dy, size_t dx,
+                                          size_t ky0, size_t ky1, size_t c0, size_t c1) {
+    constexpr ptrdiff_t kSrcCols = (kCols - 1) * kStride + kK;
+    const hn::ScalableTag<float> d;
+    const size_t C = q.srcC, srcRow = q.srcW * C;
+    const ptrdiff_t y = ptrdiff_t(dy * kStride) - ptrdiff_t(q.padY);
+    const ptrdiff_t x = ptrdiff_t(dx * kStride) - ptrdiff_t(q.padX);
+    const size_t sc0 = size_t(std::min(kSrcCols, std::max<ptrdiff_t>(0, -x)));
+    const size_t sc1 = size_t(std::max(ptrdiff_t(sc0), std::min(kSrcCols, ptrdiff_t(q.srcW) - x)));
+    const float* src = in + (y * ptrdiff_t(q.srcW) + x) * ptrdiff_t(C);
+    float* dst = out + (dy * q.dstW + dx) * C;
+    auto channels = [&](auto dv, auto edge, size_t c) HWY_ATTR {
+        const auto bias = hn::LoadU(dv, p.bias + c);
+        const auto slope = p.slope ? hn::LoadU(dv, p.slope + c) : hn::Zero(dv);
+        DepthwiseNhwcRowBlock<kK, kCols, kStride, decltype(edge)::value>(
+            dv, src + c, srcRow, C, p.weights + c, ky0, ky1, sc0, sc1, bias, slope, p.act, dst + c);
+    };
+    // Channel tails in 8- and 4-lane vectors before single lanes: a block costs the same at
+    // any width, and the 8 tail channels of 72 or 120 (AVX-512) one lane at a time had doubled
+    // the stage's work.
+    if (sc0 > 0 || sc1 < size_t(kSrcCols))
+        ForEachVectorStep(d, c1 - c0, [&](auto dv, size_t i) HWY_ATTR {
+            channels(dv, std::true_type(), c0 + i);
+        });
+    else
+        ForEachVectorStep(d, c1 - c0, [&](auto dv, size_t i) HWY_ATTR {
+            channels(dv, std::false_type(), c0 + i);
+        });
+}
+
+// Channels [c0, c1) of outputs [dx, dstW) of row dy (fewer than 2 * kCols of them): a block of
+// kCols when they fill it, then the halves.
+template <size_t kK, size_t kCols, size_t kStride>
+HWY_INLINE void DepthwiseKxKRowTail(const DepthwiseParams& p, const ConvGeometry& q,
+                                    const float* in, float* out, size_t dy, size_t dx, size_t ky0,
+                                    size_t ky1, size_t c0, size_t c1) {
+    if (dx + kCols <= q.dstW) {
+        DepthwiseKxKBlockChannels<kK, kCols, kStride>(p, q, in, out, dy, dx, ky0, ky1, c0, c1);
+        dx += kCols;
+    }
+    if constexpr (kCols > 1)
+        DepthwiseKxKRowTail<kK, kCols / 2, kStride>(p, q, in, out, dy, dx, ky0, ky1, c0, c1);
+}
+
+// Output rows [dy0, dy1) of a kK x kK kernel of stride kStride (sY == sX, no dilation): the
+// channels in groups of `group`, each group down all the rows, blocks of kCols pixels along
+// each row, then narrower ones. Groups outermost: a group's kK source rows stay in L1 from one
+// output row to the next, where a row of all channels would not (5 rows x 28 pixels x 128
+// channels is 70 KiB).
+template <size_t kK, size_t kStride, size_t kCols>
+HWY_NOINLINE void DepthwiseKxKRows(const DepthwiseParams& p, const ConvGeometry& q, const float* in,
+                                   float* out, size_t dy0, size_t dy1, size_t group) {
+    for (size_t c0 = 0; c0 < q.srcC; c0 += group) {
+        const size_t c1 = std::min(q.srcC, c0 + group);
+        for (size_t dy = dy0; dy < dy1; ++dy) {
+            const ptrdiff_t y = ptrdiff_t(dy * kStride) - ptrdiff_t(q.padY);
+            const size_t ky0 = size_t(std::min(ptrdiff_t(kK), std::max<ptrdiff_t>(0, -y)));
+            const size_t ky1 =
+                size_t(std::max(ptrdiff_t(ky0), std::min(ptrdiff_t(kK), ptrdiff_t(q.srcH) - y)));
+            size_t dx = 0;
+            for (; dx + kCols <= q.dstW; dx += kCols)
+                DepthwiseKxKBlockChannels<kK, kCols, kStride>(p, q, in, out, dy, dx, ky0, ky1, c0,
+                                                              c1);
+            if constexpr (kCols > 1)
+                DepthwiseKxKRowTail<kK, kCols / 2, kStride>(p, q, in, out, dy, dx, ky0, ky1, c0,
+                                                            c1);
+        }
+    }
 }
 
 }  // namespace conv32f

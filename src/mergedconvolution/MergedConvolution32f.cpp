@@ -14,7 +14,8 @@
 // SetParams (column panels as narrow as the channel count allows), bias and cheap activations
 // applied in the micro-kernel's store (ConvEpilogueOf), other activations by a pass over the
 // finished rows; D uses the depthwise NHWC kernels of convolution/DepthwiseNhwc-inl.h on the
-// band buffer, whose geometry is that of D shifted to the band's first row.
+// band buffer, whose geometry is that of D shifted to the band's first row: register blocks for
+// 3x3 and 5x5 kernels of stride 1 and 2, the general per-pixel kernel for the others.
 //
 // Threads: Forward splits the output rows of D (over the batch) into ranges, one per thread,
 // each with its own band buffers; every value is computed by the same operations whatever the
@@ -74,14 +75,18 @@ struct Panel {
     size_t col, cols, nv, offset;
 };
 
-// The panel that starts with `cols` columns left: full panels, else the narrowest of 1 or 2
-// vectors that covers them.
+// The panel that starts with `cols` columns left: full panels, else the narrowest of 1, 2 or 3
+// vectors that covers them. Three-vector panels (4-vector targets: AVX-512) take 48 channels
+// (mnasnet's 5x5 blocks project to 48) without a fourth vector of zero columns.
 inline Panel NextPanel(size_t col, size_t cols) {
     const size_t L = T::kLanes;
     const size_t need = (cols + L - 1) / L;
-    const size_t nv = need >= T::kVecs ? T::kVecs : need <= 1 ? 1 : need <= 2 ? 2 : T::kVecs;
+    const size_t nv = need >= T::kVecs ? T::kVecs : need <= 1 ? 1 : need <= 2 ? 2 : need;
     return Panel{col, std::min(cols, nv * L), nv, 0};
 }
+// The width of 3-vector panels as a template argument: only targets of more than 3 vectors per
+// tile make them, the others name an instance they have anyway.
+constexpr size_t kThreeVecs = T::kVecs > 3 ? 3 : T::kVecs;
 
 // A GEMM stage (P or Q): C[m][n] = Activate(sum_k A[m][k] * W[k][n] + bias[n]).
 struct GemmStage {
@@ -139,6 +144,8 @@ void RunGemm(const GemmStage& s, const float* A, size_t lda, size_t M, float* C,
             GemmPanel<D, T::kVecs>(s, panel, A, lda, M, C, ldc, tail);
         else if (panel.nv == 2)
             GemmPanel<D, 2>(s, panel, A, lda, M, C, ldc, tail);
+        else if (panel.nv == 3)
+            GemmPanel<D, kThreeVecs>(s, panel, A, lda, M, C, ldc, tail);
         else
             GemmPanel<D, 1>(s, panel, A, lda, M, C, ldc, tail);
     }
@@ -167,6 +174,9 @@ constexpr size_t kDwCols2 = 6, kDwCols1 = 8;
 #else
 constexpr size_t kDwCols2 = 2, kDwCols1 = 4;
 #endif
+// Pixels per 5x5 row block (DepthwiseKxKRows): eight accumulators, five weights and a source
+// vector fit 16 registers; on AVX-512, 16 pixels measured the same as 8.
+constexpr size_t kDwCols5 = 8;
 // Channel vectors per group of a band walk: the band buffer is L2-resident.
 constexpr size_t kDwGroupVectors = 4;
 
@@ -189,6 +199,7 @@ public:
         }
         fast3x3_ = gD_.kY == 3 && gD_.sY == gD_.sX && (gD_.sX == 1 || gD_.sX == 2);
         if (fast3x3_) plan_ = conv32f::Depthwise3x3Plan(gD_);
+        fast5x5_ = gD_.kY == 5 && gD_.sY == gD_.sX && (gD_.sX == 1 || gD_.sX == 2);
 
         // Band height: the P rows (stride rows per output row), the D rows and the output rows
         // of one band in about half of L2.
@@ -234,7 +245,10 @@ public:
 protected:
     void PackWeights(size_t stage, const float* w) override {
         const SimdConvolutionParameters& p = p_[stage];
-        if (p.group != 1) {  // depthwise: [kY][kX][C] as given
+        // Depthwise: [kY][kX][C] as given. Told by its index, not by group != 1: a depthwise
+        // stage of one channel has group 1 (it was packed as a GEMM panel, and P -> D -> Q
+        // through one channel gave wrong results on every SIMD target).
+        if (stage == dI_) {
             weights_[stage].assign(w, w + p.kernelY * p.kernelX * p.srcC);
             return;
         }
@@ -257,6 +271,8 @@ protected:
                 GemmPackB<D, T::kVecs * T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
             else if (panel.nv == 2)
                 GemmPackB<D, 2 * T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
+            else if (panel.nv == 3)
+                GemmPackB<D, kThreeVecs * T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
             else
                 GemmPackB<D, T::kLanes>(d, K, panel.cols, w + panel.col, N, out);
         }
@@ -415,6 +431,15 @@ protected:
                                               slope_[dI_].empty() ? nullptr : slope_[dI_].data(),
                                               Act{p_[dI_].activation, param0_[dI_], param1_[dI_]}};
         const size_t group = kDwGroupVectors * hn::Lanes(D());
+        if (fast5x5_) {
+            if (band.sX == 1)
+                conv32f::DepthwiseKxKRows<5, 1, kDwCols5>(params, band, in, out, 0, band.dstH,
+                                                          group);
+            else
+                conv32f::DepthwiseKxKRows<5, 2, kDwCols5>(params, band, in, out, 0, band.dstH,
+                                                          group);
+            return;
+        }
         for (size_t dy = 0; dy < band.dstH;) {
             if (fast3x3_ && Plan::RowInside(band, dy)) {
                 const size_t rows = dy + 1 < band.dstH && Plan::RowInside(band, dy + 1) ? 2 : 1;
@@ -461,7 +486,7 @@ protected:
     const bool hasP_, hasQ_;
     const size_t dI_;  // index of the depthwise stage
     const ConvGeometry gD_;
-    bool pointwiseP_ = false, qPadded_ = false, fast3x3_ = false;
+    bool pointwiseP_ = false, qPadded_ = false, fast3x3_ = false, fast5x5_ = false;
     conv32f::Depthwise3x3Plan plan_;  // 3x3 stride 1 or 2 only
     size_t bandH_ = 1, kP_ = 0;
     size_t pOffset_ = 0, im2rowOffset_ = 0, dOffset_ = 0, tailOffset_ = 0, partFloats_ = 1;
