@@ -145,11 +145,15 @@ protected:
         // Channels also when the weights outweigh the input (small maps, many channels: the
         // 7x7 stages): each thread then streams only its share of the weights instead of all of
         // them (resnet50's layer4 at 2 threads on Sapphire Rapids: see the commit).
-        const bool byRows =
-            rows >= parts * 4 * mr_ &&
-            (parts == 1 || double(rows) * double(K_) >= double(weights_.size() / q_.G) ||
-             (q_.Dg + nr_ - 1) / nr_ < parts);
-        const size_t units = byRows ? (rows + unit - 1) / unit : (q_.Dg + nr_ - 1) / nr_;
+        const size_t rowUnits = (rows + unit - 1) / unit, panelUnits = (q_.Dg + nr_ - 1) / nr_;
+        bool byRows = rows >= parts * 4 * mr_ &&
+                      (parts == 1 || double(rows) * double(K_) >= double(weights_.size() / q_.G) ||
+                       panelUnits < parts);
+        // Grouped layers with a panel or so per group have too few panels to share: rows then,
+        // as soon as each part gets a unit (regnet_x_400mf's 25 groups of 16 at 7x7 ran on one
+        // thread at any budget: 55 us a call on Sapphire Rapids).
+        if (!byRows && panelUnits < parts && rowUnits >= parts) byRows = true;
+        const size_t units = byRows ? rowUnits : panelUnits;
         if (!ParallelPartsWithScratch(std::min(parts, units), buf, ExternalBufferSize(),
                                       [&](size_t part, size_t count, float* scratch) {
                                           const auto r = PartRange(units, part, count);
