@@ -173,6 +173,16 @@ inline std::vector<size_t> TailChannels() {
     return {1, 3, 7, 8, 15, 16, 17, 33};
 }
 
+// Per-channel shapes large enough to split over threads (core/ParallelElements.h), one for
+// each way a call splits: one NCHW channel by pixels, few channels, channel blocks with a
+// tail, many channels on few pixels.
+struct ChannelsSpatial {
+    size_t channels, spatial;
+};
+inline std::vector<ChannelsSpatial> SplitShapes() {
+    return {{1, 70001}, {3, 40000}, {33, 3001}, {256, 196}};
+}
+
 // Oversubscribes the machine while in scope: every thread of the process (the pool's workers
 // too) pinned to one core, and `busy` threads competing for it, spinning and yielding in short
 // storms, so that the pool's workers run late and in any order. Threads made meanwhile inherit

@@ -324,11 +324,8 @@ TEST_P(Activation, ThreadBudgetsGiveIdenticalBits) {
 
 TEST_P(Activation, PreluThreadBudgetsGiveIdenticalBits) {
     const test::ThreadBudgetGuard restore;
-    struct Case {
-        size_t channels, spatial;
-    };
     for (SimdTensorFormatType format : test::ImageFormats())
-        for (Case c : {Case{1, 70001}, Case{3, 40000}, Case{33, 3001}, Case{256, 196}}) {
+        for (const test::ChannelsSpatial& c : test::SplitShapes()) {
             const size_t block = SimdSynetTensorAlignment(format);
             const size_t n = SimdAlign(c.channels, block) * c.spatial;
             Guarded<float> src(n), slope(SimdAlign(c.channels, block));

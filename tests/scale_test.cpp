@@ -118,11 +118,8 @@ TEST_P(Scale, ScaleLayerWithBias) {
 // thread.
 TEST_P(Scale, ThreadBudgetsGiveIdenticalBits) {
     const test::ThreadBudgetGuard restore;
-    struct Shape {
-        size_t channels, spatial;
-    };
     for (SimdTensorFormatType format : test::ImageFormats())
-        for (Shape sh : {Shape{1, 70001}, Shape{3, 40000}, Shape{33, 3001}, Shape{256, 196}}) {
+        for (const test::ChannelsSpatial& sh : test::SplitShapes()) {
             const size_t C = sh.channels, S = sh.spatial;
             const size_t aligned = SimdAlign(C, SimdSynetTensorAlignment(format)), n = aligned * S;
             const std::vector<float> src = test::RandomFloats(n, -3.0f, 3.0f, uint32_t(n));
