@@ -33,6 +33,7 @@ void BM_RegionHot(benchmark::State& state) {
                             [&](size_t part, size_t) { sink[part * 16]++; });
         benchmark::ClobberMemory();
     }
+    state.SetLabel("time of one region of empty parts");
     SimdSetThreadNumber(1);
 }
 
@@ -47,10 +48,11 @@ void BM_RegionCold(benchmark::State& state) {
                             [&](size_t part, size_t) { sink[part * 16]++; });
         benchmark::ClobberMemory();
     }
+    state.SetLabel("time of one region, workers asleep");
     SimdSetThreadNumber(1);
 }
 
-// About `us` microseconds of dependent floating-point work in all, split into `parts` parts.
+// `iterations` steps of a dependent floating-point chain.
 double Work(size_t iterations) {
     double x = 1.0;
     for (size_t i = 0; i < iterations; ++i) x = x * 0.999999 + 1e-7;
@@ -75,6 +77,7 @@ void BM_Split(benchmark::State& state) {
         });
         benchmark::ClobberMemory();
     }
+    state.SetLabel("time of the split work; compare with threads:1");
     SimdSetThreadNumber(1);
 }
 

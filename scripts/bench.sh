@@ -18,9 +18,11 @@ pin=()
 command -v taskset >/dev/null && pin=(taskset -c 0)
 for exe in "$build"/bench/*_bench; do
     name=$(basename "$exe")
-    # The convolution and deconvolution benches also time two threads: they may use every
-    # core (pinned, their 2-thread figures measured two threads sharing one core).
-    if [ "$name" = convolution_bench ] || [ "$name" = deconvolution_bench ]; then
+    # The convolution and deconvolution benches also time two threads, and the thread pool's
+    # bench times nothing else: they may use every core (pinned, their 2-thread figures
+    # measured two threads sharing one core).
+    if [ "$name" = convolution_bench ] || [ "$name" = deconvolution_bench ] ||
+       [ "$name" = threadpool_bench ]; then
         "$exe" "${flags[@]}" >"$out/$name.json"
     else
         "${pin[@]}" "$exe" "${flags[@]}" >"$out/$name.json"
