@@ -52,9 +52,10 @@ std::atomic<int64_t> g_serialUntil{0};
 // none is left. Parts are claimed, not dealt: with fixed shares a caller waited at every
 // parallel region for a worker the scheduler had not run yet (two other busy processes on two
 // cores: resnet18 at 2 threads took 82 ms against 39 ms at 1 thread). Now a part waits only for
-// a thread that has started it, and a caller whose workers are late computes the parts itself,
-// so a budget of N is never much slower than 1. A part's result never depends on the thread
-// that computes it (callers give scratch per part), so results stay bit-identical.
+// a thread that has started it, and a caller whose workers are late computes the parts itself;
+// a machine too busy to run the workers at all gets serial spells (NoteBusySign). A part's
+// result never depends on the thread that computes it (callers give scratch per part), so
+// results stay bit-identical.
 //
 // The pool is never destroyed: an entry point called from a static destructor or an atexit
 // handler still finds it, and the workers, parked on a condition variable, end with the
