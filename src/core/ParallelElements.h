@@ -55,19 +55,10 @@ void ParallelPerChannel(size_t channels, size_t spatial, SimdTensorFormatType fo
         f(size_t(0), channels, size_t(0), spatial);
         return;
     }
-    if (format == SimdTensorFormatNhwc) {
-        ParallelParts(parts, [&](size_t part, size_t count) {
-            const auto r = PartRange(spatial, part, count);
-            if (r.first < r.second) f(size_t(0), channels, r.first, r.second - r.first);
-        });
-        return;
-    }
     const size_t blocks = (channels + block - 1) / block;
-    if (blocks < 2) {  // one channel (block): split its pixels
-        if (format != SimdTensorFormatNchw) {
-            f(size_t(0), channels, size_t(0), spatial);
-            return;
-        }
+    // NHWC, and one NCHW channel, split their pixels; the others split whole channel blocks (one
+    // block of NCHWxc stays whole).
+    if (format == SimdTensorFormatNhwc || (blocks < 2 && format == SimdTensorFormatNchw)) {
         ParallelParts(parts, [&](size_t part, size_t count) {
             const auto r = PartRange(spatial, part, count);
             if (r.first < r.second) f(size_t(0), channels, r.first, r.second - r.first);
