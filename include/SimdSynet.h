@@ -13,6 +13,12 @@
  *    the message to NULL. Zero-sized tensors are valid and do nothing.
  *  - The instruction set is chosen once per process at run time (the best the CPU has, capped
  *    by the environment variable SIMD_SYNET_MAX_ISA = scalar | sse4 | avx2 | avx512 | neon).
+ *  - NaN propagates, on every instruction set, as in PyTorch and ONNX Runtime: an output whose
+ *    formula reads a NaN input is NaN, also where the formula is a max or min (ReLU and its
+ *    variants, clamps, hard sigmoid and hard swish, element-wise max/min, max pooling), so
+ *    max(0, NaN) is NaN. Exceptions are stated where they apply: conversions to integers give
+ *    0, and a Winograd convolution (SimdSynetConvolution32fInfo names it) also makes NaN every
+ *    output of the input tile a NaN falls in, not only those whose window reads it.
  */
 #ifndef SIMD_SYNET_H
 #define SIMD_SYNET_H
@@ -531,8 +537,8 @@ SIMD_API void SimdSynetConvertFilter(size_t output, size_t input, size_t kernel,
  * whose byte counts overflow size_t or whose window coordinates reach 2^62
  * ((dst-1)*stride + kernel or pad along an axis), and excludePad averages over an empty window.
  * Max pooling is exact. It starts from -FLT_MAX and keeps the larger value with
- * max(v, m) = v > m ? v : m, so NaN inputs are skipped (not propagated): a window holding only
- * NaNs gives -FLT_MAX; when the maximum is zero and the window holds both +0 and
+ * max(v, m) = v > m ? v : m, except that NaN propagates (as in PyTorch and ONNX Runtime): a
+ * window holding a NaN gives a NaN; when the maximum is zero and the window holds both +0 and
  * -0, either may be returned.
  */
 
@@ -583,8 +589,8 @@ SIMD_API void SimdSynetPoolingMax32f(const float* src, size_t srcC, size_t srcH,
 /**
  * Max pooling of a BF16 tensor (values in uint16_t, ABI.md), every channel on its own: values
  * are compared as FP32 like SimdSynetPoolingMax32f, so the result is the bit pattern of the
- * largest non-NaN input, and an all-NaN or empty window gives 0xFF80 (-inf, the BF16 rounding
- * of -FLT_MAX).
+ * largest input, a window holding a NaN gives one of its NaN patterns, and an empty window gives
+ * 0xFF80 (-inf, the BF16 rounding of -FLT_MAX).
  */
 SIMD_API void SimdSynetPoolingMax16b(const uint16_t* src, size_t srcC, size_t srcH, size_t srcW,
                                      size_t kernelY, size_t kernelX, size_t strideY,

@@ -197,6 +197,62 @@ void CheckTranscendental(const Kernel& kernel, const Reference& reference, const
     }
 }
 
+// NaN propagates through every activation (SimdSynet.h), the piecewise-linear ones included
+// (max(0, NaN) is NaN): NaN inputs at the start, the middle and the SIMD tail of each size give
+// NaN outputs, and no other output is NaN.
+TEST_P(Activation, NaNPropagates) {
+    const float slope = 0.1f, zero = 0.0f, lower = -1.0f, upper = 2.0f, shift = 3.0f,
+                scale = 1.0f / 6.0f, one = 1.0f, threshold = 20.0f;
+    using Function = std::function<void(const float*, size_t, float*)>;
+    const std::vector<std::pair<const char*, Function>> functions = {
+        {"Relu", [&](const float* s, size_t n, float* d) { SimdSynetRelu32f(s, n, &zero, d); }},
+        {"LeakyRelu",
+         [&](const float* s, size_t n, float* d) { SimdSynetRelu32f(s, n, &slope, d); }},
+        {"RestrictRange", [&](const float* s, size_t n,
+                              float* d) { SimdSynetRestrictRange32f(s, n, &lower, &upper, d); }},
+        {"Hswish",
+         [&](const float* s, size_t n, float* d) { SimdSynetHswish32f(s, n, &shift, &scale, d); }},
+        {"Elu", [&](const float* s, size_t n, float* d) { SimdSynetElu32f(s, n, &one, d); }},
+        {"Sigmoid",
+         [&](const float* s, size_t n, float* d) { SimdSynetSigmoid32f(s, n, &one, d); }},
+        {"Softplus", [&](const float* s, size_t n,
+                         float* d) { SimdSynetSoftplus32f(s, n, &one, &threshold, d); }},
+        {"Tanh", [&](const float* s, size_t n, float* d) { SimdSynetTanh32f(s, n, &one, d); }},
+        {"Abs",
+         [&](const float* s, size_t n, float* d) {
+             SimdSynetUnaryOperation32fLayerForward(s, n, SimdSynetUnaryOperation32fAbs, d);
+         }},
+        {"Prelu NCHW",
+         [&](const float* s, size_t n, float* d) {
+             const std::vector<float> slopes(n, -0.5f);
+             SimdSynetPreluLayerForward(s, slopes.data(), n, 1, d, SimdTensorFormatNchw);
+         }},
+        {"Prelu NHWC",
+         [&](const float* s, size_t n, float* d) {
+             const std::vector<float> slopes(n, -0.5f);
+             SimdSynetPreluLayerForward(s, slopes.data(), n, 1, d, SimdTensorFormatNhwc);
+         }},
+    };
+    for (const auto& [name, function] : functions)
+        for (size_t n : kSizes) {
+            if (n == 0) continue;
+            Guarded<float> src(n), dst(n);
+            test::FillRandom(src.data(), n, -4.0f, 4.0f, uint32_t(n) + 3);
+            for (size_t i : {size_t(0), n / 2, n - 1}) src[i] = NAN;
+            function(src.data(), n, dst.data());
+            ASSERT_EQ(SimdSynetGetLastError(), nullptr) << name;
+            EXPECT_TRUE(dst.GuardsIntact()) << name;
+            EXPECT_TRUE(test::AllOf(n,
+                                    [&](size_t i) {
+                                        return std::isnan(dst[i]) == std::isnan(src[i])
+                                                   ? ::testing::AssertionSuccess()
+                                                   : ::testing::AssertionFailure()
+                                                         << src[i] << " gave " << dst[i];
+                                    }))
+                << name << " n=" << n;
+        }
+}
+
 TEST_P(Activation, Elu) {
     for (float alpha : {1.0f, 0.1f, 2.5f, 100.0f, -1.0f}) {
         CheckTranscendental(

@@ -2,6 +2,7 @@
 // supported Highway target, against the double reference of reference/Convolution.h.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -196,6 +197,72 @@ TEST_P(ConvolutionTest, EveryActivation) {
             for (SimdConvolutionActivationType act : kActivations) {
                 const SimdConvolutionParameters p = Make(s, f, act);
                 EXPECT_TRUE(RunCase(p, 1, true, false, nullptr, seed++)) << Describe(p, 1);
+            }
+}
+
+// A NaN input pixel (one channel of it) makes NaN every output whose window reads it, through
+// every activation (max(0, NaN) is NaN: SimdSynet.h), and no output far from it: a Winograd
+// tile may spread it to the outputs of its input tile only. Pointwise, spatial, depthwise and
+// a Winograd-sized layer, both layouts, a second image that must stay clean.
+TEST_P(ConvolutionTest, NaNPropagates) {
+    const Shape shapes[] = {{17, 33, 9, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+                            {9, 70, 9, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                            {32, 32, 9, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 32},
+                            {64, 64, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
+    const size_t batch = 2, nanC = 2, nanY = 4, nanX = 6;
+    uint32_t seed = 2100;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (SimdConvolutionActivationType act : convtest::kActivations) {
+                const SimdConvolutionParameters p = Make(s, f, act);
+                convtest::Data data = convtest::MakeData(p, batch, seed++);
+                const bool nhwc = f == SimdTensorFormatNhwc;
+                data.src[nhwc ? (nanY * p.srcW + nanX) * p.srcC + nanC
+                              : (nanC * p.srcH + nanY) * p.srcW + nanX] = NAN;
+                void* context = SimdSynetConvolution32fInit(batch, &p, nullptr);
+                ASSERT_NE(context, nullptr) << Describe(p, batch);
+                SimdBool internal = SimdFalse;
+                SimdSynetConvolution32fSetParams(
+                    context, data.weight.data(), &internal, data.bias.data(),
+                    data.params.empty() ? nullptr : data.params.data());
+                std::vector<float> dst(batch * p.dstC * p.dstH * p.dstW);
+                SimdSynetConvolution32fForward(context, data.src.data(), nullptr, dst.data());
+                const std::string name = SimdSynetConvolution32fInfo(context);
+                SimdRelease(context);
+                // Output channels that read input channel nanC.
+                const size_t cg = p.srcC / p.group, dg = p.dstC / p.group, g = nanC / cg;
+                auto reads = [&](size_t y, size_t ky, size_t stride, size_t pad, size_t at) {
+                    const ptrdiff_t pos = ptrdiff_t(y * stride + ky) - ptrdiff_t(pad);
+                    return pos == ptrdiff_t(at);
+                };
+                for (size_t b = 0; b < batch; ++b)
+                    for (size_t c = 0; c < p.dstC; ++c)
+                        for (size_t y = 0; y < p.dstH; ++y)
+                            for (size_t x = 0; x < p.dstW; ++x) {
+                                bool window = false;
+                                for (size_t ky = 0; ky < p.kernelY; ++ky)
+                                    for (size_t kx = 0; kx < p.kernelX; ++kx)
+                                        window |= reads(y, ky, p.strideY, p.padY, nanY) &&
+                                                  reads(x, kx, p.strideX, p.padX, nanX);
+                                window &= b == 0 && c / dg == g;
+                                const size_t far = 6;
+                                const bool away =
+                                    b != 0 || c / dg != g || y * p.strideY + far < nanY ||
+                                    y * p.strideY > nanY + far || x * p.strideX + far < nanX ||
+                                    x * p.strideX > nanX + far;
+                                const float v = dst[b * p.dstC * p.dstH * p.dstW +
+                                                    (nhwc ? (y * p.dstW + x) * p.dstC + c
+                                                          : (c * p.dstH + y) * p.dstW + x)];
+                                if (window) {
+                                    ASSERT_TRUE(std::isnan(v))
+                                        << name << " " << Describe(p, batch) << " c" << c << " y"
+                                        << y << " x" << x;
+                                } else if (away) {
+                                    ASSERT_FALSE(std::isnan(v))
+                                        << name << " " << Describe(p, batch) << " b" << b << " c"
+                                        << c << " y" << y << " x" << x;
+                                }
+                            }
             }
 }
 

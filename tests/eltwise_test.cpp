@@ -144,8 +144,8 @@ TEST_P(Eltwise, InPlace) {
 // and a product must propagate ±inf and zeros bit for bit.
 TEST_P(Eltwise, SpecialValues) {
     const float inf = std::numeric_limits<float>::infinity();
-    const std::vector<float> pool = {0.0f, 1.0f, -1.0f, 2.5f,   -2.5f,
-                                     inf,  -inf, 3e38f, -3e38f, 1e-40f};
+    const std::vector<float> pool = {0.0f, 1.0f,  -1.0f,  2.5f,   -2.5f, inf,
+                                     -inf, 3e38f, -3e38f, 1e-40f, NAN};
     const size_t size = 131;
     for (SimdSynetEltwiseOperationType type :
          {SimdSynetEltwiseOperationProduct, SimdSynetEltwiseOperationMax,

@@ -330,7 +330,7 @@ TEST_P(Pooling, Max32fSpecialValues) {
         for (float& v : values) v = special[rng() % special.size()];
         CheckMax32f(p, values);
     }
-    // All-NaN and all -inf inputs: windows give -FLT_MAX.
+    // All-NaN and all -inf inputs: windows give NaN and -FLT_MAX.
     for (float fill :
          {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()})
         for (bool nhwc : {false, true}) {

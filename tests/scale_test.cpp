@@ -50,6 +50,9 @@ struct Data {
         p2.Resize(aligned);
         test::FillRandom(src.data(), size, -3.0f, 3.0f, seed);
         test::FillRandom(src1.data(), size, -3.0f, 3.0f, seed + 1);
+        // NaN must come out wherever it goes in, max(0, x) included (SimdSynet.h): one in the
+        // middle and one in the last (SIMD tail) element.
+        if (size > 2) src[size / 2] = src[size - 1] = NAN;
         test::FillRandom(p0.data(), aligned, -2.0f, 2.0f, seed + 2);
         test::FillRandom(p1.data(), aligned, -2.0f, 2.0f, seed + 3);
         test::FillRandom(p2.data(), aligned, -2.0f, 2.0f, seed + 4);
@@ -277,6 +280,7 @@ TEST_P(Scale, FusedLayer9) {
                         src1(ref::Aligned(format, C1) * S), scale(CA), bias(CA);
                     test::FillRandom(src0.data(), src0.size(), -3.0f, 3.0f, uint32_t(C0 + S));
                     test::FillRandom(src1.data(), src1.size(), -3.0f, 3.0f, uint32_t(C1 * 3 + S));
+                    if (src0.size() > 1) src0[src0.size() - 1] = NAN;
                     test::FillRandom(scale.data(), CA, -2.0f, 2.0f, uint32_t(CT));
                     test::FillRandom(bias.data(), CA, -2.0f, 2.0f, uint32_t(CT + 1));
                     std::vector<float> copy;

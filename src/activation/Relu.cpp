@@ -5,6 +5,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
+#include "core/MinMax-inl.h"
 #include "core/PerChannel-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -16,7 +17,7 @@ struct ReluOp {
     float slope;
     template <class D, class V>
     HWY_INLINE V operator()(D d, V x) const {
-        return hn::MulAdd(hn::Set(d, slope), hn::Min(x, hn::Zero(d)), hn::Max(x, hn::Zero(d)));
+        return hn::MulAdd(hn::Set(d, slope), MinKeepNaN(d, x, 0.0f), MaxKeepNaN(d, x, 0.0f));
     }
 };
 
@@ -24,7 +25,7 @@ struct RestrictRangeOp {
     float lower, upper;
     template <class D, class V>
     HWY_INLINE V operator()(D d, V x) const {
-        return hn::Max(hn::Set(d, lower), hn::Min(hn::Set(d, upper), x));
+        return MaxKeepNaN(d, MinKeepNaN(d, x, upper), lower);
     }
 };
 
@@ -44,7 +45,7 @@ struct PreluOp {
     static constexpr int kParams = 1;
     template <class D, class V>
     HWY_INLINE V operator()(D d, V x, V, V slope, V, V) const {
-        return hn::MulAdd(slope, hn::Min(x, hn::Zero(d)), hn::Max(x, hn::Zero(d)));
+        return hn::MulAdd(slope, MinKeepNaN(d, x, 0.0f), MaxKeepNaN(d, x, 0.0f));
     }
 };
 

@@ -67,14 +67,14 @@ HWY_INLINE V Activate(D d, V x, V slope, const Act& act) {
         case SimdConvolutionActivationIdentity:
             return x;
         case SimdConvolutionActivationRelu:
-            return hn::Max(x, zero);
+            return MaxKeepNaN(d, x, 0.0f);
         case SimdConvolutionActivationLeakyRelu:
         case SimdConvolutionActivationPrelu:
-            return hn::MulAdd(slope, hn::Min(x, zero), hn::Max(x, zero));
+            return hn::MulAdd(slope, MinKeepNaN(d, x, 0.0f), MaxKeepNaN(d, x, 0.0f));
         case SimdConvolutionActivationRestrictRange:
-            return hn::Min(hn::Max(hn::Set(d, act.p0), x), hn::Set(d, act.p1));
+            return MinKeepNaN(d, MaxKeepNaN(d, x, act.p0), act.p1);
         case SimdConvolutionActivationElu: {
-            V e[1] = {hn::Min(x, zero)};
+            V e[1] = {MinKeepNaN(d, x, 0.0f)};
             Exp(d, e);
             return hn::IfThenElse(hn::Ge(x, zero), x,
                                   hn::Mul(hn::Set(d, act.p0), hn::Sub(e[0], one)));
@@ -93,8 +93,9 @@ HWY_INLINE V Activate(D d, V x, V slope, const Act& act) {
             return hn::IfThenElse(hn::Gt(x, hn::Set(d, act.p0)), x, y);
         }
         case SimdConvolutionActivationHardSigmoid:
-            return hn::Max(zero,
-                           hn::Min(hn::MulAdd(x, hn::Set(d, act.p0), hn::Set(d, act.p1)), one));
+            return MaxKeepNaN(
+                d, MinKeepNaN(d, hn::MulAdd(x, hn::Set(d, act.p0), hn::Set(d, act.p1)), 1.0f),
+                0.0f);
         case SimdConvolutionActivationSwish: {
             V e[1] = {hn::Mul(hn::Set(d, -act.p0), x)};
             Exp(d, e);
@@ -157,18 +158,18 @@ HWY_INLINE V ActivateKind(D d, V x, const Act& act, const SlopeF& slope) {
     if constexpr (kKind == EpilogueKind::kIdentity) {
         return x;
     } else if constexpr (kKind == EpilogueKind::kRelu) {
-        return hn::Max(x, zero);
+        return MaxKeepNaN(d, x, 0.0f);
     } else if constexpr (kKind == EpilogueKind::kSlope) {
-        return hn::MulAdd(slope(), hn::Min(x, zero), hn::Max(x, zero));
+        return hn::MulAdd(slope(), MinKeepNaN(d, x, 0.0f), MaxKeepNaN(d, x, 0.0f));
     } else if constexpr (kKind == EpilogueKind::kRange) {
-        return hn::Min(hn::Max(hn::Set(d, act.p0), x), hn::Set(d, act.p1));
+        return MinKeepNaN(d, MaxKeepNaN(d, x, act.p0), act.p1);
     } else {
         switch (act.type) {
             case SimdConvolutionActivationRelu:
-                return hn::Max(x, zero);
+                return MaxKeepNaN(d, x, 0.0f);
             case SimdConvolutionActivationLeakyRelu:
             case SimdConvolutionActivationPrelu:
-                return hn::MulAdd(slope(), hn::Min(x, zero), hn::Max(x, zero));
+                return hn::MulAdd(slope(), MinKeepNaN(d, x, 0.0f), MaxKeepNaN(d, x, 0.0f));
             case SimdConvolutionActivationRestrictRange:
             case SimdConvolutionActivationHswish:
             case SimdConvolutionActivationHardSigmoid:

@@ -35,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/MinMax-inl.h"
 #include "hwy/highway.h"
 
 // `for (k = 0; k < K; ++k)`, fully unrolled: the body is one operation on vector k of a group.
@@ -96,27 +97,6 @@ HWY_INLINE void Horner(D d, const V (&x)[K], const float* c, float scale, V (&p)
         const V ci = hn::Set(d, c[i - 1] * scale);
         SIMD_SYNET_EACH(k, K) p[k] = hn::MulAdd(p[k], x[k], ci);
     }
-}
-
-// min(x, limit) and max(x, limit) that return x itself when x is NaN, so that clamping the
-// input of a kernel never turns NaN into a number. On x86 MINPS/MAXPS return their second
-// operand when either is NaN (an ISA guarantee; Highway maps Min/Max to them directly); other
-// targets (the scalar one returns the non-NaN operand) compare and select.
-template <class D, class V>
-HWY_INLINE V MinKeepNaN(D d, V x, float limit) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
-    return hn::Min(hn::Set(d, limit), x);
-#else
-    return hn::IfThenElse(hn::Gt(x, hn::Set(d, limit)), hn::Set(d, limit), x);
-#endif
-}
-template <class D, class V>
-HWY_INLINE V MaxKeepNaN(D d, V x, float limit) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
-    return hn::Max(hn::Set(d, limit), x);
-#else
-    return hn::IfThenElse(hn::Lt(x, hn::Set(d, limit)), hn::Set(d, limit), x);
-#endif
 }
 
 // The reduction shared by the exponentials: t[k] = magic sum (n in its low mantissa bits) and

@@ -6,6 +6,7 @@
 #include "hwy/highway.h"
 #include "SimdSynet.h"
 #include "core/Loops-inl.h"
+#include "core/MinMax-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
@@ -41,18 +42,18 @@ struct SumOp {
     }
 };
 
-// max(a, b) = a > b ? a : b and min(a, b) = a < b ? a : b with the accumulator first: this is
-// what hn::Max/Min compute on every target (x86 maxps/minps return the second operand when
-// the comparison fails, which also fixes the sign of equal zeros the same way).
+// max(a, b) = a > b ? a : b and min(a, b) = a < b ? a : b with the accumulator first (which
+// fixes the sign of equal zeros), NaN where any input is NaN (as ONNX Max/Min in PyTorch and
+// ONNX Runtime).
 struct MaxOp {
     static constexpr bool kWeighted = false;
     template <class D, class V>
     HWY_INLINE V First(D, V x0, V x1, float, float) const {
-        return hn::Max(x0, x1);
+        return MaxPropagateNaN(x0, x1);
     }
     template <class D, class V>
     HWY_INLINE V Next(D, V acc, V x, float) const {
-        return hn::Max(acc, x);
+        return MaxPropagateNaN(acc, x);
     }
 };
 
@@ -60,11 +61,11 @@ struct MinOp {
     static constexpr bool kWeighted = false;
     template <class D, class V>
     HWY_INLINE V First(D, V x0, V x1, float, float) const {
-        return hn::Min(x0, x1);
+        return MinPropagateNaN(x0, x1);
     }
     template <class D, class V>
     HWY_INLINE V Next(D, V acc, V x, float) const {
-        return hn::Min(acc, x);
+        return MinPropagateNaN(acc, x);
     }
 };
 

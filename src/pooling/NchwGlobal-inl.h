@@ -62,8 +62,8 @@ HWY_INLINE void GlobalPlanePair(D d, const Op& op, const T* p, size_t count, hn:
     const hn::Rebind<T, D> dt;
     const size_t N = hn::Lanes(d);
     const T* q = p + count;
-    // The first vector starts the fold (max: from the initial value, so that the accumulator
-    // never holds a NaN).
+    // The first vector starts the fold (max: from the initial value, so that a plane of -inf
+    // gives -FLT_MAX, as the reference's).
     a = op.Widen(d, hn::LoadU(dt, p));
     b = op.Widen(d, hn::LoadU(dt, q));
     if constexpr (!Op::kAverage) {

@@ -73,8 +73,8 @@ HWY_INLINE hn::Vec<D> ShiftInLast(D d, hn::Vec<D> prev, hn::Vec<D> cur) {
     }
 }
 
-// The fold of kRows window rows at column x; starts from the initial value so that the max
-// accumulators never hold a NaN.
+// The fold of kRows window rows at column x; the max folds start from the initial value (a
+// window of -inf gives -FLT_MAX, as the reference's).
 template <int kRows, class D, class Op, class T>
 HWY_INLINE hn::Vec<D> FoldRows(D d, const Op& op, const T* const* rows, size_t x) {
     const hn::Rebind<T, D> dt;
@@ -135,10 +135,10 @@ HWY_INLINE size_t Stride2Spans(D d, const Op& op, const T* const* rows, size_t d
 // or mask per loaded vector separates the even and odd columns, with no ConcatEven/ConcatOdd
 // and, for BF16, no widening of every element and no rounding (the folds start from -inf, so
 // every accumulator is a widened BF16 value and its upper half is the result; a window of
-// -inf/NaN gives 0xFF80, the rounding of the reference's -FLT_MAX). UINT8 rows fold the bytes
-// before separating them (max is bytewise) and pad with 0, the identity of an unsigned max.
-// UINT8 rows end with one overlapping vector (its left columns loaded, not shifted in) instead
-// of halving vectors (17.1-17.7 us against 18.0-18.5; BF16 was slower so: 34-36 against
+// -inf gives 0xFF80, the rounding of the reference's -FLT_MAX, one with a NaN gives a NaN). UINT8
+// rows fold the bytes before separating them (max is bytewise) and pad with 0, the identity of an
+// unsigned max. UINT8 rows end with one overlapping vector (its left columns loaded, not shifted
+// in) instead of halving vectors (17.1-17.7 us against 18.0-18.5; BF16 was slower so: 34-36 against
 // 31-32).
 // Measured on Zen 5, 3x3 s2 p1 64x112x112, with Stride2Planes (copy of the same bytes 18.5-19.0
 // us for BF16, 7.1-7.4 for UINT8): BF16 46 us widened to FP32 lanes, 28.7-29.9 here; UINT8
@@ -203,8 +203,8 @@ struct Stride2PairsBf16 {
             // 64x112x112 on Zen 5: 24.3-27.0 us loaded for each, 22.7-23.4 once).
             auto pairs = hn::BitCast(du, hn::LoadU(d16, rows[r] + x));
             KeepInRegister(pairs);
-            even = MaxIgnoringNaN(hn::BitCast(d, hn::ShiftLeft<16>(pairs)), even);
-            odd = MaxIgnoringNaN(hn::BitCast(d, hn::And(pairs, high)), odd);
+            even = MaxPropagateNaN(hn::BitCast(d, hn::ShiftLeft<16>(pairs)), even);
+            odd = MaxPropagateNaN(hn::BitCast(d, hn::And(pairs, high)), odd);
         }
     }
     template <class D>
@@ -237,15 +237,21 @@ struct Stride2PairsOf<MaxBf16Op> {
 };
 
 // The window maxima of a vector of outputs from its folded columns: left (2dx - 1, pad 1 only),
-// even (2dx) and odd (2dx + 1). The folds hold no NaN, so a plain Max combines them.
+// even (2dx) and odd (2dx + 1), with the NaN-propagating max for BF16 widened to FP32.
 template <int kKernel, int kPad, class V>
 HWY_INLINE V Stride2PairWindows(V left, V even, V odd) {
+    const auto max = [](V a, V b) HWY_ATTR {
+        if constexpr (hwy::IsFloat<hn::TFromV<V>>())
+            return MaxPropagateNaN(a, b);
+        else
+            return hn::Max(a, b);
+    };
     if constexpr (kPad == 0) {
         static_assert(kKernel == 2, "kernel 3 needs pad 1");
-        return hn::Max(even, odd);
+        return max(even, odd);
     } else {
-        const V acc = hn::Max(left, even);
-        return kKernel == 3 ? hn::Max(acc, odd) : acc;
+        const V acc = max(left, even);
+        return kKernel == 3 ? max(acc, odd) : acc;
     }
 }
 

@@ -92,7 +92,7 @@ HWY_INLINE void NhwcRow3x2(const Op& op, const T* src, size_t C, size_t srcW, si
         const T* p = base + x * C + c;
         auto acc = op.Init(d);
         if constexpr (kRows > 0) {
-            // Starts from the initial value: the max accumulators never hold a NaN.
+            // Starts from the initial value: a max window of -inf gives -FLT_MAX.
             for (int r = 0; r < kRows; ++r)
                 acc = op.Fold(acc, op.Widen(d, hn::LoadU(dt, p + r * rowStep)));
         } else {
@@ -154,7 +154,7 @@ HWY_NOINLINE void NhwcRows3x2(const Op& op, const T* base, size_t C, size_t rowS
     const hn::Rebind<T, decltype(d)> dt;
     using V = hn::Vec<decltype(d)>;
     const size_t N = hn::Lanes(d);
-    // The max folds start from the initial value: their accumulators never hold a NaN.
+    // The max folds start from the initial value: a window of -inf gives -FLT_MAX.
     const auto start = [&](V v) HWY_ATTR {
         if constexpr (Op::kAverage)
             return v;

@@ -2,9 +2,11 @@
 // fold of one tap and final store, for FP32 max and average, UINT8 max, BF16 max widened to FP32
 // (NCHW) and BF16 max on order-preserving int16 keys (NHWC).
 //
-// Order: the max folds use MaxIgnoringNaN, whose result does not depend on the order in which
-// a window is visited (up to the sign of a zero maximum); averages re-associate the window sum
-// (LIN: few ulps of the sum of magnitudes) and scale by the reciprocal area in NCHW.
+// Order: the max folds give NaN for a window that holds a NaN (as PyTorch's and ONNX Runtime's
+// max pools do) and otherwise SUPPLEMENT's max(a, b) = a > b ? a : b, so their result does not
+// depend on the order in which a window is visited (up to the sign of a zero maximum); averages
+// re-associate the window sum (LIN: few ulps of the sum of magnitudes) and scale by the
+// reciprocal area in NCHW.
 //
 // Per-target include guard: this header is re-included once per Highway target.
 #if defined(SIMD_SYNET_POOLING_POOL_OPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -18,27 +20,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/MinMax-inl.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// The fold of the max pools, acc = max(v, acc) with SUPPLEMENT's max(a, b) = a > b ? a : b:
-// a NaN v compares false and leaves acc unchanged, and acc starts at -FLT_MAX, so it never
-// holds a NaN. The window maximum therefore skips NaNs and is the same whatever order the
-// window is visited in (up to the sign of a zero maximum).
-template <class V>
-HWY_INLINE V MaxIgnoringNaN(V v, V acc) {
-#if HWY_ARCH_X86
-    // MAXPS(a, b) is exactly a > b ? a : b, and the scalar target's Max returns the non-NaN
-    // operand: one instruction instead of a compare and a blend.
-    return hn::Max(v, acc);
-#else
-    return hn::IfThenElse(hn::Gt(v, acc), v, acc);
-#endif
-}
 
 // Keeps v in a register: GCC folds a load that two operations use into both of them, and the
 // second load takes a load slot (two when it straddles cache lines). Not in unoptimised
@@ -68,7 +56,7 @@ struct MaxF32Op {
     }
     template <class V>
     HWY_INLINE V Fold(V acc, V v) const {
-        return MaxIgnoringNaN(v, acc);
+        return MaxPropagateNaN(v, acc);
     }
     template <class D>
     HWY_INLINE void Store(D d, hn::Vec<D> acc, float, T* p) const {
@@ -159,7 +147,7 @@ struct MaxBf16Op {
     }
     template <class V>
     HWY_INLINE V Fold(V acc, V v) const {
-        return MaxIgnoringNaN(v, acc);
+        return MaxPropagateNaN(v, acc);
     }
     template <class D>
     HWY_INLINE void Store(D, hn::Vec<D> acc, float, T* p) const {
@@ -181,10 +169,11 @@ struct MaxBf16Op {
 
 // BF16 max in NHWC on 16-bit lanes, without widening: each BF16 pattern maps to an int16 key
 // whose signed order is the FP32 order of the values (negative patterns flip their magnitude
-// bits), offset by 0x7F with wrap-around so that every NaN pattern (positive NaNs wrap to the
-// bottom) sorts below the key of -inf. The fold is one integer max; starting from the key of
-// -inf, a NaN never wins and a window of -inf/NaN gives 0xFF80, the rounding of the FP32
-// reference's -FLT_MAX. Ties between +0 and -0 give +0 (the reference keeps the first seen).
+// bits), offset by -0x7F with wrap-around so that every NaN pattern (negative NaNs, the lowest
+// keys, wrap to the top; positive NaNs lie above +inf) sorts above the key of +inf. The fold is
+// one integer max; a window that holds a NaN gives one of its NaNs, and one of -inf only gives
+// 0xFF80, the rounding of the FP32 reference's -FLT_MAX. Ties between +0 and -0 give +0 (the
+// reference keeps the first seen).
 // Measured on Zen 5, 3x3 s2 p1 64x112x112 NHWC (copy of the same bytes 18.4-19.1 us): 37.4 us
 // widening two channels per 32-bit lane to FP32 pixel by pixel; 22.2-22.7 us with these keys,
 // whose rows slide and pair like FP32 (NhwcRows3x2, out of line, two vectors per walk).
@@ -192,10 +181,10 @@ struct MaxBf16KeyOp {
     static constexpr bool kAverage = false;
     using T = uint16_t;
     using C = int16_t;
-    static constexpr int16_t kOffset = 0x7F;
+    static constexpr int16_t kOffset = -0x7F;
     template <class D>
     HWY_INLINE hn::Vec<D> Init(D d) const {
-        // Key of -inf (0xFF80): 0xFF80 ^ 0x7FFF = -32641, plus the offset.
+        // Key of -inf (0xFF80): 0xFF80 ^ 0x7FFF = -32641, plus the offset: the lowest key.
         return hn::Set(d, int16_t(-32641 + kOffset));
     }
     // Flips the magnitude bits of negative patterns (its own inverse).

@@ -132,8 +132,8 @@ HWY_INLINE void HorizontalPass(const Op& op, const typename Op::C* tmp, const Ax
 }
 
 // Vertical pass of the separable form: tmp = padded row of the folded window rows. kRows > 0:
-// one plane of exactly kRows rows (unrolled). The folds start from the initial value: the max
-// fold relies on its accumulator never holding a NaN.
+// one plane of exactly kRows rows (unrolled). The folds start from the initial value (a max
+// window of -inf gives -FLT_MAX, as the reference's).
 template <int kRows, class Op, class T>
 HWY_INLINE void SeparableVertical(const Op& op, const Rows<T>& in, const Axis& ax,
                                   typename Op::C* tmp) {

@@ -7,6 +7,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
+#include "core/MinMax-inl.h"
 #include "scale/DualLoops-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -20,9 +21,8 @@ struct Fused4Op {
     template <class D, class V>
     HWY_INLINE void operator()(D d, V src, V bias0, V, V& first, V& second) const {
         const V x = hn::Add(src, bias0);
-        const V zero = hn::Zero(d);
-        first = hn::Max(x, zero);
-        second = hn::Max(hn::MulAdd(x, hn::Set(d, scale1), hn::Set(d, bias1)), zero);
+        first = MaxKeepNaN(d, x, 0.0f);
+        second = MaxKeepNaN(d, hn::MulAdd(x, hn::Set(d, scale1), hn::Set(d, bias1)), 0.0f);
     }
 };
 
@@ -31,7 +31,7 @@ struct Fused9Op {
     static constexpr int kParams = 2;
     template <class D, class V>
     HWY_INLINE void operator()(D d, V v, V scale, V bias, V& first, V& second) const {
-        first = hn::Max(hn::MulAdd(v, scale, bias), hn::Zero(d));
+        first = MaxKeepNaN(d, hn::MulAdd(v, scale, bias), 0.0f);
         second = v;
     }
 };

@@ -6,6 +6,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "core/Loops-inl.h"
+#include "core/MinMax-inl.h"
 #include "core/PerChannel-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -19,7 +20,7 @@ struct Fused0Op {
     template <class D, class V>
     HWY_INLINE V operator()(D d, V src, V, V bias, V scale, V) const {
         const V x = hn::Add(src, bias);
-        return hn::MulAdd(hn::Sub(x, hn::Abs(x)), scale, hn::Max(x, hn::Zero(d)));
+        return hn::MulAdd(hn::Sub(x, hn::Abs(x)), scale, MaxKeepNaN(d, x, 0.0f));
     }
 };
 
@@ -30,8 +31,8 @@ struct Fused1Op {
     template <class D, class V>
     HWY_INLINE V operator()(D d, V src, V, V bias0, V scale1, V bias1) const {
         const V x = hn::Add(src, bias0);
-        const V zero = hn::Zero(d);
-        return hn::Add(hn::MulAdd(hn::Max(hn::Neg(x), zero), scale1, bias1), hn::Max(x, zero));
+        return hn::Add(hn::MulAdd(MaxKeepNaN(d, hn::Neg(x), 0.0f), scale1, bias1),
+                       MaxKeepNaN(d, x, 0.0f));
     }
 };
 
@@ -43,8 +44,7 @@ struct Fused2Op {
     template <class D, class V>
     HWY_INLINE V operator()(D d, V src, V, V scale, V bias, V) const {
         const V x = hn::MulAdd(src, scale, bias);
-        const V zero = hn::Zero(d);
-        return hn::MulAdd(hn::Min(x, zero), hn::Set(d, slope), hn::Max(x, zero));
+        return hn::MulAdd(MinKeepNaN(d, x, 0.0f), hn::Set(d, slope), MaxKeepNaN(d, x, 0.0f));
     }
 };
 
@@ -55,8 +55,7 @@ struct Fused3Op {
     template <class D, class V>
     HWY_INLINE V operator()(D d, V src, V, V bias, V slope, V) const {
         const V x = hn::Add(src, bias);
-        const V zero = hn::Zero(d);
-        return hn::MulAdd(hn::Min(x, zero), slope, hn::Max(x, zero));
+        return hn::MulAdd(MinKeepNaN(d, x, 0.0f), slope, MaxKeepNaN(d, x, 0.0f));
     }
 };
 

@@ -10,7 +10,8 @@
 namespace ref {
 
 // EXACT (Product, Max, Min): element j folded in FP32, operation by operation, in the order
-// of §4.5: d = op(src[0][j], src[1][j]), then d = op(d, src[i][j]).
+// of §4.5: d = op(src[0][j], src[1][j]), then d = op(d, src[i][j]). Max and min give NaN when
+// either operand is NaN (SUPPLEMENT leaves NaN open; SimdSynet.h documents this choice).
 inline float EltwiseExact(const std::vector<const float*>& src, size_t j,
                           SimdSynetEltwiseOperationType type) {
     auto op = [type](float a, float b) {
@@ -18,9 +19,9 @@ inline float EltwiseExact(const std::vector<const float*>& src, size_t j,
             case SimdSynetEltwiseOperationProduct:
                 return a * b;
             case SimdSynetEltwiseOperationMax:
-                return a > b ? a : b;
+                return std::isnan(a) || std::isnan(b) ? a + b : a > b ? a : b;
             case SimdSynetEltwiseOperationMin:
-                return a < b ? a : b;
+                return std::isnan(a) || std::isnan(b) ? a + b : a < b ? a : b;
             default:
                 return std::nanf("");  // Sum is not EXACT: see EltwiseSum
         }

@@ -1,7 +1,8 @@
 // Naive references of the pooling functions, written from SUPPLEMENT.md §5 (window rule,
 // §5.1-§5.4) and the BF16 rounding of ABI.md. Max pooling folds m = max(v, m) with
-// max(a, b) = a > b ? a : b starting from -FLT_MAX (0 for UINT8), the rule the header
-// documents (NaN inputs are skipped). Averages are summed in double. Windows entirely outside
+// max(a, b) = a > b ? a : b starting from -FLT_MAX (0 for UINT8), except that a NaN v always
+// wins, so that a window holding a NaN gives NaN (SUPPLEMENT leaves NaN open; the header
+// documents this choice). Averages are summed in double. Windows entirely outside
 // the input are empty: the folds leave their initial value (average 0 / area, max -FLT_MAX,
 // UINT8 0, BF16 the rounding of -FLT_MAX, 0xFF80).
 #pragma once
@@ -86,7 +87,7 @@ inline std::vector<float> Max32f(const Pool& p, const float* src) {
                     for (ptrdiff_t y = y0; y < y1; ++y)
                         for (ptrdiff_t x = x0; x < x1; ++x) {
                             const float v = src[p.Src(size_t(c), size_t(y), size_t(x))];
-                            m = v > m ? v : m;
+                            m = std::isnan(v) || v > m ? v : m;
                         }
                 dst[p.Dst(dc, dy, dx)] = m;
             }

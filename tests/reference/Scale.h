@@ -39,12 +39,13 @@ inline Lin Abs(Lin a) {
     return {std::fabs(a.value), a.magnitude};
 }
 // max(0, a) / min(0, a): the rounded operand may have the other sign when the exact one is
-// within rounding of zero, so the magnitude of the operand carries over.
+// within rounding of zero, so the magnitude of the operand carries over. NaN stays NaN
+// (SUPPLEMENT leaves NaN open; SimdSynet.h documents this choice).
 inline Lin Max0(Lin a) {
-    return {std::max(0.0, a.value), a.magnitude};
+    return {std::isnan(a.value) ? a.value : std::max(0.0, a.value), a.magnitude};
 }
 inline Lin Min0(Lin a) {
-    return {std::min(0.0, a.value), a.magnitude};
+    return {std::isnan(a.value) ? a.value : std::min(0.0, a.value), a.magnitude};
 }
 
 // Channels the loops run over: C rounded up to the block (rule 2.1-2).
