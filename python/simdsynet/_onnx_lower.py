@@ -11,7 +11,8 @@ import numpy as np
 
 from . import _onnx_ops as ops
 from . import _onnx_ops_data as data
-from ._onnx_graph import FOLDERS, UnsupportedModelError, branch_nodes, fold
+from ._onnx_graph import (FOLDERS, UnsupportedModelError, branch_nodes, fold, int_attr,
+                          onnx)
 from ._onnx_ir import Network, Op, Tensor
 from ._onnx_ops import F32, as_float
 
@@ -44,6 +45,10 @@ class Lowering:
 
     def process(self, nodes):
         for node in nodes:
+            if not node.outputs or not node.outputs[0]:
+                node.fail("the first output is missing")
+            if node.op != "Constant" and (not node.inputs or not node.inputs[0]):
+                node.fail("the first input is missing")
             if node.op == "If":
                 self.inline_if(node)
                 continue
@@ -56,7 +61,8 @@ class Lowering:
                 continue
             if node.op == "Shape" and node.inputs[0] in self.values:
                 shape = np.array(self.values[node.inputs[0]].shape, np.int64)
-                start, end = node.attrs.get("start", 0), node.attrs.get("end", None)
+                # Out-of-range bounds clamp, as the operator says and Python slices do.
+                start, end = int_attr(node, "start", 0), int_attr(node, "end", len(shape))
                 self.consts[node.outputs[0]] = shape[start:end]
                 continue
             if node.op == "Size" and node.inputs[0] in self.values:
@@ -74,8 +80,12 @@ class Lowering:
         cond = self.consts.get(node.inputs[0])
         if cond is None:
             node.fail("the condition depends on the inputs (only constant conditions fold)")
-        branch = node.attrs["then_branch" if bool(np.asarray(cond).reshape(-1)[0]) else
-                            "else_branch"]
+        if np.size(cond) != 1:
+            node.fail(f"the condition of shape {np.shape(cond)} is not one value")
+        name = "then_branch" if bool(np.asarray(cond).reshape(-1)[0]) else "else_branch"
+        branch = node.attrs.get(name)
+        if not isinstance(branch, onnx.GraphProto):
+            node.fail(f"attribute '{name}' is not a graph")
         nodes, constants = branch_nodes(node, branch, "branch_")
         self.consts.update(constants)
         self.process(nodes)
