@@ -144,7 +144,8 @@ def lower_slice(ctx, node):
         idx = slice_indices(x.shape[axis], start, end, step)
         if idx.size == 0:
             node.fail("the slice is empty")
-        if idx.size != x.shape[axis]:
+        # A negative step over the whole axis selects every index too, reversed.
+        if not np.array_equal(idx, np.arange(x.shape[axis])):
             if step != 1:
                 node.fail(f"slice step {step} is not supported")
             ranges.append((axis, int(idx[0]), int(idx[-1]) + 1))

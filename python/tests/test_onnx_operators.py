@@ -388,6 +388,13 @@ def test_refuses_malformed_attributes(node, inits, fragments, opset):
     refused(model([node], [("x", shape)], outputs, inits, opset), f"'{node.name}'", *fragments)
 
 
+def test_refuses_a_slice_that_reverses_a_whole_axis():
+    """Step -1 over the whole axis selects as many elements as the axis holds; it ran as a
+    copy."""
+    inits = [("s", ints(-1)), ("e", ints(-9)), ("a", ints(1)), ("st", ints(-1))]
+    node = helper.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"], name="reverse")
+    refused(model([node], [("x", (1, 4, 2, 2))], ["y"], inits), "'reverse'", "step -1")
+
 
 # ---------------------------------------------------------------------------------------------
 # The Python API.
