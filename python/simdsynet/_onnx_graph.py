@@ -35,8 +35,8 @@ class Node:
     def __repr__(self):
         return f"{self.op} '{self.name}'"
 
-    def fail(self, reason):
-        raise UnsupportedModelError(f"node '{self.name}' ({self.op}): {reason}")
+    def fail(self, reason, cause=None):
+        raise UnsupportedModelError(f"node '{self.name}' ({self.op}): {reason}") from cause
 
 
 # ---------------------------------------------------------------------------------------------

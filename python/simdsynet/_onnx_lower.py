@@ -45,36 +45,46 @@ class Lowering:
 
     def process(self, nodes):
         for node in nodes:
-            if not node.outputs or not node.outputs[0]:
-                node.fail("the first output is missing")
-            if node.op != "Constant" and (not node.inputs or not node.inputs[0]):
-                node.fail("the first input is missing")
-            if node.op == "If":
-                self.inline_if(node)
-                continue
-            present = [i for i in node.inputs if i]
-            if all(i in self.consts for i in present) and (node.op in FOLDERS or
-                                                           node.op == "Dropout"):
-                values = [self.consts[i] if i else None for i in node.inputs]
-                result = [values[0]] if node.op == "Dropout" else fold(node, values)
-                self.consts[node.outputs[0]] = result[0]
-                continue
-            if node.op == "Shape" and node.inputs[0] in self.values:
-                shape = np.array(self.values[node.inputs[0]].shape, np.int64)
-                # Out-of-range bounds clamp, as the operator says and Python slices do.
-                start, end = int_attr(node, "start", 0), int_attr(node, "end", len(shape))
-                self.consts[node.outputs[0]] = shape[start:end]
-                continue
-            if node.op == "Size" and node.inputs[0] in self.values:
-                self.consts[node.outputs[0]] = np.array(self.values[node.inputs[0]].size, np.int64)
-                continue
-            handler = HANDLERS.get(node.op)
-            if handler is None:
-                node.fail("operator not supported")
-            for name in present:
-                if name not in self.consts and name not in self.values:
-                    node.fail(f"input '{name}' is computed by no earlier node")
-            handler(self, node)
+            try:
+                self.lower_node(node)
+            except UnsupportedModelError:
+                raise
+            except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+                # A malformed form that no check foresaw: still refused at load, naming the
+                # node, with the error that tripped as the cause.
+                node.fail(f"malformed node ({type(error).__name__}: {error})", error)
+
+    def lower_node(self, node):
+        if not node.outputs or not node.outputs[0]:
+            node.fail("the first output is missing")
+        if node.op != "Constant" and (not node.inputs or not node.inputs[0]):
+            node.fail("the first input is missing")
+        if node.op == "If":
+            self.inline_if(node)
+            return
+        present = [i for i in node.inputs if i]
+        if all(i in self.consts for i in present) and (node.op in FOLDERS or
+                                                       node.op == "Dropout"):
+            values = [self.consts[i] if i else None for i in node.inputs]
+            result = [values[0]] if node.op == "Dropout" else fold(node, values)
+            self.consts[node.outputs[0]] = result[0]
+            return
+        if node.op == "Shape" and node.inputs[0] in self.values:
+            shape = np.array(self.values[node.inputs[0]].shape, np.int64)
+            # Out-of-range bounds clamp, as the operator says and Python slices do.
+            start, end = int_attr(node, "start", 0), int_attr(node, "end", len(shape))
+            self.consts[node.outputs[0]] = shape[start:end]
+            return
+        if node.op == "Size" and node.inputs[0] in self.values:
+            self.consts[node.outputs[0]] = np.array(self.values[node.inputs[0]].size, np.int64)
+            return
+        handler = HANDLERS.get(node.op)
+        if handler is None:
+            node.fail("operator not supported")
+        for name in present:
+            if name not in self.consts and name not in self.values:
+                node.fail(f"input '{name}' is computed by no earlier node")
+        handler(self, node)
 
     def inline_if(self, node):
         cond = self.consts.get(node.inputs[0])

@@ -396,6 +396,19 @@ def test_refuses_a_slice_that_reverses_a_whole_axis():
     refused(model([node], [("x", (1, 4, 2, 2))], ["y"], inits), "'reverse'", "step -1")
 
 
+def test_unforeseen_error_in_a_handler_is_a_refusal(monkeypatch):
+    """A malformed form no check covers still refuses the model naming the node, and keeps the
+    error that tripped as the cause."""
+    from simdsynet import _onnx_lower
+
+    def trips(ctx, node):
+        return 1 // 0
+    monkeypatch.setitem(_onnx_lower.HANDLERS, "Relu", trips)
+    with pytest.raises(UnsupportedModelError, match="'r'.*ZeroDivisionError") as info:
+        simdsynet.onnx.load(relu_model().SerializeToString())
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+
+
 # ---------------------------------------------------------------------------------------------
 # The Python API.
 
