@@ -1,5 +1,5 @@
-"""Reading an ONNX model for simdsynet.onnx: the graph's nodes with decoded attributes, its
-initializers as numpy arrays, and constant folding.
+"""Reading an ONNX model for simdsynet.onnx: the graph's nodes with decoded attributes (and
+the checked reading of their values), its initializers as numpy arrays, and constant folding.
 
 Exporters compute shapes inside the graph (Shape -> Gather -> Concat -> Reshape, the slice
 bounds of torch.chunk, the pads of a reflection pad ...). With the input shapes fixed, all of it
@@ -35,8 +35,78 @@ class Node:
     def __repr__(self):
         return f"{self.op} '{self.name}'"
 
-    def fail(self, reason):
-        raise UnsupportedModelError(f"node '{self.name}' ({self.op}): {reason}")
+    def fail(self, reason, cause=None):
+        raise UnsupportedModelError(f"node '{self.name}' ({self.op}): {reason}") from cause
+
+
+# ---------------------------------------------------------------------------------------------
+# Attributes and constant arguments, checked before a handler computes with them: a malformed
+# model is refused naming the node, never left to fail in arithmetic (strides 0) or to run with
+# a value the model did not mean. A `default` of None makes the attribute required.
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def int_attr(node, name, default=None, minimum=None, maximum=None):
+    value = node.attrs.get(name, default)
+    if value is None:
+        node.fail(f"attribute '{name}' is required")
+    if not _is_int(value):
+        node.fail(f"attribute '{name}' is {value!r}, not an integer")
+    if minimum is not None and value < minimum:
+        node.fail(f"{name} {value} is below {minimum}")
+    if maximum is not None and value > maximum:
+        node.fail(f"{name} {value} is above {maximum}")
+    return int(value)
+
+
+def float_attr(node, name, default):
+    value = node.attrs.get(name, default)
+    if not (_is_int(value) or isinstance(value, (float, np.floating))):
+        node.fail(f"attribute '{name}' is {value!r}, not a number")
+    return float(value)
+
+
+def int_list(node, what, value, length=None, minimum=None):
+    """`value`, an attribute's list or a constant input (a 1-D integer array), as integers:
+    `length` of them (any number when None), none below `minimum`."""
+    if isinstance(value, np.ndarray):
+        if value.ndim > 1 or not np.issubdtype(value.dtype, np.integer):
+            node.fail(f"{what} of shape {value.shape} and type {value.dtype} are not a list "
+                      "of integers")
+        value = value.reshape(-1).tolist()
+    if not isinstance(value, (list, tuple)) or not all(_is_int(v) for v in value):
+        node.fail(f"{what} {value!r} are not a list of integers")
+    value = [int(v) for v in value]
+    if length is not None and len(value) != length:
+        node.fail(f"{what} {value} are {len(value)} values where {length} are expected")
+    if minimum is not None and any(v < minimum for v in value):
+        node.fail(f"{what} {value} hold a value below {minimum}")
+    return value
+
+
+def int_list_attr(node, name, length=None, minimum=None, default=None):
+    value = node.attrs.get(name, default)
+    if value is None:
+        node.fail(f"attribute '{name}' is required")
+    return int_list(node, name, value, length, minimum)
+
+
+def axis_list(node, what, value, rank):
+    """Axes of a tensor of rank `rank` (negative ones counting from the end) in [0, rank),
+    refused when out of range or repeated."""
+    axes = int_list(node, what, value)
+    if any(not -rank <= a < rank for a in axes):
+        node.fail(f"{what} {axes} are out of range for rank {rank}")
+    axes = [a % rank for a in axes]
+    if len(set(axes)) != len(axes):
+        node.fail(f"{what} {axes} repeat an axis")
+    return axes
+
+
+def axis_attr(node, name, default, rank):
+    return int_attr(node, name, default, -rank, rank - 1) % rank
 
 
 def decode_node(proto, index):
@@ -84,24 +154,30 @@ def slice_indices(n, start, end, step):
     return np.arange(start, end, step)
 
 
-def slice_arguments(node, values):
-    """(starts, ends, axes, steps) of a Slice: attributes before opset 10, inputs after."""
+def slice_arguments(node, values, rank):
+    """(starts, ends, axes, steps) of a Slice of a tensor of rank `rank`: attributes before
+    opset 10, inputs after; axes in [0, rank)."""
     if "starts" in node.attrs:
-        starts, ends = node.attrs["starts"], node.attrs["ends"]
+        starts, ends = int_list_attr(node, "starts"), int_list_attr(node, "ends")
         axes, steps = node.attrs.get("axes"), None
     else:
-        starts, ends = values[1], values[2]
+        if len(values) < 3 or values[1] is None or values[2] is None:
+            node.fail("the starts and ends inputs are required")
+        starts, ends = int_list(node, "starts", values[1]), int_list(node, "ends", values[2])
         axes = values[3] if len(values) > 3 else None
         steps = values[4] if len(values) > 4 else None
-    axes = list(range(len(starts))) if axes is None else [int(a) for a in axes]
-    steps = [1] * len(starts) if steps is None else [int(s) for s in steps]
-    return [int(s) for s in starts], [int(e) for e in ends], axes, steps
+    axes = axis_list(node, "axes", list(range(len(starts))) if axes is None else axes, rank)
+    steps = [1] * len(starts) if steps is None else int_list(node, "steps", steps)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        node.fail(f"starts {starts}, ends {ends}, axes {axes} and steps {steps} differ in length")
+    if 0 in steps:
+        node.fail(f"steps {steps} hold a 0")
+    return starts, ends, axes, steps
 
 
 def _slice(node, values):
     x = values[0]
-    for start, end, axis, step in zip(*slice_arguments(node, values)):
-        axis %= x.ndim
+    for start, end, axis, step in zip(*slice_arguments(node, values, x.ndim)):
         x = np.take(x, slice_indices(x.shape[axis], start, end, step), axis=axis)
     return x
 

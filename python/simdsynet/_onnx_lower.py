@@ -11,7 +11,8 @@ import numpy as np
 
 from . import _onnx_ops as ops
 from . import _onnx_ops_data as data
-from ._onnx_graph import FOLDERS, UnsupportedModelError, branch_nodes, fold
+from ._onnx_graph import (FOLDERS, UnsupportedModelError, branch_nodes, fold, int_attr,
+                          onnx)
 from ._onnx_ir import Network, Op, Tensor
 from ._onnx_ops import F32, as_float
 
@@ -44,38 +45,57 @@ class Lowering:
 
     def process(self, nodes):
         for node in nodes:
-            if node.op == "If":
-                self.inline_if(node)
-                continue
-            present = [i for i in node.inputs if i]
-            if all(i in self.consts for i in present) and (node.op in FOLDERS or
-                                                           node.op == "Dropout"):
-                values = [self.consts[i] if i else None for i in node.inputs]
-                result = [values[0]] if node.op == "Dropout" else fold(node, values)
-                self.consts[node.outputs[0]] = result[0]
-                continue
-            if node.op == "Shape" and node.inputs[0] in self.values:
-                shape = np.array(self.values[node.inputs[0]].shape, np.int64)
-                start, end = node.attrs.get("start", 0), node.attrs.get("end", None)
-                self.consts[node.outputs[0]] = shape[start:end]
-                continue
-            if node.op == "Size" and node.inputs[0] in self.values:
-                self.consts[node.outputs[0]] = np.array(self.values[node.inputs[0]].size, np.int64)
-                continue
-            handler = HANDLERS.get(node.op)
-            if handler is None:
-                node.fail("operator not supported")
-            for name in present:
-                if name not in self.consts and name not in self.values:
-                    node.fail(f"input '{name}' is computed by no earlier node")
-            handler(self, node)
+            try:
+                self.lower_node(node)
+            except UnsupportedModelError:
+                raise
+            except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+                # A malformed form that no check foresaw: still refused at load, naming the
+                # node, with the error that tripped as the cause.
+                node.fail(f"malformed node ({type(error).__name__}: {error})", error)
+
+    def lower_node(self, node):
+        if not node.outputs or not node.outputs[0]:
+            node.fail("the first output is missing")
+        if node.op != "Constant" and (not node.inputs or not node.inputs[0]):
+            node.fail("the first input is missing")
+        if node.op == "If":
+            self.inline_if(node)
+            return
+        present = [i for i in node.inputs if i]
+        if all(i in self.consts for i in present) and (node.op in FOLDERS or
+                                                       node.op == "Dropout"):
+            values = [self.consts[i] if i else None for i in node.inputs]
+            result = [values[0]] if node.op == "Dropout" else fold(node, values)
+            self.consts[node.outputs[0]] = result[0]
+            return
+        if node.op == "Shape" and node.inputs[0] in self.values:
+            shape = np.array(self.values[node.inputs[0]].shape, np.int64)
+            # Out-of-range bounds clamp, as the operator says and Python slices do.
+            start, end = int_attr(node, "start", 0), int_attr(node, "end", len(shape))
+            self.consts[node.outputs[0]] = shape[start:end]
+            return
+        if node.op == "Size" and node.inputs[0] in self.values:
+            self.consts[node.outputs[0]] = np.array(self.values[node.inputs[0]].size, np.int64)
+            return
+        handler = HANDLERS.get(node.op)
+        if handler is None:
+            node.fail("operator not supported")
+        for name in present:
+            if name not in self.consts and name not in self.values:
+                node.fail(f"input '{name}' is computed by no earlier node")
+        handler(self, node)
 
     def inline_if(self, node):
         cond = self.consts.get(node.inputs[0])
         if cond is None:
             node.fail("the condition depends on the inputs (only constant conditions fold)")
-        branch = node.attrs["then_branch" if bool(np.asarray(cond).reshape(-1)[0]) else
-                            "else_branch"]
+        if np.size(cond) != 1:
+            node.fail(f"the condition of shape {np.shape(cond)} is not one value")
+        name = "then_branch" if bool(np.asarray(cond).reshape(-1)[0]) else "else_branch"
+        branch = node.attrs.get(name)
+        if not isinstance(branch, onnx.GraphProto):
+            node.fail(f"attribute '{name}' is not a graph")
         nodes, constants = branch_nodes(node, branch, "branch_")
         self.consts.update(constants)
         self.process(nodes)

@@ -5,6 +5,7 @@ runner's operation; anything unsupported raises UnsupportedModelError naming the
 
 import numpy as np
 
+from ._onnx_graph import axis_attr, float_attr, int_attr, int_list_attr
 from ._onnx_ir import Tensor
 
 F32 = np.float32
@@ -21,12 +22,7 @@ def conv_pads(node, spatial, kernel, strides, dilations, transposed=False):
     """(top, left, bottom, right) of a Conv/Pool/ConvTranspose from `pads` or `auto_pad`."""
     auto = node.attrs.get("auto_pad", "NOTSET")
     if auto in ("NOTSET", ""):
-        pads = list(node.attrs.get("pads", [0] * 4))
-        if len(pads) != 4:
-            node.fail(f"pads {pads} are not those of a 2-D operator")
-        if min(pads) < 0:
-            node.fail(f"negative pads {pads} are not supported")
-        return pads
+        return int_list_attr(node, "pads", 4, 0, [0] * 4)
     if auto == "VALID":
         return [0, 0, 0, 0]
     if auto not in ("SAME_UPPER", "SAME_LOWER"):
@@ -86,6 +82,24 @@ def known_attrs(node, *names):
 # ---------------------------------------------------------------------------------------------
 # Convolutions.
 
+def conv_geometry(node, w):
+    """group, strides and dilations of a 2-D Conv or ConvTranspose with weights `w`; the
+    kernel is the weights', so a kernel_shape that says otherwise is refused, not ignored."""
+    if w.size == 0:
+        node.fail(f"weights of shape {w.shape} are empty")
+    kernel = list(w.shape[2:])
+    if int_list_attr(node, "kernel_shape", 2, 1, kernel) != kernel:
+        node.fail(f"kernel_shape {node.attrs['kernel_shape']} contradicts the weights of shape "
+                  f"{w.shape}")
+    return (int_attr(node, "group", 1, 1), int_list_attr(node, "strides", 2, 1, [1, 1]),
+            int_list_attr(node, "dilations", 2, 1, [1, 1]))
+
+
+def check_bias(node, b, count):
+    if b is not None and b.shape != (count,):
+        node.fail(f"bias of shape {b.shape} is not one value per output channel ({count})")
+
+
 def lower_conv(ctx, node):
     known_attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides")
     x = ctx.tensor(node)
@@ -94,13 +108,12 @@ def lower_conv(ctx, node):
     if w.ndim != 4:
         node.fail("only 2-D convolutions are supported")
     b = ctx.weight(node, 2, required=False)
-    group = int(node.attrs.get("group", 1))
+    group, strides, dilations = conv_geometry(node, w)
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     if c != cg * group or o % group:
         node.fail(f"weights {w.shape} do not fit {c} input channels in {group} groups")
-    strides = list(node.attrs.get("strides", [1, 1]))
-    dilations = list(node.attrs.get("dilations", [1, 1]))
+    check_bias(node, b, o)
     pads = conv_pads(node, (h, wd), (kh, kw), strides, dilations)
     oh = (h + pads[0] + pads[2] - ((kh - 1) * dilations[0] + 1)) // strides[0] + 1
     ow = (wd + pads[1] + pads[3] - ((kw - 1) * dilations[1] + 1)) // strides[1] + 1
@@ -119,18 +132,23 @@ def lower_conv_transpose(ctx, node):
     if w.ndim != 4:
         node.fail("only 2-D transposed convolutions are supported")
     b = ctx.weight(node, 2, required=False)
-    group = int(node.attrs.get("group", 1))
+    group, strides, dilations = conv_geometry(node, w)
     n, c, h, wd = x.shape
     ci, og, kh, kw = w.shape
     if ci != c or c % group:
         node.fail(f"weights {w.shape} do not fit {c} input channels in {group} groups")
-    strides = list(node.attrs.get("strides", [1, 1]))
-    dilations = list(node.attrs.get("dilations", [1, 1]))
-    extra = list(node.attrs.get("output_padding", [0, 0]))
+    check_bias(node, b, og * group)
+    extra = int_list_attr(node, "output_padding", 2, 0, [0, 0])
+    if any(e >= max(s, d) for e, s, d in zip(extra, strides, dilations)):
+        node.fail(f"output_padding {extra} is not below the strides {strides} or the dilations "
+                  f"{dilations}")
     full = [s * (i - 1) + (k - 1) * d + 1 for s, i, k, d in
             zip(strides, (h, wd), (kh, kw), dilations)]
     if "output_shape" in node.attrs:
-        target = list(node.attrs["output_shape"])[-2:]
+        target = int_list_attr(node, "output_shape", None, 1)
+        if len(target) not in (2, 4):
+            node.fail(f"output_shape {target} is neither (H, W) nor (N, C, H, W)")
+        target = target[-2:]
         pads = [0] * 4
         for a in range(2):
             total = full[a] + extra[a] - target[a]
@@ -159,53 +177,67 @@ def lower_conv_transpose(ctx, node):
 
 def lower_batch_norm(ctx, node):
     known_attrs(node, "epsilon", "momentum", "training_mode", "spatial")
-    if node.attrs.get("training_mode", 0):
+    if int_attr(node, "training_mode", 0, 0, 1):
         node.fail("training_mode=1 is not supported (export the model in eval mode)")
     ctx.check_unused_outputs(node, 1)
     x = ctx.tensor(node)
     if x.rank < 2:
         node.fail("the input needs a channel axis")
-    gamma, beta, mean, var = (np.asarray(ctx.weight(node, i), np.float64) for i in range(1, 5))
-    eps = float(node.attrs.get("epsilon", 1e-5))
+    gamma, beta, mean, var = (channel_values(ctx, node, i, x.shape[1]) for i in range(1, 5))
+    eps = float_attr(node, "epsilon", 1e-5)
     scale = gamma / np.sqrt(var + eps)
     shift = beta - mean * scale
     y = ctx.out(node, x.shape)
     ctx.emit(node, "scale", [x], [y], scale=scale, bias=shift, act="identity")
 
 
+def channel_values(ctx, node, i, channels):
+    """The constant input i of a normalization, one value per channel, as float64."""
+    c = ctx.weight(node, i)
+    if c.shape != (channels,):
+        node.fail(f"input '{node.inputs[i]}' of shape {c.shape} is not one value per channel "
+                  f"({channels})")
+    return np.asarray(c, np.float64)
+
+
 def lower_instance_norm(ctx, node):
     known_attrs(node, "epsilon")
     x = ctx.tensor(node)
     need_rank(node, x, (4,))
+    scale, shift = (as_float(channel_values(ctx, node, i, x.shape[1])) for i in (1, 2))
     y = ctx.out(node, x.shape)
-    ctx.emit(node, "instance_norm", [x], [y], scale=as_float(ctx.weight(node, 1)),
-             shift=as_float(ctx.weight(node, 2)), eps=float(node.attrs.get("epsilon", 1e-5)))
+    ctx.emit(node, "instance_norm", [x], [y], scale=scale, shift=shift,
+             eps=float_attr(node, "epsilon", 1e-5))
 
 
 def lower_layer_norm(ctx, node):
     known_attrs(node, "axis", "epsilon", "stash_type")
     ctx.check_unused_outputs(node, 1)
     x = ctx.tensor(node)
-    axis = int(node.attrs.get("axis", -1)) % x.rank
+    axis = axis_attr(node, "axis", -1, x.rank)
     normalized = x.shape[axis:]
-    scale = np.broadcast_to(ctx.weight(node, 1), normalized)
-    b = ctx.weight(node, 2, required=False)
+    scale, b = ctx.weight(node, 1), ctx.weight(node, 2, required=False)
+    for c in (scale, b):
+        if c is not None and broadcast_shape(c.shape, normalized) != normalized:
+            node.fail(f"scale or bias of shape {c.shape} does not broadcast to the normalized "
+                      f"shape {normalized}")
+    scale = np.broadcast_to(scale, normalized)
     shift = np.zeros(normalized, F32) if b is None else np.broadcast_to(b, normalized)
     y = ctx.out(node, x.shape)
     ctx.emit(node, "layer_norm", [x], [y], axis=axis, scale=as_float(scale),
-             shift=as_float(shift), eps=float(node.attrs.get("epsilon", 1e-5)))
+             shift=as_float(shift), eps=float_attr(node, "epsilon", 1e-5))
 
 
 def lower_lrn(ctx, node):
     known_attrs(node, "alpha", "beta", "bias", "size")
     x = ctx.tensor(node)
     need_rank(node, x, (4,))
-    size = int(node.attrs["size"])
+    size = int_attr(node, "size", None, 1)
     if size % 2 == 0:
         node.fail(f"size {size} is even (the library's window is symmetric: odd sizes only)")
     y = ctx.out(node, x.shape)
-    ctx.emit(node, "lrn", [x], [y], size=size, alpha=float(node.attrs.get("alpha", 1e-4)),
-             beta=float(node.attrs.get("beta", 0.75)), bias=float(node.attrs.get("bias", 1.0)))
+    ctx.emit(node, "lrn", [x], [y], size=size, alpha=float_attr(node, "alpha", 1e-4),
+             beta=float_attr(node, "beta", 0.75), bias=float_attr(node, "bias", 1.0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,7 +247,7 @@ def lower_activation(kind, defaults=()):
     def lower(ctx, node):
         names = [name for name, _ in defaults]
         known_attrs(node, *names)
-        params = [float(node.attrs.get(name, value)) for name, value in defaults]
+        params = [float_attr(node, name, value) for name, value in defaults]
         x = ctx.tensor(node)
         y = ctx.out(node, x.shape)
         ctx.emit(node, "act", [x], [y], act=kind, params=params)
@@ -225,13 +257,14 @@ def lower_activation(kind, defaults=()):
 def lower_clip(ctx, node):
     known_attrs(node, "min", "max")
     x = ctx.tensor(node)
-    lo = node.attrs.get("min", -np.inf)
-    hi = node.attrs.get("max", np.inf)
-    if len(node.inputs) > 1 and node.inputs[1]:
-        lo = ctx.const(node, 1)
-    if len(node.inputs) > 2 and node.inputs[2]:
-        hi = ctx.const(node, 2)
-    lo, hi = float(np.asarray(lo).reshape(-1)[0]), float(np.asarray(hi).reshape(-1)[0])
+    bounds = [float_attr(node, "min", -np.inf), float_attr(node, "max", np.inf)]
+    for i in (1, 2):
+        if len(node.inputs) > i and node.inputs[i]:
+            c = ctx.weight(node, i)
+            if c.size != 1:
+                node.fail(f"input '{node.inputs[i]}' of shape {c.shape} is not one value")
+            bounds[i - 1] = float(c.reshape(-1)[0])
+    lo, hi = bounds
     if lo > hi:
         node.fail(f"min {lo} > max {hi}")
     y = ctx.out(node, x.shape)
@@ -333,6 +366,8 @@ def lower_binary_computed(ctx, node, op):
 def lower_variadic(op):
     def lower(ctx, node):
         known_attrs(node)
+        if not node.inputs:
+            node.fail("there are no inputs")
         tensors = [ctx.tensor(node, i) for i in range(len(node.inputs))]
         if len(tensors) == 1:
             y = ctx.out(node, tensors[0].shape)
@@ -354,9 +389,9 @@ def lower_softmax(ctx, node):
     known_attrs(node, "axis")
     x = ctx.tensor(node)
     if ctx.model.opset >= 13:
-        axis, span = int(node.attrs.get("axis", -1)) % x.rank, 1
+        axis, span = axis_attr(node, "axis", -1, x.rank), 1
     else:
-        axis = int(node.attrs.get("axis", 1)) % x.rank
+        axis = axis_attr(node, "axis", 1, x.rank)
         span = x.rank - axis  # softmax over the input flattened from `axis` on
     y = ctx.out(node, x.shape)
     ctx.emit(node, "softmax", [x], [y], axis=axis, span=span)
@@ -364,13 +399,15 @@ def lower_softmax(ctx, node):
 
 def lower_gemm(ctx, node):
     known_attrs(node, "alpha", "beta", "transA", "transB")
-    if node.attrs.get("transA", 0):
+    if int_attr(node, "transA", 0, 0, 1):
         node.fail("transA=1 is not supported")
     x = ctx.tensor(node)
     need_rank(node, x, (2,))
     b = ctx.weight(node, 1)
-    weight = b if node.attrs.get("transB", 0) else b.T
-    alpha = float(node.attrs.get("alpha", 1.0))
+    if b.ndim != 2:
+        node.fail(f"weights of shape {b.shape} are not a matrix")
+    weight = b if int_attr(node, "transB", 0, 0, 1) else b.T
+    alpha = float_attr(node, "alpha", 1.0)
     if alpha != 1.0:
         weight = weight * np.float32(alpha)
     count, size = weight.shape
@@ -379,7 +416,7 @@ def lower_gemm(ctx, node):
     c = ctx.weight(node, 2, required=False)
     bias = None
     if c is not None:
-        c = np.asarray(c, np.float64) * float(node.attrs.get("beta", 1.0))
+        c = np.asarray(c, np.float64) * float_attr(node, "beta", 1.0)
         if c.size == 1:
             bias = np.full(count, c.reshape(-1)[0])
         elif c.size == count and broadcast_shape(c.shape, (1, count)) == (1, count):

@@ -5,7 +5,8 @@ import math
 
 import numpy as np
 
-from ._onnx_graph import slice_arguments, slice_indices
+from ._onnx_graph import (axis_attr, axis_list, float_attr, int_attr, int_list, int_list_attr,
+                          slice_arguments, slice_indices)
 from ._onnx_ir import Tensor
 from ._onnx_ops import conv_pads, known_attrs, need_rank
 
@@ -18,19 +19,17 @@ def lower_pool(kind):
                     "kernel_shape", "pads", "strides", "storage_order")
         if len(node.outputs) > 1 and node.outputs[1]:
             node.fail("the indices output is not supported")
-        if node.attrs.get("storage_order", 0):
+        if int_attr(node, "storage_order", 0, 0, 1):
             node.fail("storage_order=1 is not supported")
-        if any(d != 1 for d in node.attrs.get("dilations", [1, 1])):
+        if int_list_attr(node, "dilations", 2, 1, [1, 1]) != [1, 1]:
             node.fail("dilated pooling is not supported")
         x = ctx.tensor(node)
         need_rank(node, x, (4,))
-        kernel = list(node.attrs["kernel_shape"])
-        if len(kernel) != 2:
-            node.fail("only 2-D pooling is supported")
-        strides = list(node.attrs.get("strides", [1, 1]))
+        kernel = int_list_attr(node, "kernel_shape", 2, 1)
+        strides = int_list_attr(node, "strides", 2, 1, [1, 1])
         n, c, h, w = x.shape
         pads = conv_pads(node, (h, w), kernel, strides, (1, 1))
-        ceil = bool(node.attrs.get("ceil_mode", 0))
+        ceil = bool(int_attr(node, "ceil_mode", 0, 0, 1))
         out = []
         for a, size in enumerate((h, w)):
             span = size + pads[a] + pads[a + 2] - kernel[a]
@@ -40,7 +39,7 @@ def lower_pool(kind):
             out.append(o)
             if pads[a] >= kernel[a]:
                 node.fail(f"pads {pads} as large as the kernel {kernel} are not supported")
-        include = bool(node.attrs.get("count_include_pad", 0))
+        include = bool(int_attr(node, "count_include_pad", 0, 0, 1))
         mode = kind
         if kind == "average":
             mode = "average" if include else "average_exclude"
@@ -73,12 +72,12 @@ def lower_reduce(kind):
         axes = node.attrs.get("axes")
         if axes is None and len(node.inputs) > 1 and node.inputs[1]:
             axes = ctx.const(node, 1)
-        axes = sorted(int(a) % x.rank for a in axes) if axes is not None else None
+        axes = sorted(axis_list(node, "axes", axes, x.rank)) if axes is not None else None
         if x.rank != 4 or axes != [2, 3]:
             node.fail(f"reduction over axes {axes} of a rank-{x.rank} tensor is not supported "
                       "(only the spatial axes of a 4-D tensor)")
         n, c, h, w = x.shape
-        keep = bool(node.attrs.get("keepdims", 1))
+        keep = bool(int_attr(node, "keepdims", 1, 0, 1))
         pooled = Tensor(node.outputs[0] + ("" if keep else "/pooled"), (n, c, 1, 1))
         ctx.emit(node, "pool", [x], [pooled], mode=kind, kernel=[h, w], strides=[1, 1],
                  pads=[0, 0])
@@ -95,9 +94,11 @@ def lower_reduce(kind):
 
 def lower_concat(ctx, node):
     known_attrs(node, "axis")
+    if not node.inputs:
+        node.fail("there are no inputs")
     tensors = [ctx.tensor(node, i) for i in range(len(node.inputs))]
     rank = tensors[0].rank
-    axis = int(node.attrs["axis"]) % rank
+    axis = axis_attr(node, "axis", None, rank)
     for t in tensors:
         if t.rank != rank or any(t.shape[a] != tensors[0].shape[a] for a in range(rank) if a != axis):
             node.fail("inputs differ in shape outside the concatenation axis")
@@ -110,16 +111,18 @@ def lower_concat(ctx, node):
 def lower_split(ctx, node):
     known_attrs(node, "axis", "split", "num_outputs")
     x = ctx.tensor(node)
-    axis = int(node.attrs.get("axis", 0)) % x.rank
+    axis = axis_attr(node, "axis", 0, x.rank)
     sizes = node.attrs.get("split")
     if sizes is None and len(node.inputs) > 1 and node.inputs[1]:
         sizes = ctx.const(node, 1)
     n = x.shape[axis]
     count = len(node.outputs)
+    if int_attr(node, "num_outputs", count, 1) != count:
+        node.fail(f"num_outputs {node.attrs['num_outputs']} is not the {count} outputs")
     if sizes is None:
         part = -(-n // count)
         sizes = [min(part, n - i * part) for i in range(count)]
-    sizes = [int(s) for s in sizes]
+    sizes = int_list(node, "split sizes", sizes, minimum=0)
     if sum(sizes) != n or len(sizes) != count:
         node.fail(f"split sizes {sizes} do not cover {n} elements in {count} outputs")
     outs = []
@@ -131,17 +134,18 @@ def lower_split(ctx, node):
 
 
 def lower_slice(ctx, node):
+    known_attrs(node, "starts", "ends", "axes")
     x = ctx.tensor(node)
     values = [None] + [ctx.const(node, i) if i < len(node.inputs) and node.inputs[i] else None
                        for i in range(1, len(node.inputs))]
     ranges = []
     shape = list(x.shape)
-    for start, end, axis, step in zip(*slice_arguments(node, values)):
-        axis %= x.rank
+    for start, end, axis, step in zip(*slice_arguments(node, values, x.rank)):
         idx = slice_indices(x.shape[axis], start, end, step)
         if idx.size == 0:
             node.fail("the slice is empty")
-        if idx.size != x.shape[axis]:
+        # A negative step over the whole axis selects every index too, reversed.
+        if not np.array_equal(idx, np.arange(x.shape[axis])):
             if step != 1:
                 node.fail(f"slice step {step} is not supported")
             ranges.append((axis, int(idx[0]), int(idx[-1]) + 1))
@@ -160,7 +164,9 @@ def lower_slice(ctx, node):
 
 
 def reshape_target(node, x, target, allowzero=0):
-    target = [int(d) for d in target]
+    target = int_list(node, "shape", target, minimum=-1)
+    if not allowzero and any(d == 0 and i >= x.rank for i, d in enumerate(target)):
+        node.fail(f"shape {target} copies a dimension (0) past the input's rank {x.rank}")
     shape = []
     for i, d in enumerate(target):
         shape.append(x.shape[i] if d == 0 and not allowzero else d)
@@ -179,14 +185,16 @@ def reshape_target(node, x, target, allowzero=0):
 def lower_reshape(ctx, node):
     known_attrs(node, "allowzero")
     x = ctx.tensor(node)
-    shape = reshape_target(node, x, ctx.const(node, 1), node.attrs.get("allowzero", 0))
+    shape = reshape_target(node, x, ctx.const(node, 1), int_attr(node, "allowzero", 0, 0, 1))
     ctx.emit(node, "view", [x], [ctx.out(node, shape)])
 
 
 def lower_flatten(ctx, node):
     known_attrs(node, "axis")
     x = ctx.tensor(node)
-    axis = int(node.attrs.get("axis", 1)) % (x.rank + 1) if x.rank else 0
+    # Unlike other axes, this one may be the rank itself (everything in the first dimension).
+    axis = int_attr(node, "axis", 1, -x.rank, x.rank)
+    axis += x.rank if axis < 0 else 0
     shape = (int(np.prod(x.shape[:axis], dtype=np.int64)), int(np.prod(x.shape[axis:], dtype=np.int64)))
     ctx.emit(node, "view", [x], [ctx.out(node, shape)])
 
@@ -200,12 +208,14 @@ def lower_squeeze(unsqueeze):
             axes = ctx.const(node, 1)
         shape = list(x.shape)
         if unsqueeze:
-            rank = x.rank + len(axes)
-            for a in sorted(int(a) % rank for a in axes):
+            if axes is None:
+                node.fail("the axes are required")
+            rank = x.rank + len(int_list(node, "axes", axes))
+            for a in sorted(axis_list(node, "axes", axes, rank)):
                 shape.insert(a, 1)
         else:
             axes = [a for a in range(x.rank) if shape[a] == 1] if axes is None else \
-                [int(a) % x.rank for a in axes]
+                axis_list(node, "axes", axes, x.rank)
             if any(shape[a] != 1 for a in axes):
                 node.fail(f"squeezed axes {axes} of {x.shape} are not of extent 1")
             shape = [d for a, d in enumerate(shape) if a not in axes]
@@ -217,7 +227,7 @@ def lower_identity(ctx, node):
     x = ctx.tensor(node)
     if node.op == "Dropout":
         known_attrs(node, "seed", "ratio", "is_test")
-        if len(node.inputs) > 2 and node.inputs[2] and bool(ctx.const(node, 2)):
+        if len(node.inputs) > 2 and node.inputs[2] and np.any(ctx.const(node, 2)):
             node.fail("training_mode=True is not supported")
         ctx.check_unused_outputs(node, 1)
     ctx.emit(node, "view", [x], [ctx.out(node, x.shape)])
@@ -226,7 +236,7 @@ def lower_identity(ctx, node):
 def lower_transpose(ctx, node):
     known_attrs(node, "perm")
     x = ctx.tensor(node)
-    perm = [int(p) for p in node.attrs.get("perm", range(x.rank - 1, -1, -1))]
+    perm = int_list_attr(node, "perm", default=list(range(x.rank - 1, -1, -1)))
     if sorted(perm) != list(range(x.rank)):
         node.fail(f"perm {perm} is not a permutation of the axes")
     y = ctx.out(node, [x.shape[p] for p in perm])
@@ -240,10 +250,10 @@ def lower_pad(ctx, node):
     if mode not in ("constant", "reflect", "edge"):
         node.fail(f"mode {mode} is not supported")
     if "pads" in node.attrs:
-        pads, value = list(node.attrs["pads"]), float(node.attrs.get("value", 0.0))
+        pads, value = int_list_attr(node, "pads"), float_attr(node, "value", 0.0)
     else:
-        pads = [int(p) for p in ctx.const(node, 1)]
-        c = ctx.const(node, 2, required=False)
+        pads = int_list(node, "pads", ctx.const(node, 1))
+        c = ctx.weight(node, 2, required=False)
         value = 0.0 if c is None or np.asarray(c).size == 0 else float(np.asarray(c).reshape(-1)[0])
         if len(node.inputs) > 3 and node.inputs[3]:
             node.fail("the axes input is not supported")
@@ -311,9 +321,13 @@ def lower_resize(ctx, node):
         if scales is not None and np.asarray(scales).size == 0:
             scales = None
     if sizes is not None and np.asarray(sizes).size:
-        sizes = [int(s) for s in sizes]
+        sizes = int_list(node, "sizes", sizes, x.rank, 1)
         scales = [o / i for o, i in zip(sizes, x.shape)]
     elif scales is not None:
+        scales = np.asarray(scales)
+        if (scales.shape != (x.rank,) or not np.issubdtype(scales.dtype, np.number)
+                or not np.all(np.isfinite(scales) & (scales > 0))):
+            node.fail(f"scales {scales.tolist()} are not {x.rank} positive numbers")
         scales = [float(s) for s in scales]
         sizes = [int(math.floor(d * s)) for d, s in zip(x.shape, scales)]
     else:

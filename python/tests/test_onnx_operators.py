@@ -311,6 +311,104 @@ def test_refuses_computed_weights():
     refused(proto, "conv", "constant")
 
 
+def ints(*values):
+    return np.array(values, np.int64)
+
+
+W3 = ("w", np.ones((4, 4, 3, 3), np.float32))  # 3x3 weights for Conv and ConvTranspose
+
+
+def malformed(op, inputs=("x",), inits=(), fragments=(), opset=14, outputs=1, **attrs):
+    node = helper.make_node(op, list(inputs), [f"y{i}" for i in range(outputs)],
+                            name=f"bad_{op.lower()}", **attrs)
+    return pytest.param(node, list(inits), fragments, opset, id=f"{op}-{'-'.join(fragments)}")
+
+
+# Each of these crashed the compiler with another exception, loaded a model that means
+# something else, or was refused for a wrong reason before the attributes were checked.
+@pytest.mark.parametrize("node,inits,fragments,opset", [
+    malformed("Conv", ["x", "w"], [W3], ["kernel_shape", "contradicts"], kernel_shape=[5, 5]),
+    malformed("ConvTranspose", ["x", "w"], [W3], ["kernel_shape", "contradicts"],
+              kernel_shape=[5, 5]),
+    malformed("Conv", ["x", "w"], [W3], ["kernel_shape", "where 2"], kernel_shape=[3]),
+    malformed("Conv", ["x", "w"], [W3], ["strides", "below 1"], strides=[0, 0]),
+    malformed("ConvTranspose", ["x", "w"], [W3], ["strides", "below 1"], strides=[2, 0]),
+    malformed("Conv", ["x", "w"], [W3], ["strides", "where 2"], strides=[2]),
+    malformed("Conv", ["x", "w"], [W3], ["strides", "not a list of integers"],
+              strides=[1.5, 1.0]),
+    malformed("Conv", ["x", "w"], [W3], ["dilations", "below 1"], dilations=[0, 1]),
+    malformed("ConvTranspose", ["x", "w"], [W3], ["dilations", "below 1"], dilations=[1, -1]),
+    malformed("ConvTranspose", ["x", "w"], [W3], ["group", "below 1"], group=0),
+    malformed("Conv", ["x", "w"], [W3], ["group", "not an integer"], group=1.0),
+    malformed("Conv", ["x", "w"], [W3], ["pads", "not a list of integers"], pads=1),
+    malformed("Conv", ["x", "w", "b"], [W3, ("b", np.ones(3, np.float32))], ["bias", "(3,)"]),
+    malformed("ConvTranspose", ["x", "w"], [W3], ["output_padding", "not below"],
+              strides=[2, 2], pads=[2, 2, 2, 2], output_padding=[2, 2]),
+    malformed("ConvTranspose", ["x", "w"], [W3], ["output_padding", "where 2"],
+              output_padding=[0]),
+    malformed("MaxPool", fragments=["kernel_shape", "required"]),
+    malformed("MaxPool", fragments=["kernel_shape", "below 1"], kernel_shape=[0, 2]),
+    malformed("AveragePool", fragments=["strides", "below 1"], kernel_shape=[2, 2],
+              strides=[0, 0]),
+    malformed("AveragePool", fragments=["ceil_mode", "above 1"], kernel_shape=[2, 2],
+              ceil_mode=2),
+    malformed("LRN", fragments=["size", "required"]),
+    malformed("LeakyRelu", fragments=["alpha", "not a number"], alpha="big"),
+    malformed("BatchNormalization", ["x", "g", "b", "m", "v"],
+              [(n, np.ones(3 if n == "m" else 4, np.float32)) for n in "gbmv"],
+              ["'m'", "one value per channel"]),
+    malformed("Softmax", fragments=["axis 4 is above 3"], axis=4),
+    malformed("Concat", ["x", "x"], fragments=["axis -5 is below -4"], axis=-5),
+    malformed("Flatten", fragments=["axis 5 is above 4"], axis=5),
+    malformed("ReduceMean", fragments=["axes", "out of range"], axes=[6, 3]),
+    malformed("Unsqueeze", ["x", "axes"], [("axes", ints(0, 0))], ["axes", "repeat"]),
+    malformed("Squeeze", ["x", "axes"], [("axes", ints(5))], ["axes", "out of range"]),
+    malformed("Split", fragments=["num_outputs 3", "2 outputs"], opset=18, outputs=2,
+              axis=1, num_outputs=3),
+    malformed("Reshape", ["x", "shape"], [("shape", ints(0, 0, 0, 0, 0))],
+              ["copies a dimension", "rank 4"]),
+    malformed("Slice", ["x", "s", "e", "a", "st"],
+              [("s", ints(0)), ("e", ints(2)), ("a", ints(1)), ("st", ints(0))],
+              ["steps", "0"]),
+    malformed("Pad", ["x", "pads"], [("pads", np.array([0, 0, 1.5, 1, 0, 0, 1, 1]))],
+              ["pads", "not a list of integers"]),
+    malformed("Resize", ["x", "", "scales"], [("scales", np.array([2, 2], np.float32))],
+              ["scales", "4 positive numbers"]),
+    malformed("Resize", ["x", "", "scales"],
+              [("scales", np.array([1, 1, np.inf, 2], np.float32))], ["scales", "positive"]),
+    malformed("Resize", ["x", "", "", "sizes"], [("sizes", ints(1, 4, 12))],
+              ["sizes", "where 4"]),
+    malformed("Gemm", ["x", "w"], [("w", np.ones(6, np.float32))], ["not a matrix"]),
+    malformed("Clip", ["x", "lo"], [("lo", np.zeros(0, np.float32))], ["'lo'", "one value"]),
+    malformed("Relu", [], fragments=["first input is missing"]),
+])
+def test_refuses_malformed_attributes(node, inits, fragments, opset):
+    shape = (6, 6) if node.op_type == "Gemm" else (1, 4, 6, 6)
+    outputs = list(node.output)
+    refused(model([node], [("x", shape)], outputs, inits, opset), f"'{node.name}'", *fragments)
+
+
+def test_refuses_a_slice_that_reverses_a_whole_axis():
+    """Step -1 over the whole axis selects as many elements as the axis holds; it ran as a
+    copy."""
+    inits = [("s", ints(-1)), ("e", ints(-9)), ("a", ints(1)), ("st", ints(-1))]
+    node = helper.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"], name="reverse")
+    refused(model([node], [("x", (1, 4, 2, 2))], ["y"], inits), "'reverse'", "step -1")
+
+
+def test_unforeseen_error_in_a_handler_is_a_refusal(monkeypatch):
+    """A malformed form no check covers still refuses the model naming the node, and keeps the
+    error that tripped as the cause."""
+    from simdsynet import _onnx_lower
+
+    def trips(ctx, node):
+        return 1 // 0
+    monkeypatch.setitem(_onnx_lower.HANDLERS, "Relu", trips)
+    with pytest.raises(UnsupportedModelError, match="'r'.*ZeroDivisionError") as info:
+        simdsynet.onnx.load(relu_model().SerializeToString())
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+
+
 # ---------------------------------------------------------------------------------------------
 # The Python API.
 
