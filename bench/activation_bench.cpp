@@ -63,6 +63,10 @@ const int kRegistered = [] {
         const float slope = 1.0f;
         SimdSynetTanh32f(s, n, &slope, d);
     });
+    RegisterUnary("Gelu32f",
+                  [](const float* s, size_t n, float* d) { SimdSynetGelu32f(s, n, SimdFalse, d); });
+    RegisterUnary("GeluTanh32f",
+                  [](const float* s, size_t n, float* d) { SimdSynetGelu32f(s, n, SimdTrue, d); });
     const struct {
         const char* name;
         SimdSynetUnaryOperation32fType type;

@@ -309,6 +309,16 @@ SIMD_API void SimdSynetSoftplus32f(const float* src, size_t size, const float* b
 SIMD_API void SimdSynetTanh32f(const float* src, size_t size, const float* slope, float* dst);
 
 /**
+ * GELU (an addition beyond the seeds): dst[i] = x*(1 + erf(x/sqrt(2)))/2 with x = src[i], or
+ * with approximate == SimdTrue the tanh form x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3)))/2
+ * (ONNX Gelu's approximate="tanh"). src and dst may be the same array. Transcendental accuracy
+ * (within 1e-5 relative + 1e-6 absolute); NaN gives NaN, +inf gives +inf, -inf gives -0 (the
+ * limit; the formula itself gives NaN there). An approximate other than SimdFalse/SimdTrue is an
+ * error.
+ */
+SIMD_API void SimdSynetGelu32f(const float* src, size_t size, SimdBool approximate, float* dst);
+
+/**
  * Element-wise unary operation on an array of size floats: Abs (sign cleared), Exp, Log
  * (0 gives -inf, negative values NaN), Neg, Rsqrt (1/sqrt(x)), Sqrt, Tanh, or Zero (+0 for every
  * element). Abs, Neg, Sqrt and Zero are exact; the others have a relative error of about 1e-6.

@@ -218,6 +218,9 @@ TEST_P(Activation, NaNPropagates) {
         {"Softplus", [&](const float* s, size_t n,
                          float* d) { SimdSynetSoftplus32f(s, n, &one, &threshold, d); }},
         {"Tanh", [&](const float* s, size_t n, float* d) { SimdSynetTanh32f(s, n, &one, d); }},
+        {"Gelu", [&](const float* s, size_t n, float* d) { SimdSynetGelu32f(s, n, SimdFalse, d); }},
+        {"GeluTanh",
+         [&](const float* s, size_t n, float* d) { SimdSynetGelu32f(s, n, SimdTrue, d); }},
         {"Abs",
          [&](const float* s, size_t n, float* d) {
              SimdSynetUnaryOperation32fLayerForward(s, n, SimdSynetUnaryOperation32fAbs, d);
@@ -327,6 +330,37 @@ TEST_P(Activation, Tanh) {
     EXPECT_TRUE(test::Near(out[4], 1e-30, 1e-30, 1e-5, 0.0));  // relative accuracy near 0
 }
 
+TEST_P(Activation, Gelu) {
+    CheckTranscendental(
+        [](const float* s, size_t n, float* d) { SimdSynetGelu32f(s, n, SimdFalse, d); },
+        [](float x) { return ref::Gelu(x); }, "Gelu");
+    CheckTranscendental(
+        [](const float* s, size_t n, float* d) { SimdSynetGelu32f(s, n, SimdTrue, d); },
+        [](float x) { return ref::GeluTanh(x); }, "GeluTanh");
+    // The erf form switches branches at |x/sqrt 2| = 0.5 and to -0 below -8.5, the tanh form to
+    // -0 below -10: the bound holds on both sides of each switch.
+    std::vector<float> edges;
+    for (float e : {0.70710678f, -0.70710678f, -8.5f, -10.0f})
+        for (int k = -4; k <= 4; ++k) edges.push_back(e + float(k) * 1e-6f * std::fabs(e));
+    std::vector<float> out(edges.size());
+    for (SimdBool tanh : {SimdFalse, SimdTrue}) {
+        SimdSynetGelu32f(edges.data(), edges.size(), tanh, out.data());
+        for (size_t i = 0; i < edges.size(); ++i)
+            EXPECT_TRUE(NearTrans(out[i], tanh ? ref::GeluTanh(edges[i]) : ref::Gelu(edges[i])))
+                << "x = " << edges[i] << " tanh = " << tanh;
+    }
+    const float in[5] = {INFINITY, -INFINITY, 1e30f, -1e30f, -0.0f};
+    float y[5];
+    for (SimdBool tanh : {SimdFalse, SimdTrue}) {
+        SimdSynetGelu32f(in, 5, tanh, y);
+        EXPECT_EQ(y[0], INFINITY);
+        EXPECT_EQ(y[1], 0.0f);
+        EXPECT_EQ(y[2], 1e30f);
+        EXPECT_EQ(y[3], 0.0f);
+        EXPECT_EQ(y[4], 0.0f);
+    }
+}
+
 // ---- Thread budgets ------------------------------------------------------------------------
 
 // Large calls split over the thread budget (core/ParallelElements.h): every budget, also on an
@@ -348,7 +382,10 @@ TEST_P(Activation, ThreadBudgetsGiveIdenticalBits) {
          [&](const float* s, size_t n, float* d) { SimdSynetSigmoid32f(s, n, &slope, d); }},
         {"Softplus", [&](const float* s, size_t n,
                          float* d) { SimdSynetSoftplus32f(s, n, &beta, &threshold, d); }},
-        {"Tanh", [&](const float* s, size_t n, float* d) { SimdSynetTanh32f(s, n, &slope, d); }}};
+        {"Tanh", [&](const float* s, size_t n, float* d) { SimdSynetTanh32f(s, n, &slope, d); }},
+        {"Gelu", [&](const float* s, size_t n, float* d) { SimdSynetGelu32f(s, n, SimdFalse, d); }},
+        {"GeluTanh",
+         [&](const float* s, size_t n, float* d) { SimdSynetGelu32f(s, n, SimdTrue, d); }}};
     for (int type = 0; type <= int(SimdSynetUnaryOperation32fZero); ++type)
         functions.push_back(
             {"UnaryOperation " + std::to_string(type), [type](const float* s, size_t n, float* d) {
@@ -543,6 +580,20 @@ TEST(ActivationErrors, RejectsBadArguments) {
     EXPECT_NE(SimdSynetGetLastError(), nullptr);
     for (float v : dst) EXPECT_EQ(v, 7.0f);
     SimdSynetRelu32f(nullptr, 0, nullptr, nullptr);  // zero size: valid no-op
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+}
+
+TEST(ActivationErrors, RejectsBadGeluArguments) {
+    const float src[4] = {1, 2, 3, 4};
+    float dst[4] = {7, 7, 7, 7};
+    SimdSynetGelu32f(nullptr, 4, SimdFalse, dst);
+    EXPECT_TRUE(SimdSynetGetLastError() && strstr(SimdSynetGetLastError(), "SimdSynetGelu32f"));
+    SimdSynetGelu32f(src, 4, SimdBool(2), dst);
+    EXPECT_TRUE(SimdSynetGetLastError() && strstr(SimdSynetGetLastError(), "approximate"));
+    SimdSynetGelu32f(src, SIZE_MAX / 2, SimdTrue, dst);
+    EXPECT_TRUE(SimdSynetGetLastError() && strstr(SimdSynetGetLastError(), "overflows"));
+    EXPECT_EQ(dst[0], 7.0f);
+    SimdSynetGelu32f(nullptr, 0, SimdFalse, nullptr);
     EXPECT_EQ(SimdSynetGetLastError(), nullptr);
 }
 

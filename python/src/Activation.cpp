@@ -90,6 +90,16 @@ void RegisterActivations(py::module_& m) {
         "src"_a, "slope"_a = 1.0f, py::kw_only(), "out"_a = py::none(),
         "tanh(x*slope) (SimdSynetTanh32f). out may be src.");
     m.def(
+        "gelu32f",
+        [](py::handle src, bool approximate, py::handle out) {
+            return Elementwise(src, out, [&](const float* s, size_t n, float* d) {
+                SimdSynetGelu32f(s, n, approximate ? SimdTrue : SimdFalse, d);
+            });
+        },
+        "src"_a, "approximate"_a = false, py::kw_only(), "out"_a = py::none(),
+        "GELU, x*(1 + erf(x/sqrt(2)))/2, or with approximate its tanh form "
+        "x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3)))/2 (SimdSynetGelu32f). out may be src.");
+    m.def(
         "unary_operation32f_layer_forward",
         [](py::handle src, py::handle type, py::handle out) {
             auto t = SimdSynetUnaryOperation32fType(ToEnum(type, g_unaryOperation, "type"));

@@ -1,5 +1,7 @@
 """Activations, unary operations and the array contract every function follows."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -20,7 +22,16 @@ CASES = [
     (lambda x: ss.softplus32f(x, 2.0, 3.0),
      lambda x: np.where(x > 3.0, x, np.logaddexp(0, 2.0 * x.astype(np.float64)) / 2.0), 1e-5),
     (lambda x: ss.tanh32f(x, 0.5), lambda x: np.tanh(0.5 * x.astype(np.float64)), 1e-5),
+    (lambda x: ss.gelu32f(x), lambda x: _gelu(x, False), 1e-5),
+    (lambda x: ss.gelu32f(x, True), lambda x: _gelu(x, True), 1e-5),
 ]
+
+
+def _gelu(x, approximate):
+    x = x.astype(np.float64)
+    if approximate:
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
 
 
 @pytest.mark.parametrize("function,reference,tol", CASES)

@@ -55,6 +55,22 @@ inline double Tanh(float x, float slope) {
     return std::tanh(double(x) * double(slope));
 }
 
+// GELU, x*(1 + erf(x/sqrt 2))/2; for x < 0 as x*erfc(-x/sqrt 2)/2, the same value without the
+// cancellation of 1 + erf. -inf gives the limit 0 (the formula gives -inf*0).
+inline double Gelu(float x) {
+    if (std::isinf(x) && x < 0) return 0.0;
+    const double z = double(x) / std::sqrt(2.0);
+    return x < 0 ? 0.5 * x * std::erfc(-z) : 0.5 * x * (1.0 + std::erf(z));
+}
+
+// The tanh approximation x*(1 + tanh(u))/2, u = sqrt(2/pi)*(x + 0.044715 x^3), as the identical
+// x/(1 + exp(-2u)), which does not cancel for x < 0.
+inline double GeluTanh(float x) {
+    if (std::isinf(x) && x < 0) return 0.0;
+    const double u = std::sqrt(2.0 / M_PI) * (double(x) + 0.044715 * std::pow(double(x), 3));
+    return double(x) / (1.0 + std::exp(-2.0 * u));
+}
+
 // SimdSynetUnaryOperation32fLayerForward. Abs, Neg, Sqrt and Zero are EXACT (FP32 results),
 // the others double.
 inline double UnaryOperation(float x, int type) {
