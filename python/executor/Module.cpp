@@ -330,6 +330,13 @@ PYBIND11_MODULE(_executor, m) {
                  self.Add(MakeInnerProduct(name, self.ToRef(src), self.ToRef(weight),
                                            self.ToRef(bias), rows, count, size, self.ToRef(dst)));
              })
+        .def("matmul",
+             [](PyExecutor& self, const std::string& name, py::handle a, py::handle b, size_t batch,
+                size_t m, size_t n, size_t k, size_t strideA, size_t strideB, py::handle dst) {
+                 self.Add(MakeMatMul(name, self.ToRef(a), self.ToRef(b),
+                                     MatMulShape{batch, m, n, k, strideA, strideB},
+                                     self.ToRef(dst)));
+             })
         .def("shuffle",
              [](PyExecutor& self, const std::string& name, py::handle src0, size_t channels0,
                 py::handle src1, size_t channels1, size_t spatial, py::handle dst0,

@@ -266,6 +266,12 @@ void Activate(Activation kind, const float* p, const float* src, size_t size, fl
         case Activation::Sqrt:
             SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fSqrt, dst);
             break;
+        case Activation::Gelu:
+            SimdSynetGelu32f(src, size, SimdFalse, dst);
+            break;
+        case Activation::GeluTanh:
+            SimdSynetGelu32f(src, size, SimdTrue, dst);
+            break;
     }
 }
 
@@ -283,7 +289,9 @@ const std::pair<const char*, Activation> kActivationNames[] = {
     {"exp", Activation::Exp},
     {"log", Activation::Log},
     {"neg", Activation::Neg},
-    {"sqrt", Activation::Sqrt}};
+    {"sqrt", Activation::Sqrt},
+    {"gelu", Activation::Gelu},
+    {"gelu_tanh", Activation::GeluTanh}};
 
 const char* ActivationName(Activation kind) {
     for (const auto& [name, k] : kActivationNames)
@@ -534,6 +542,29 @@ private:
     size_t rows_, count_, size_;
 };
 
+// Products of matrices the network computed (attention's Q*K^T and weights*V): one
+// SimdGemm32fNN per batch item; a stride of 0 shares one matrix between the items.
+class MatMulStep : public Step {
+public:
+    MatMulStep(const std::string& name, Ref a, Ref b, const MatMulShape& shape, Ref dst)
+        : Step(name, "matmul", Category::Kernel), refs_{a, b, dst}, shape_(shape) {}
+    void Bind(const Memory& memory) override {
+        for (int i = 0; i < 3; ++i) p_[i] = memory(refs_[i]);
+    }
+    void Run(float*) override {
+        const MatMulShape& s = shape_;
+        const float one = 1.0f, zero = 0.0f;
+        for (size_t i = 0; i < s.batch; ++i)
+            SimdGemm32fNN(s.m, s.n, s.k, &one, p_[0] + i * s.strideA, s.k, p_[1] + i * s.strideB,
+                          s.n, &zero, p_[2] + i * s.m * s.n, s.n);
+    }
+
+private:
+    Ref refs_[3];
+    float* p_[3] = {};
+    MatMulShape shape_;
+};
+
 class ShuffleStep : public Step {
 public:
     ShuffleStep(const std::string& name, Ref src0, size_t channels0, Ref src1, size_t channels1,
@@ -675,6 +706,10 @@ StepPtr MakeNormalize(const std::string& name, int version, Ref src, size_t batc
 StepPtr MakeInnerProduct(const std::string& name, Ref src, Ref weight, Ref bias, size_t rows,
                          size_t count, size_t size, Ref dst) {
     return std::make_unique<InnerProductStep>(name, src, weight, bias, rows, count, size, dst);
+}
+
+StepPtr MakeMatMul(const std::string& name, Ref a, Ref b, const MatMulShape& shape, Ref dst) {
+    return std::make_unique<MatMulStep>(name, a, b, shape, dst);
 }
 
 StepPtr MakeShuffle(const std::string& name, Ref src0, size_t channels0, Ref src1, size_t channels1,

@@ -91,6 +91,8 @@ enum class Activation {
     Log,
     Neg,
     Sqrt,
+    Gelu,      // x*(1 + erf(x/sqrt 2))/2
+    GeluTanh,  // its tanh approximation
 };
 StepPtr MakeActivation(const std::string& name, Activation kind, const std::vector<float>& params,
                        Ref src, size_t size, Ref dst);
@@ -127,6 +129,13 @@ StepPtr MakeNormalize(const std::string& name, int version, Ref src, size_t batc
 // SimdSynetInnerProductLayerForward per row, or SimdGemm32fNT for several rows.
 StepPtr MakeInnerProduct(const std::string& name, Ref src, Ref weight, Ref bias, size_t rows,
                          size_t count, size_t size, Ref dst);
+
+// dst[i] = a[i] (m x k) * b[i] (k x n) for i < batch, row-major; a[i] starts at a + i*strideA,
+// b[i] at b + i*strideB (0: one matrix for every item), dst[i] at dst + i*m*n.
+struct MatMulShape {
+    size_t batch, m, n, k, strideA, strideB;
+};
+StepPtr MakeMatMul(const std::string& name, Ref a, Ref b, const MatMulShape& shape, Ref dst);
 
 // SimdSynetShuffleLayerForward (NHWC).
 StepPtr MakeShuffle(const std::string& name, Ref src0, size_t channels0, Ref src1, size_t channels1,

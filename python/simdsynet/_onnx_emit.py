@@ -53,6 +53,8 @@ def act_step(kind, params):
         "abs": ("abs", []),
         "neg": ("neg", []),
         "sqrt": ("sqrt", []),
+        "gelu": ("gelu", []),
+        "gelu_tanh": ("gelu_tanh", []),
     }
     return table[kind]
 
@@ -230,13 +232,19 @@ class Emitter:
 
     def emit_layer_norm(self, op):
         x, y = op.inputs[0], op.outputs[0]
-        first, end = Layouts.layer_norm_block(x.layout, x.rank, op["axis"])
+        first, end = Layouts.layer_norm_block(x.layout, x.rank, op["axis"], op["end"])
         order, shape = physical_order(x), physical_shape(x)
         # The normalized axes in physical order: the scale and shift follow it.
         axes = [a - op["axis"] for a in order[first:end]]
         scale = np.transpose(op["scale"], axes).reshape(-1)
         shift = np.transpose(op["shift"], axes).reshape(-1)
         outer, count, inner = product(shape[:first]), product(shape[first:end]), product(shape[end:])
+        if inner == 1:
+            # Tokens (or pixels) of `count` channels each: one channel-last image of `outer`
+            # pixels, the library's layer norm over channels.
+            self.ex.normalize(op.name, 2, offset(x), 1, count, outer, f32(scale), f32(shift),
+                              op["eps"], "nhwc", offset(y))
+            return
         self.ex.normalize(op.name, 2, offset(x), outer, count, inner, f32(scale), f32(shift),
                           op["eps"], "nchw", offset(y))
 
@@ -256,6 +264,11 @@ class Emitter:
         weight.flags.writeable = False
         self.ex.inner_product(op.name, offset(x), weight, f32(op["bias"]), x.shape[0], count,
                               size, offset(y))
+
+    def emit_matmul(self, op):
+        a, b = op.inputs
+        self.ex.matmul(op.name, ref(a), ref(b), op["batch"], op["m"], op["n"], op["k"],
+                       *op["strides"], offset(op.outputs[0]))
 
     # Data movement.
 
@@ -335,6 +348,8 @@ def op_flops(op):
     connected layer (the usual measure of a model's size); 0 for other operations."""
     if op.kind == "gemm":
         return 2 * op.inputs[0].shape[0] * op["weight"].size
+    if op.kind == "matmul":
+        return 2 * op["batch"] * op["m"] * op["n"] * op["k"]
     if op.kind == "deconv":
         return 2 * product(op.inputs[0].shape) * op["weight"][0].size
     if op.kind == "conv":

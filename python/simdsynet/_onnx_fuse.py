@@ -52,6 +52,8 @@ def conv_activation(op):
         return "swish", [1.0]
     if a == "mish":
         return "mish", [MISH_THRESHOLD]
+    if a == "gelu":
+        return "gelu", None
     return None
 
 

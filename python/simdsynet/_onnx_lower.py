@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _onnx_ops as ops
 from . import _onnx_ops_data as data
+from . import _onnx_patterns as patterns
 from ._onnx_graph import (FOLDERS, UnsupportedModelError, branch_nodes, fold, int_attr,
                           onnx)
 from ._onnx_ir import Network, Op, Tensor
@@ -44,6 +45,7 @@ class Lowering:
         return self.net
 
     def process(self, nodes):
+        nodes = patterns.rewrite(nodes, self.consts, self.model.outputs)
         for node in nodes:
             try:
                 self.lower_node(node)
@@ -160,6 +162,10 @@ HANDLERS = {
     "BatchNormalization": ops.lower_batch_norm,
     "InstanceNormalization": ops.lower_instance_norm,
     "LayerNormalization": ops.lower_layer_norm,
+    patterns.LAYER_NORM: ops.lower_layer_norm_pattern,
+    patterns.GELU: ops.lower_gelu,
+    "Erf": lambda ctx, node: node.fail("operator not supported (only inside GELU, "
+                                       "x * 0.5 * (1 + erf(x / sqrt(2))))"),
     "LRN": ops.lower_lrn,
     "Relu": ops.lower_activation("relu"),
     "LeakyRelu": ops.lower_activation("leaky_relu", [("alpha", 0.01)]),
@@ -197,6 +203,7 @@ HANDLERS = {
     "Concat": data.lower_concat,
     "Split": data.lower_split,
     "Slice": data.lower_slice,
+    "Gather": data.lower_gather,
     "Reshape": data.lower_reshape,
     "Flatten": data.lower_flatten,
     "Squeeze": data.lower_squeeze(False),

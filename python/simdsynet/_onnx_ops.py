@@ -5,7 +5,7 @@ runner's operation; anything unsupported raises UnsupportedModelError naming the
 
 import numpy as np
 
-from ._onnx_graph import axis_attr, float_attr, int_attr, int_list_attr
+from ._onnx_graph import axis_attr, axis_list, float_attr, int_attr, int_list_attr
 from ._onnx_ir import Tensor
 
 F32 = np.float32
@@ -224,8 +224,44 @@ def lower_layer_norm(ctx, node):
     scale = np.broadcast_to(scale, normalized)
     shift = np.zeros(normalized, F32) if b is None else np.broadcast_to(b, normalized)
     y = ctx.out(node, x.shape)
-    ctx.emit(node, "layer_norm", [x], [y], axis=axis, scale=as_float(scale),
+    ctx.emit(node, "layer_norm", [x], [y], axis=axis, end=x.rank, scale=as_float(scale),
              shift=as_float(shift), eps=float_attr(node, "epsilon", 1e-5))
+
+
+def lower_layer_norm_pattern(ctx, node):
+    """A layer normalization written out in nodes (_onnx_patterns): over contiguous axes,
+    with a scale and shift that vary along those axes only."""
+    x = ctx.tensor(node)
+    axes = sorted(axis_list(node, "axes", node.attrs["axes"], x.rank))
+    first, end = axes[0], axes[-1] + 1
+    if axes != list(range(first, end)):
+        node.fail(f"normalization over axes {axes} that are not contiguous is not supported")
+    normalized = x.shape[first:end]
+    values = []
+    for what, c, default in (("scale", node.attrs["scale"], 1.0),
+                             ("shift", node.attrs["shift"], 0.0)):
+        if c is None:
+            values.append(np.full(normalized, default, F32))
+            continue
+        c = np.asarray(c)
+        if c.dtype != F32:
+            node.fail(f"the {what} has data type {c.dtype} (float32 only)")
+        full = (1,) * (x.rank - c.ndim) + c.shape if c.ndim <= x.rank else None
+        if (full is None or broadcast_shape(full, x.shape) != x.shape or
+                any(d != 1 for a, d in enumerate(full) if not first <= a < end)):
+            node.fail(f"the {what} of shape {c.shape} does not vary along the normalized axes "
+                      f"{axes} of {x.shape} only")
+        values.append(np.broadcast_to(c.reshape(full[first:end]), normalized))
+    y = ctx.out(node, x.shape)
+    ctx.emit(node, "layer_norm", [x], [y], axis=first, end=end, scale=as_float(values[0]),
+             shift=as_float(values[1]), eps=node.attrs["epsilon"])
+
+
+def lower_gelu(ctx, node):
+    x = ctx.tensor(node)
+    y = ctx.out(node, x.shape)
+    kind = "gelu" if node.attrs["approximate"] == "none" else "gelu_tanh"
+    ctx.emit(node, "act", [x], [y], act=kind, params=[])
 
 
 def lower_lrn(ctx, node):
@@ -431,8 +467,10 @@ def lower_gemm(ctx, node):
 def lower_matmul(ctx, node):
     known_attrs(node)
     if not ctx.is_const(node, 1):
-        node.fail("the second operand must be a constant (a product of two computed tensors is "
-                  "not supported)")
+        if ctx.is_const(node, 0):
+            node.fail("a constant times a computed tensor is not supported")
+        lower_matmul_computed(ctx, node)
+        return
     x = ctx.tensor(node)
     b = ctx.weight(node, 1)
     if b.ndim != 2 or x.rank < 2 or x.shape[-1] != b.shape[0]:
@@ -445,3 +483,24 @@ def lower_matmul(ctx, node):
     ctx.emit(node, "view", [out], [ctx.out(node, x.shape[:-1] + (b.shape[1],))])
 
 
+
+
+def lower_matmul_computed(ctx, node):
+    """A product of two computed tensors (attention's Q*K^T and weights*V): matrices in the
+    last two axes, batch axes equal or one side's all 1 (one matrix for every item)."""
+    a, b = ctx.tensor(node, 0), ctx.tensor(node, 1)
+    if a.rank < 2 or b.rank < 2 or a.shape[-1] != b.shape[-2]:
+        node.fail(f"shapes {a.shape} and {b.shape} are not supported (matrices of matching "
+                  "inner extent)")
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    batch = broadcast_shape(a.shape[:-2], b.shape[:-2])
+    rank = len(batch) if batch is not None else 0
+    strides = []
+    for t in (a, b):
+        own = (1,) * (rank - (t.rank - 2)) + t.shape[:-2]
+        if batch is None or (own != batch and any(d != 1 for d in own)):
+            node.fail(f"batch axes of {a.shape} and {b.shape} neither match nor are all 1")
+        strides.append(0 if own != batch else t.shape[-2] * t.shape[-1])
+    y = ctx.out(node, batch + (m, n))
+    ctx.emit(node, "matmul", [a, b], [y], batch=int(np.prod(batch, dtype=np.int64)), m=m, n=n,
+             k=k, strides=strides)

@@ -163,6 +163,38 @@ def lower_slice(ctx, node):
         x = t
 
 
+def lower_gather(ctx, node):
+    """Gather of constant indices from a computed tensor, where they are one index (a slice of
+    extent 1 with that axis dropped: ViT's class token) or a run of consecutive indices (a
+    slice); other index sets are refused."""
+    known_attrs(node, "axis")
+    x = ctx.tensor(node)
+    axis = axis_attr(node, "axis", 0, x.rank)
+    indices = np.asarray(ctx.const(node, 1))
+    if not np.issubdtype(indices.dtype, np.integer) or indices.ndim > 1 or indices.size == 0:
+        node.fail(f"indices of shape {indices.shape} and type {indices.dtype} are not supported "
+                  "(one index or a run of them)")
+    n = x.shape[axis]
+    if np.any(indices < -n) or np.any(indices >= n):
+        node.fail(f"indices {indices.tolist()} are out of range for an axis of {n}")
+    flat = (indices.reshape(-1) % n).tolist()
+    if flat != list(range(flat[0], flat[0] + len(flat))):
+        node.fail(f"indices {indices.tolist()} are not consecutive")
+    shape = list(x.shape)
+    shape[axis] = len(flat)
+    if indices.ndim == 0:
+        sliced = Tensor(node.outputs[0] + "/slice", shape)
+        del shape[axis]
+    else:
+        sliced = ctx.out(node, shape)
+    if len(flat) == n:
+        ctx.emit(node, "view", [x], [sliced])
+    else:
+        ctx.emit(node, "slice", [x], [sliced], ranges=[(axis, flat[0], flat[-1] + 1)])
+    if indices.ndim == 0:
+        ctx.emit(node, "view", [sliced], [ctx.out(node, shape)])
+
+
 def reshape_target(node, x, target, allowzero=0):
     target = int_list(node, "shape", target, minimum=-1)
     if not allowzero and any(d == 0 and i >= x.rank for i, d in enumerate(target)):

@@ -132,10 +132,14 @@ class Layouts:
                 self.need(op, 0, "plain")
             out = ins[0].layout
         elif k == "layer_norm":
-            if ins[0].layout == "flat" or self.layer_norm_block(ins[0].layout, ins[0].rank,
-                                                                op["axis"]) is None:
+            if ins[0].layout == "flat" or self.layer_norm_block(
+                    ins[0].layout, ins[0].rank, op["axis"], op["end"]) is None:
                 self.need(op, 0, "plain")
             out = ins[0].layout
+        elif k == "matmul":
+            for i in range(len(ins)):
+                self.need(op, i, "plain")
+            out = "plain"
         elif k == "gemm":
             if ins[0].layout not in ("plain", "flat"):
                 self.need(op, 0, "plain")
@@ -176,11 +180,11 @@ class Layouts:
             y.layout = out
 
     @staticmethod
-    def layer_norm_block(layout, rank, axis):
-        """(outer, normalized axes, inner) physical positions when the normalized logical axes
-        [axis, rank) are one contiguous block of the physical order, in logical order."""
+    def layer_norm_block(layout, rank, axis, end):
+        """(first, end) physical positions when the normalized logical axes [axis, end) are
+        one contiguous block of the physical order, in logical order."""
         order = NHWC if layout == "nhwc" else tuple(range(rank))
-        positions = [order.index(a) for a in range(axis, rank)]
+        positions = [order.index(a) for a in range(axis, end)]
         if positions != list(range(positions[0], positions[0] + len(positions))):
             return None
         return positions[0], positions[-1] + 1
