@@ -471,15 +471,26 @@ def lower_matmul(ctx, node):
             node.fail("a constant times a computed tensor is not supported")
         lower_matmul_computed(ctx, node)
         return
+    lower_linear(ctx, node)
+
+
+def lower_linear(ctx, node):
+    """x times constant weights [K, N] (MatMul), plus a constant bias of N values when the node
+    is the pattern of a Linear layer (_onnx_patterns): rows of x through the fully connected
+    step."""
     x = ctx.tensor(node)
     b = ctx.weight(node, 1)
     if b.ndim != 2 or x.rank < 2 or x.shape[-1] != b.shape[0]:
         node.fail(f"shapes {x.shape} and {b.shape} are not supported")
+    bias = node.attrs.get("bias")
+    if bias is not None and np.asarray(bias).dtype != F32:
+        node.fail(f"the bias has data type {np.asarray(bias).dtype} (float32 only)")
     rows = int(np.prod(x.shape[:-1], dtype=np.int64))
     flat = Tensor(node.outputs[0] + "/rows", (rows, x.shape[-1]))
     ctx.emit(node, "view", [x], [flat])
     out = Tensor(node.outputs[0] + "/product", (rows, b.shape[1]))
-    ctx.emit(node, "gemm", [flat], [out], weight=as_float(b.T), bias=None)
+    ctx.emit(node, "gemm", [flat], [out], weight=as_float(b.T),
+             bias=None if bias is None else as_float(bias))
     ctx.emit(node, "view", [out], [ctx.out(node, x.shape[:-1] + (b.shape[1],))])
 
 

@@ -2,7 +2,8 @@
 lowering (_onnx_lower): layer normalization as torch writes it by hand or exports
 F.layer_norm below opset 17 (ReduceMean, Sub, Pow 2, ReduceMean, Add eps, Sqrt, Div, then
 Mul by the scale and Add of the shift), and GELU (x * 0.5 * (1 + erf(x / sqrt 2)), or the tanh
-approximation x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))).
+approximation x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))), and a Linear layer on
+more than two axes (MatMul by constant weights, Add of a constant bias).
 
 A pattern is replaced by one node (op LAYER_NORM or GELU, named after the pattern's first node)
 at the place of its last node, where every input it reads exists. Values inside a pattern must
@@ -20,6 +21,7 @@ from ._onnx_graph import FOLDERS, Node, UnsupportedModelError, fold
 
 LAYER_NORM = "layer normalization pattern"
 GELU = "GELU pattern"
+LINEAR = "MatMul+Add pattern"
 
 
 class Graph:
@@ -273,7 +275,28 @@ def match_gelu_tanh(g, tanh):
     return None
 
 
-MATCHERS = {"ReduceMean": match_layer_norm, "Erf": match_gelu_erf, "Tanh": match_gelu_tanh}
+# ---------------------------------------------------------------------------------------------
+# Linear layers.
+
+def match_linear(g, matmul):
+    """nn.Linear on more than two axes: MatMul by constant weights, then Add of a constant
+    1-D bias (which broadcasts along the last axis). One fully connected step with its bias,
+    instead of a product and an Add of a bias tiled to the whole output."""
+    if len(matmul.inputs) != 2:
+        return None
+    weight = g.static(matmul.inputs[1])
+    add = g.sole_reader(matmul.outputs[0], "Add")
+    if weight is None or np.ndim(weight) != 2 or add is None:
+        return None
+    bias = g.static(g.other(add, matmul.outputs[0]) or "")
+    if bias is None or np.ndim(bias) != 1 or np.size(bias) != np.shape(weight)[1]:
+        return None
+    node = Node(LINEAR, matmul.name, list(matmul.inputs), [add.outputs[0]], {"bias": bias})
+    return [matmul, add], node
+
+
+MATCHERS = {"ReduceMean": match_layer_norm, "Erf": match_gelu_erf, "Tanh": match_gelu_tanh,
+            "MatMul": match_linear}
 
 
 def rewrite(nodes, consts, outputs):

@@ -268,6 +268,16 @@ def test_each_layer_norm_is_one_step(name, norms):
     assert not any("pool" in k for k in steps), steps  # no reduction of the pattern is left
 
 
+@pytest.mark.parametrize("name,products,adds", [("tokens", 2, 1), ("attention", 2, 2),
+                                                ("vit_small", 9, 5)])
+def test_linear_layers_carry_their_bias(name, products, adds):
+    """A Linear on tokens (MatMul, then Add of its bias) is one fully connected step with the
+    bias; the Adds left are the residuals and position embeddings."""
+    steps = kinds(name)
+    assert steps.count("inner product") == products, steps
+    assert steps.count("eltwise") == adds, steps
+
+
 class Gelu(nn.Module):
     def __init__(self, approximate):
         super().__init__()
