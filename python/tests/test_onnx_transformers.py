@@ -409,3 +409,44 @@ def test_gelu_read_inside_is_not_rewritten():
     inits = [("sqrt2", np.float32(np.sqrt(2))), ("one", np.float32(1)), ("half", np.float32(0.5))]
     with pytest.raises(UnsupportedModelError, match="node 'erf'"):
         simdsynet.onnx.load(graph(nodes, initializers=inits))
+
+
+def two_input_matmul(a_shape, b_shape):
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["b"], ["r"], "relu"),  # b computed, not a constant
+         helper.make_node("MatMul", ["a", "r"], ["y"], "product")], "g",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, a_shape),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, b_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]).SerializeToString()
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((2, 3, 4, 5), (5, 6)), ((2, 3, 4, 5), (1, 1, 5, 6)),
+                                             ((3, 1, 7), (3, 7, 2)), ((1, 4, 5), (2, 3, 5, 1)),
+                                             ((17, 33), (33, 16))])
+def test_product_of_computed_tensors(a_shape, b_shape):
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(a_shape).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    net = simdsynet.onnx.load(two_input_matmul(a_shape, b_shape))
+    y, = net.run({"a": a, "b": b})
+    expected = np.matmul(a.astype(np.float64), np.maximum(b, 0).astype(np.float64))
+    assert y.shape == expected.shape
+    assert np.abs(y - expected).max() <= 1e-5 * np.abs(expected).max()
+
+
+@pytest.mark.parametrize("a_shape,b_shape,fragment", [
+    ((2, 3, 4, 5), (3, 5, 6), "batch axes"), ((2, 4, 5), (4, 6), "matching inner extent"),
+    ((5,), (5, 6), "matching inner extent")])
+def test_product_of_computed_tensors_refused(a_shape, b_shape, fragment):
+    with pytest.raises(UnsupportedModelError, match=f"node 'product'.*{fragment}"):
+        simdsynet.onnx.load(two_input_matmul(a_shape, b_shape))
+
+
+def test_threads_give_identical_results():
+    path, reference = export("vit_small", *SMALL["vit_small"])
+    x = np.load(reference)["input"]
+    net = simdsynet.onnx.load(path, threads=1)
+    one = net.run(x)
+    net.threads = 2
+    assert all(np.array_equal(a, b) for a, b in zip(one, net.run(x)))
