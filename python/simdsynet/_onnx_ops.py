@@ -494,8 +494,6 @@ def lower_linear(ctx, node):
     ctx.emit(node, "view", [out], [ctx.out(node, x.shape[:-1] + (b.shape[1],))])
 
 
-
-
 def lower_matmul_computed(ctx, node):
     """A product of two computed tensors (attention's Q*K^T and weights*V): matrices in the
     last two axes, batch axes equal or one side's all 1 (one matrix for every item)."""
