@@ -450,3 +450,23 @@ def test_threads_give_identical_results():
     one = net.run(x)
     net.threads = 2
     assert all(np.array_equal(a, b) for a, b in zip(one, net.run(x)))
+
+
+@pytest.mark.parametrize("shape,axis,indices", [((2, 5, 3), 1, 0), ((2, 5, 3), 1, -1),
+                                                ((2, 5, 3), -1, [1, 2]), ((1, 4, 3, 6), 1, 2),
+                                                ((1, 4, 3, 6), 3, [0, 1, 2, 3, 4, 5])])
+def test_gather_of_constant_indices(shape, axis, indices):
+    nodes = [helper.make_node("Relu", ["x"], ["r"], "relu"),
+             helper.make_node("Gather", ["r", "i"], ["y"], "gather", axis=axis)]
+    x = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    y, = simdsynet.onnx.load(graph(nodes, shape, [("i", np.array(indices, np.int64))])).run(x)
+    np.testing.assert_array_equal(y, np.take(np.maximum(x, 0), indices, axis=axis))
+
+
+@pytest.mark.parametrize("indices,fragment", [([0, 2], "not consecutive"), (5, "out of range"),
+                                              ([[0]], "not supported")])
+def test_gather_refusals(indices, fragment):
+    nodes = [helper.make_node("Relu", ["x"], ["r"], "relu"),
+             helper.make_node("Gather", ["r", "i"], ["y"], "gather", axis=1)]
+    with pytest.raises(UnsupportedModelError, match=f"node 'gather'.*{fragment}"):
+        simdsynet.onnx.load(graph(nodes, (2, 5, 3), [("i", np.array(indices, np.int64))]))
