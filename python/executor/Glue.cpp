@@ -1,7 +1,9 @@
 // The glue steps: data movement the C API has no function for (concatenations, splits and
-// slices as block copies, general transposes, padding, nearest resizing). Rows are moved with
-// memcpy; nothing here computes.
+// slices as block copies, general transposes, padding, nearest resizing; rows are moved with
+// memcpy), and the few computations it lacks (bilinear resizing), in plain loops over the
+// innermost axis that the compiler vectorises.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "Steps.h"
@@ -210,6 +212,89 @@ private:
     float* dst_ = nullptr;
 };
 
+class ResizeLinearStep : public Step {
+public:
+    ResizeLinearStep(const std::string& name, Ref src, size_t batch, size_t srcH, size_t srcW,
+                     size_t channels, const LinearTaps& rows, const LinearTaps& cols, Ref dst)
+        : Step(name, "resize linear", Category::Glue),
+          srcRef_(src),
+          dstRef_(dst),
+          batch_(batch),
+          srcH_(srcH),
+          srcW_(srcW),
+          channels_(channels),
+          rows_(rows),
+          cols_(cols) {
+        const size_t dstW = cols_.first.size();
+        for (size_t r = 0; r < rows_.first.size(); ++r)
+            if (rows_.first[r] >= srcH || rows_.second[r] >= srcH)
+                throw ExecutorError(name + ": a row tap is outside the image");
+        for (size_t x = 0; x < dstW; ++x) {
+            if (cols_.first[x] >= srcW || cols_.second[x] >= srcW)
+                throw ExecutorError(name + ": a column tap is outside the image");
+            // Offsets of whole pixels, so the x loop indexes the row directly.
+            cols_.first[x] *= channels;
+            cols_.second[x] *= channels;
+        }
+    }
+    void Bind(const Memory& memory) override {
+        src_ = memory(srcRef_);
+        dst_ = memory(dstRef_);
+    }
+    // Two input rows blended along x, each a whole output row wide.
+    size_t ScratchFloats() const override { return 2 * cols_.first.size() * channels_; }
+    void Run(float* scratch) override {
+        const size_t c = channels_, rowFloats = cols_.first.size() * c;
+        float* dst = dst_;
+        for (size_t b = 0; b < batch_; ++b) {
+            const float* image = src_ + b * srcH_ * srcW_ * c;
+            // The input row each scratch row holds: upsampling reads each input row for
+            // several output rows, and blending it along x once serves them all.
+            size_t held[2] = {SIZE_MAX, SIZE_MAX};
+            for (size_t y = 0; y < rows_.first.size(); ++y, dst += rowFloats) {
+                const size_t r0 = rows_.first[y], r1 = rows_.second[y];
+                const int keep = held[0] == r1 ? 0 : held[1] == r1 ? 1 : -1;
+                const int s0 = Held(r0, keep, held, image, scratch);
+                const int s1 = Held(r1, s0, held, image, scratch);
+                const float* t0 = scratch + s0 * rowFloats;
+                const float* t1 = scratch + s1 * rowFloats;
+                if (s0 == s1) {
+                    std::memcpy(dst, t0, rowFloats * sizeof(float));
+                    continue;
+                }
+                const float w0 = rows_.firstWeight[y], w1 = rows_.secondWeight[y];
+                for (size_t i = 0; i < rowFloats; ++i) dst[i] = w0 * t0[i] + w1 * t1[i];
+            }
+        }
+    }
+
+private:
+    // The scratch row (0 or 1) that holds input row r blended along x, blending it into the
+    // row other than `keep` when neither holds it.
+    int Held(size_t r, int keep, size_t* held, const float* image, float* scratch) const {
+        if (held[0] == r) return 0;
+        if (held[1] == r) return 1;
+        const int slot = keep == 0 ? 1 : 0;
+        held[slot] = r;
+        const size_t c = channels_, dstW = cols_.first.size();
+        const float* row = image + r * srcW_ * c;
+        float* out = scratch + slot * dstW * c;
+        for (size_t x = 0; x < dstW; ++x, out += c) {
+            const float* a = row + cols_.first[x];
+            const float* b = row + cols_.second[x];
+            const float w0 = cols_.firstWeight[x], w1 = cols_.secondWeight[x];
+            for (size_t i = 0; i < c; ++i) out[i] = w0 * a[i] + w1 * b[i];
+        }
+        return slot;
+    }
+
+    Ref srcRef_, dstRef_;
+    size_t batch_, srcH_, srcW_, channels_;
+    LinearTaps rows_, cols_;
+    const float* src_ = nullptr;
+    float* dst_ = nullptr;
+};
+
 }  // namespace
 
 StepPtr MakeCopy(const std::string& name, const std::vector<CopyRegion>& regions) {
@@ -232,6 +317,12 @@ StepPtr MakeResizeNearest(const std::string& name, Ref src, size_t batch, size_t
                           const std::vector<size_t>& cols, Ref dst) {
     return std::make_unique<ResizeNearestStep>(name, src, batch, srcH, srcW, channels, rows, cols,
                                                dst);
+}
+
+StepPtr MakeResizeLinear(const std::string& name, Ref src, size_t batch, size_t srcH, size_t srcW,
+                         size_t channels, const LinearTaps& rows, const LinearTaps& cols, Ref dst) {
+    return std::make_unique<ResizeLinearStep>(name, src, batch, srcH, srcW, channels, rows, cols,
+                                              dst);
 }
 
 }  // namespace simdsynet_executor

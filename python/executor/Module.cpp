@@ -60,6 +60,17 @@ std::vector<size_t> Sizes(py::handle value) {
     return value.cast<std::vector<size_t>>();
 }
 
+LinearTaps Taps(py::handle value) {
+    auto t = value.cast<py::sequence>();
+    if (t.size() != 4) throw py::value_error("linear taps are 4 sequences");
+    LinearTaps taps{Sizes(t[0]), Sizes(t[1]), t[2].cast<std::vector<float>>(),
+                    t[3].cast<std::vector<float>>()};
+    const size_t n = taps.first.size();
+    if (taps.second.size() != n || taps.firstWeight.size() != n || taps.secondWeight.size() != n)
+        throw py::value_error("linear taps of different lengths");
+    return taps;
+}
+
 // Convolution weights given in ONNX's OIYX order (O x C/group x kY x kX), in the layout the
 // context of `p` reads: OIYX itself for NCHW, YXIO (SimdSynetConvertFilter) for NHWC.
 const float* ConvolutionWeights(py::handle value, const SimdConvolutionParameters& p,
@@ -372,6 +383,14 @@ PYBIND11_MODULE(_executor, m) {
                size_t srcW, size_t channels, py::handle rows, py::handle cols, py::handle dst) {
                 self.Add(MakeResizeNearest(name, self.ToRef(src), batch, srcH, srcW, channels,
                                            Sizes(rows), Sizes(cols), self.ToRef(dst)));
+            })
+        .def(
+            "resize_linear",
+            [](PyExecutor& self, const std::string& name, py::handle src, size_t batch, size_t srcH,
+               size_t srcW, size_t channels, py::handle rows, py::handle cols, py::handle dst) {
+                // rows, cols: (first indices, second indices, first weights, second weights).
+                self.Add(MakeResizeLinear(name, self.ToRef(src), batch, srcH, srcW, channels,
+                                          Taps(rows), Taps(cols), self.ToRef(dst)));
             })
         .def("input",
              [](PyExecutor& self, const std::string& name, py::handle shape, py::handle perm,

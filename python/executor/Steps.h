@@ -162,4 +162,15 @@ StepPtr MakeResizeNearest(const std::string& name, Ref src, size_t batch, size_t
                           size_t channels, const std::vector<size_t>& rows,
                           const std::vector<size_t>& cols, Ref dst);
 
+// The taps of bilinear resizing along one axis: output index i blends input indices first[i]
+// and second[i] with weights firstWeight[i] and secondWeight[i].
+struct LinearTaps {
+    std::vector<size_t> first, second;
+    std::vector<float> firstWeight, secondWeight;
+};
+// Bilinear resizing of NHWC images: each output row blends two input rows, each of them first
+// blended along x (PyTorch's order of the sums).
+StepPtr MakeResizeLinear(const std::string& name, Ref src, size_t batch, size_t srcH, size_t srcW,
+                         size_t channels, const LinearTaps& rows, const LinearTaps& cols, Ref dst);
+
 }  // namespace simdsynet_executor

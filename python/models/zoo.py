@@ -261,6 +261,37 @@ class Residuals(nn.Module):
         return outs
 
 
+class Segmentation(nn.Module):
+    """A DeepLab-v3 head in small: dilated convolutions, ASPP with its image-pooling branch
+    (global average pooling, 1x1 convolution, bilinear resize back onto the map), the
+    classifier bilinearly resized to the input's odd size (a ratio that is not an integer), and
+    bilinear resizing with align_corners and by a non-integer scale factor."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16),
+                                  nn.ReLU(), nn.Conv2d(16, 24, 3, stride=2, padding=1),
+                                  nn.BatchNorm2d(24), nn.ReLU())
+        self.dilated = nn.Conv2d(24, 24, 3, padding=2, dilation=2)
+        self.branch1 = nn.Sequential(nn.Conv2d(24, 16, 1), nn.BatchNorm2d(16), nn.ReLU())
+        self.branch3 = nn.Sequential(nn.Conv2d(24, 16, 3, padding=3, dilation=3),
+                                     nn.BatchNorm2d(16), nn.ReLU())
+        self.pooling = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(24, 16, 1),
+                                     nn.BatchNorm2d(16), nn.ReLU())
+        self.project = nn.Sequential(nn.Conv2d(48, 16, 1), nn.BatchNorm2d(16), nn.ReLU())
+        self.classifier = nn.Conv2d(16, 5, 1)
+
+    def forward(self, x):
+        f = F.relu(self.dilated(self.stem(x)))
+        pooled = F.interpolate(self.pooling(f), size=f.shape[-2:], mode="bilinear",
+                               align_corners=False)
+        y = self.project(torch.cat([self.branch1(f), self.branch3(f), pooled], 1))
+        logits = self.classifier(y)
+        return [F.interpolate(logits, size=x.shape[-2:], mode="bilinear", align_corners=False),
+                F.interpolate(y, scale_factor=1.5, mode="bilinear", align_corners=True),
+                F.interpolate(y, scale_factor=0.6, mode="bilinear", align_corners=False)]
+
+
 COVERAGE = {
     "normalizations": (lambda: Normalizations(False), (1, 3, 9, 9), OPSET),
     "layer_norm": (lambda: Normalizations(True), (1, 3, 9, 9), 17),
@@ -271,6 +302,7 @@ COVERAGE = {
     "shuffles": (lambda: Shuffles(False), (1, 3, 10, 10), OPSET),
     "shuffles_exposed": (lambda: Shuffles(True), (1, 3, 10, 10), OPSET),
     "residuals": (Residuals, (1, 3, 19, 19), OPSET),
+    "segmentation": (Segmentation, (1, 3, 37, 29), OPSET),
 }
 
 

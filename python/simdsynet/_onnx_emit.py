@@ -319,8 +319,13 @@ class Emitter:
     def emit_resize(self, op):
         x, y = op.inputs[0], op.outputs[0]
         n, c, h, w = x.shape
-        self.ex.resize_nearest(op.name, offset(x), n, h, w, c, op["rows"], op["cols"],
-                               offset(y))
+        if op["mode"] == "nearest":
+            self.ex.resize_nearest(op.name, offset(x), n, h, w, c, op["rows"], op["cols"],
+                                   offset(y))
+            return
+        rows, cols = ([list(t[0]), list(t[1]), f32(t[2]), f32(t[3])] for t in
+                      (op["rows"], op["cols"]))
+        self.ex.resize_linear(op.name, offset(x), n, h, w, c, rows, cols, offset(y))
 
     def emit_shuffle(self, op):
         a, b = op.inputs

@@ -1,5 +1,5 @@
 """Handlers of the ONNX operators that move data (pooling, concatenation, split, slice,
-views, transpose, pad, nearest resize) for _onnx_lower."""
+views, transpose, pad, nearest and linear resize) for _onnx_lower."""
 
 import math
 
@@ -270,22 +270,32 @@ def lower_pad(ctx, node):
         ctx.emit(node, "pad", [x], [y], before=before, after=after, mode=mode, value=value)
 
 
+def source_coordinate(node, o, n_in, n_out, scale, transform):
+    """The input coordinate of output index o along one axis (ONNX Resize's
+    coordinate_transformation_mode); `scale` is the given scale, or n_out / n_in for sizes."""
+    if transform == "half_pixel":
+        return (o + 0.5) / scale - 0.5
+    if transform == "pytorch_half_pixel":
+        return (o + 0.5) / scale - 0.5 if n_out > 1 else 0.0
+    if transform == "align_corners":
+        return o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    if transform == "asymmetric":
+        return o / scale
+    if transform == "half_pixel_symmetric":
+        # Opset 18: half_pixel about the centre of the image, which the floored output size
+        # moves when n_in * scale is not an integer.
+        adjustment = n_out / (scale * n_in)
+        return n_in / 2 * (1 - adjustment) + (o + 0.5) / scale - 0.5
+    if transform == "tf_half_pixel_for_nn":
+        return (o + 0.5) / scale
+    node.fail(f"coordinate_transformation_mode {transform} is not supported")
+
+
 def nearest_indices(node, n_in, n_out, scale, transform, rounding):
     """The input index of each output index along one axis (ONNX Resize, mode nearest)."""
     idx = []
     for o in range(n_out):
-        if transform == "half_pixel":
-            x = (o + 0.5) / scale - 0.5
-        elif transform == "pytorch_half_pixel":
-            x = (o + 0.5) / scale - 0.5 if n_out > 1 else 0.0
-        elif transform == "align_corners":
-            x = o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        elif transform == "asymmetric":
-            x = o / scale
-        elif transform == "tf_half_pixel_for_nn":
-            x = (o + 0.5) / scale
-        else:
-            node.fail(f"coordinate_transformation_mode {transform} is not supported")
+        x = source_coordinate(node, o, n_in, n_out, scale, transform)
         if rounding == "round_prefer_floor":
             i = math.ceil(x - 0.5)
         elif rounding == "round_prefer_ceil":
@@ -300,43 +310,101 @@ def nearest_indices(node, n_in, n_out, scale, transform, rounding):
     return idx
 
 
-def lower_resize(ctx, node):
-    known_attrs(node, "mode", "coordinate_transformation_mode", "nearest_mode",
-                "cubic_coeff_a", "exclude_outside", "extrapolation_value")
-    x = ctx.tensor(node)
-    need_rank(node, x, (4,))
-    mode = node.attrs.get("mode", "nearest")
-    if mode != "nearest":
-        node.fail(f"mode {mode} is not supported (nearest only)")
+def linear_taps(node, n_in, n_out, scale, transform):
+    """The two input indices and their weights of each output index along one axis (ONNX
+    Resize, mode linear): (first indices, second indices, first weights, second weights).
+    Coordinates outside the input clamp to its edges, as the operator's reference and PyTorch
+    do. Like PyTorch, the second tap is the next pixel even where its weight is 0, so a NaN
+    there spreads as it does in PyTorch."""
+    if transform == "tf_half_pixel_for_nn":
+        node.fail("coordinate_transformation_mode tf_half_pixel_for_nn is for mode nearest only")
+    first, second, w_first, w_second = [], [], [], []
+    for o in range(n_out):
+        x = min(max(source_coordinate(node, o, n_in, n_out, scale, transform), 0.0), n_in - 1)
+        lo = min(int(math.floor(x)), n_in - 1)
+        hi = min(lo + 1, n_in - 1)
+        fraction = x - lo if hi != lo else 0.0
+        first.append(lo)
+        second.append(hi)
+        w_first.append(1.0 - fraction)
+        w_second.append(fraction)
+    return first, second, w_first, w_second
+
+
+def resize_attrs(ctx, node, x):
+    """(scales, sizes) of a Resize or Upsample over every axis of x: the given scales with the
+    output sizes they floor to, or the given sizes with the scales they imply."""
     if node.op == "Upsample":
         scales = ctx.const(node, 1) if len(node.inputs) > 1 else node.attrs.get("scales")
         sizes = None
-        transform, rounding = "asymmetric", "floor"
     else:
-        transform = node.attrs.get("coordinate_transformation_mode", "half_pixel")
-        rounding = node.attrs.get("nearest_mode", "round_prefer_floor")
         first = 1 if ctx.model.opset < 11 else 2
         scales = ctx.const(node, first, required=False)
         sizes = ctx.const(node, first + 1, required=False)
         if scales is not None and np.asarray(scales).size == 0:
             scales = None
+    # Opset 18: scales or sizes for the listed axes only; the others keep their extent.
+    axes = axis_list(node, "axes", node.attrs["axes"], x.rank) if "axes" in node.attrs else None
+    count = x.rank if axes is None else len(axes)
     if sizes is not None and np.asarray(sizes).size:
-        sizes = int_list(node, "sizes", sizes, x.rank, 1)
+        sizes = int_list(node, "sizes", sizes, count, 1)
+        if axes is not None:
+            full = list(x.shape)
+            for a, s in zip(axes, sizes):
+                full[a] = s
+            sizes = full
         scales = [o / i for o, i in zip(sizes, x.shape)]
     elif scales is not None:
         scales = np.asarray(scales)
-        if (scales.shape != (x.rank,) or not np.issubdtype(scales.dtype, np.number)
+        if (scales.shape != (count,) or not np.issubdtype(scales.dtype, np.number)
                 or not np.all(np.isfinite(scales) & (scales > 0))):
-            node.fail(f"scales {scales.tolist()} are not {x.rank} positive numbers")
+            node.fail(f"scales {scales.tolist()} are not {count} positive numbers")
         scales = [float(s) for s in scales]
+        if axes is not None:
+            full = [1.0] * x.rank
+            for a, s in zip(axes, scales):
+                full[a] = s
+            scales = full
         sizes = [int(math.floor(d * s)) for d, s in zip(x.shape, scales)]
     else:
         node.fail("neither scales nor sizes are given")
+    return scales, sizes
+
+
+def lower_resize(ctx, node):
+    known_attrs(node, "mode", "coordinate_transformation_mode", "nearest_mode",
+                "cubic_coeff_a", "exclude_outside", "extrapolation_value", "antialias", "axes",
+                "keep_aspect_ratio_policy")
+    x = ctx.tensor(node)
+    need_rank(node, x, (4,))
+    mode = node.attrs.get("mode", "nearest")
+    if node.op == "Upsample" and mode == "bilinear":
+        mode = "linear"  # Upsample-7's name of it
+    if mode not in ("nearest", "linear"):
+        node.fail(f"mode {mode} is not supported (nearest and linear only)")
+    if int_attr(node, "antialias", 0, 0, 1):
+        node.fail("antialias=1 is not supported")
+    policy = node.attrs.get("keep_aspect_ratio_policy", "stretch")
+    if policy != "stretch":
+        node.fail(f"keep_aspect_ratio_policy {policy} is not supported (stretch only)")
+    if node.op == "Upsample":
+        transform, rounding = "asymmetric", "floor"
+    else:
+        transform = node.attrs.get("coordinate_transformation_mode", "half_pixel")
+        rounding = node.attrs.get("nearest_mode", "round_prefer_floor")
+        if mode == "linear" and ctx.model.opset < 11:
+            transform = "asymmetric"  # Resize-10 has no coordinate transformation: Upsample's
+    if transform == "tf_crop_and_resize":
+        node.fail("coordinate_transformation_mode tf_crop_and_resize is not supported")
+    scales, sizes = resize_attrs(ctx, node, x)
     if sizes[0] != x.shape[0] or sizes[1] != x.shape[1]:
         node.fail("resizing the batch or channel axis is not supported")
-    rows = nearest_indices(node, x.shape[2], sizes[2], scales[2], transform, rounding)
-    cols = nearest_indices(node, x.shape[3], sizes[3], scales[3], transform, rounding)
     y = ctx.out(node, sizes)
-    ctx.emit(node, "resize", [x], [y], rows=rows, cols=cols)
-
-
+    if mode == "nearest":
+        rows = nearest_indices(node, x.shape[2], sizes[2], scales[2], transform, rounding)
+        cols = nearest_indices(node, x.shape[3], sizes[3], scales[3], transform, rounding)
+        ctx.emit(node, "resize", [x], [y], mode="nearest", rows=rows, cols=cols)
+    else:
+        rows = linear_taps(node, x.shape[2], sizes[2], scales[2], transform)
+        cols = linear_taps(node, x.shape[3], sizes[3], scales[3], transform)
+        ctx.emit(node, "resize", [x], [y], mode="linear", rows=rows, cols=cols)

@@ -1,0 +1,233 @@
+"""simdsynet.onnx on the operator forms of segmentation heads, 1-D signals and reductions
+(issue 35): bilinear Resize in every coordinate mode, global pooling broadcast back onto the
+map, and the rest, in hand-built graphs against references written from the operators'
+definitions (checked against PyTorch where PyTorch has the operation) and in small models of
+our own exported by PyTorch (models/zoo.py), on every supported target; the forms still refused,
+each naming the node."""
+
+import math
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from onnx_targets import TOLERANCE, check, supported_targets
+
+import simdsynet.onnx
+from simdsynet.onnx import UnsupportedModelError
+
+torch = pytest.importorskip("torch", reason="python3-torch is needed for the references")
+F = torch.nn.functional
+zoo = pytest.importorskip("zoo", reason="python3-torch is needed for the coverage models")
+
+RNG = np.random.default_rng(35)
+TARGETS = ["scalar", "sse4", "avx2", "avx512"]
+
+
+def model(nodes, inputs, outputs, initializers=(), opset=14):
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        [numpy_helper.from_array(np.asarray(v), n) for n, v in initializers])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def uniform(*shape):
+    return RNG.uniform(-1, 1, shape).astype(np.float32)
+
+
+def ints(*values):
+    return np.array(values, np.int64)
+
+
+def floats(*values):
+    return np.array(values, np.float32)
+
+
+# Hand-built cases: name -> (model, input, expected outputs). Each graph has one input, "input",
+# so that models/accuracy.py runs it on every target as it runs the exported models.
+CASES = {}
+
+
+def case(name, nodes, x, expected, initializers=(), opset=14):
+    outputs = [f"output{i}" for i in range(len(expected))]
+    proto = model(nodes, [("input", x.shape)], outputs, initializers, opset)
+    CASES[name] = (proto, x, [np.asarray(e, np.float32) for e in expected])
+
+
+# ---------------------------------------------------------------------------------------------
+# Resize, mode linear.
+
+def linear_matrix(n_in, n_out, scale, transform):
+    """The (n_out x n_in) matrix of linear resizing along one axis, from the operator's
+    definition: the source coordinate of each output index, clamped to the input (the
+    reference implementation pads with the edge values), blended between its two neighbours."""
+    m = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        if transform == "align_corners":
+            x = o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        elif transform == "asymmetric":
+            x = o / scale
+        elif transform == "pytorch_half_pixel" and n_out == 1:
+            x = 0.0
+        else:  # half_pixel and pytorch_half_pixel
+            x = (o + 0.5) / scale - 0.5
+        x = min(max(x, 0.0), n_in - 1)
+        i = int(math.floor(x))
+        m[o, i] += 1 - (x - i)
+        m[o, min(i + 1, n_in - 1)] += x - i
+    return m
+
+
+def resize_linear(x, sizes, scales, transform):
+    mh = linear_matrix(x.shape[2], sizes[0], scales[0], transform)
+    mw = linear_matrix(x.shape[3], sizes[1], scales[1], transform)
+    return np.einsum("oh,nchw,pw->ncop", mh, x.astype(np.float64), mw)
+
+
+def resize_case(name, x, transform, scales=None, sizes=None, opset=14, op="Resize"):
+    n, c, h, w = x.shape
+    if sizes is None:
+        sizes = [int(math.floor(h * scales[0])), int(math.floor(w * scales[1]))]
+        inputs, inits = ["input", "", "scales"], [("scales", floats(1, 1, *scales))]
+    else:
+        scales = [sizes[0] / h, sizes[1] / w]
+        inputs, inits = ["input", "", "", "sizes"], [("sizes", ints(n, c, *sizes))]
+    attrs = dict(mode="linear", coordinate_transformation_mode=transform)
+    if opset < 11:
+        inputs, attrs = ["input", "scales"], dict(mode="linear")
+    node = helper.make_node(op, inputs, ["output0"], name=name, **attrs)
+    case(name, [node], x, [resize_linear(x, sizes, scales, transform)], inits, opset)
+
+
+MODES = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"]
+for mode in MODES:
+    image = uniform(2, 3, 5, 6)
+    resize_case(f"resize_{mode}_up_x2", image, mode, scales=[2.0, 2.0])
+    resize_case(f"resize_{mode}_down_x0.5", uniform(1, 4, 8, 10), mode, scales=[0.5, 0.5])
+    resize_case(f"resize_{mode}_up_non_integer", image, mode, scales=[1.7, 2.3])
+    resize_case(f"resize_{mode}_down_non_integer", uniform(1, 3, 9, 11), mode,
+                scales=[0.7, 0.45])
+    resize_case(f"resize_{mode}_sizes", image, mode, sizes=[11, 4])
+    resize_case(f"resize_{mode}_sizes_to_one", image, mode, sizes=[1, 3])
+# Many channels (the x loop's vectors) and one channel; a 1x1 map broadcast onto 9x7.
+resize_case("resize_half_pixel_19_channels", uniform(1, 19, 4, 5), "half_pixel",
+            scales=[2.5, 1.5])
+resize_case("resize_align_corners_1_channel", uniform(2, 1, 6, 5), "align_corners",
+            sizes=[13, 3])
+resize_case("resize_1x1_onto_map", uniform(1, 7, 1, 1), "pytorch_half_pixel", sizes=[9, 7])
+# Resize-10 and Upsample-9: no coordinate transformation attribute; theirs is asymmetric.
+resize_case("resize_opset10", uniform(1, 2, 4, 5), "asymmetric", scales=[2.0, 1.5], opset=10)
+resize_case("upsample_opset9", uniform(1, 2, 4, 5), "asymmetric", scales=[3.0, 2.0], opset=9,
+            op="Upsample")
+
+
+@pytest.mark.parametrize("transform,align", [("pytorch_half_pixel", False),
+                                             ("half_pixel", False), ("align_corners", True)])
+@pytest.mark.parametrize("sizes", [(11, 13), (3, 4), (7, 3)])
+def test_linear_reference_is_pytorchs(transform, align, sizes):
+    """The reference above is PyTorch's bilinear interpolation where both define the same thing
+    (PyTorch has no asymmetric mode, and for an output of one pixel its half-pixel rule is
+    half_pixel, not pytorch_half_pixel, which takes the first pixel there)."""
+    x = uniform(2, 3, 5, 6)
+    scales = [sizes[0] / 5, sizes[1] / 6]
+    expected = F.interpolate(torch.from_numpy(x), size=sizes, mode="bilinear",
+                             align_corners=align).numpy()
+    np.testing.assert_allclose(resize_linear(x, sizes, scales, transform), expected, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# Every case and the coverage models of this file on every target.
+
+MODELS = ["segmentation"]  # zoo.COVERAGE models exported by PyTorch
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("operators_more")
+    entries = []
+    for name, (proto, x, expected) in CASES.items():
+        onnx_path, npz_path = folder / f"{name}.onnx", folder / f"{name}.npz"
+        onnx_path.write_bytes(proto.SerializeToString())
+        np.savez(npz_path, input=x, **{f"output{i}": e for i, e in enumerate(expected)})
+        entries.append((name, str(onnx_path), str(npz_path)))
+    entries += [(name, *zoo.export(name)) for name in MODELS]
+    cache = {}
+
+    def get(target):
+        if target not in cache:
+            cache[target] = check(target, entries)
+        return cache[target]
+    return get
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", list(CASES) + MODELS)
+def test_matches_reference(results, name, target):
+    if target not in supported_targets():
+        pytest.skip(f"the CPU has no {target}")
+    differences, errors = results(target)
+    assert name not in errors, errors.get(name)
+    assert max(differences[name]) <= TOLERANCE, differences[name]
+
+
+def run(proto, x):
+    return simdsynet.onnx.load(proto.SerializeToString()).run(x)
+
+
+def test_resize_linear_spreads_nan_as_pytorch():
+    """A NaN reaches every output pixel whose taps include it, a weight of 0 included (PyTorch
+    multiplies it too); the other pixels stay finite."""
+    x = uniform(1, 2, 4, 4)
+    x[0, 1, 1, 2] = np.nan
+    node = helper.make_node("Resize", ["input", "", "scales"], ["y"], name="r", mode="linear",
+                            coordinate_transformation_mode="pytorch_half_pixel")
+    proto = model([node], [("input", x.shape)], ["y"], [("scales", floats(1, 1, 2, 2))])
+    y = run(proto, x)[0]
+    expected = F.interpolate(torch.from_numpy(x), scale_factor=2, mode="bilinear",
+                             align_corners=False).numpy()
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(expected))
+    assert np.isnan(y[0, 1]).any() and not np.isnan(y[0, 0]).any()
+
+
+def test_resize_linear_runs_as_one_glue_step():
+    proto = model([helper.make_node("Resize", ["input", "", "scales"], ["y"], name="r",
+                                    mode="linear")],
+                  [("input", (1, 8, 5, 5))], ["y"], [("scales", floats(1, 1, 2, 2))])
+    kinds = [s[1] for s in simdsynet.onnx.load(proto.SerializeToString()).steps()]
+    assert "resize linear" in kinds
+
+
+# ---------------------------------------------------------------------------------------------
+# Refusals left: at load, naming the node and the reason.
+
+def refused(proto, *fragments):
+    with pytest.raises(UnsupportedModelError) as info:
+        simdsynet.onnx.load(proto.SerializeToString())
+    for fragment in fragments:
+        assert fragment in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("attrs,fragments", [
+    (dict(mode="cubic"), ["mode cubic", "nearest and linear"]),
+    (dict(mode="linear", coordinate_transformation_mode="tf_crop_and_resize"),
+     ["tf_crop_and_resize"]),
+    (dict(mode="linear", coordinate_transformation_mode="tf_half_pixel_for_nn"),
+     ["tf_half_pixel_for_nn", "nearest only"]),
+    (dict(mode="linear", antialias=1), ["antialias"]),
+    (dict(mode="linear", keep_aspect_ratio_policy="not_larger"), ["not_larger"]),
+])
+def test_refuses_resize_forms(attrs, fragments):
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="the_resize", **attrs)
+    proto = model([node], [("x", (1, 3, 4, 4))], ["y"], [("scales", floats(1, 1, 2, 2))],
+                  opset=18 if "antialias" in attrs or "keep_aspect_ratio_policy" in attrs
+                  else 14)
+    refused(proto, "'the_resize'", *fragments)
+
+
+def test_refuses_resizing_channels_linearly():
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="the_resize",
+                            mode="linear")
+    proto = model([node], [("x", (1, 3, 4, 4))], ["y"], [("scales", floats(1, 2, 2, 2))])
+    refused(proto, "'the_resize'", "channel axis")
