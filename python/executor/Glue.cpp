@@ -1,7 +1,7 @@
 // The glue steps: data movement the C API has no function for (concatenations, splits and
 // slices as block copies, general transposes, padding, nearest resizing; rows are moved with
-// memcpy), and the few computations it lacks (bilinear resizing), in plain loops over the
-// innermost axis that the compiler vectorises.
+// memcpy), and the few computations it lacks (bilinear resizing, dilated max pooling), in
+// plain loops over the innermost axis that the compiler vectorises.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -295,6 +295,61 @@ private:
     float* dst_ = nullptr;
 };
 
+class DilatedMaxPoolingStep : public Step {
+public:
+    DilatedMaxPoolingStep(const std::string& name, const PoolingShape& shape, size_t dilationY,
+                          size_t dilationX, Ref src, Ref dst)
+        : Step(name, "dilated max pooling", Category::Glue),
+          s_(shape),
+          dilationY_(dilationY),
+          dilationX_(dilationX),
+          srcRef_(src),
+          dstRef_(dst) {}
+    void Bind(const Memory& memory) override {
+        src_ = memory(srcRef_);
+        dst_ = memory(dstRef_);
+    }
+    void Run(float*) override {
+        const size_t c = s_.channels;
+        float* dst = dst_;
+        for (size_t b = 0; b < s_.batch; ++b) {
+            const float* image = src_ + b * s_.srcH * s_.srcW * c;
+            for (size_t oy = 0; oy < s_.dstH; ++oy)
+                for (size_t ox = 0; ox < s_.dstW; ++ox, dst += c) {
+                    bool first = true;
+                    for (size_t ky = 0; ky < s_.kernelY; ++ky) {
+                        const ptrdiff_t y =
+                            ptrdiff_t(oy * s_.strideY + ky * dilationY_) - ptrdiff_t(s_.padY);
+                        if (y < 0 || y >= ptrdiff_t(s_.srcH)) continue;
+                        for (size_t kx = 0; kx < s_.kernelX; ++kx) {
+                            const ptrdiff_t x =
+                                ptrdiff_t(ox * s_.strideX + kx * dilationX_) - ptrdiff_t(s_.padX);
+                            if (x < 0 || x >= ptrdiff_t(s_.srcW)) continue;
+                            const float* pixel = image + (size_t(y) * s_.srcW + size_t(x)) * c;
+                            if (first) {
+                                std::memcpy(dst, pixel, c * sizeof(float));
+                                first = false;
+                                continue;
+                            }
+                            // A NaN, once taken or met, stays: max(NaN, v) = max(v, NaN) = NaN.
+                            for (size_t i = 0; i < c; ++i) {
+                                const float v = pixel[i], m = dst[i];
+                                dst[i] = (v > m || v != v) ? v : m;
+                            }
+                        }
+                    }
+                }
+        }
+    }
+
+private:
+    PoolingShape s_;
+    size_t dilationY_, dilationX_;
+    Ref srcRef_, dstRef_;
+    const float* src_ = nullptr;
+    float* dst_ = nullptr;
+};
+
 }  // namespace
 
 StepPtr MakeCopy(const std::string& name, const std::vector<CopyRegion>& regions) {
@@ -323,6 +378,11 @@ StepPtr MakeResizeLinear(const std::string& name, Ref src, size_t batch, size_t 
                          size_t channels, const LinearTaps& rows, const LinearTaps& cols, Ref dst) {
     return std::make_unique<ResizeLinearStep>(name, src, batch, srcH, srcW, channels, rows, cols,
                                               dst);
+}
+
+StepPtr MakeDilatedMaxPooling(const std::string& name, const PoolingShape& shape, size_t dilationY,
+                              size_t dilationX, Ref src, Ref dst) {
+    return std::make_unique<DilatedMaxPoolingStep>(name, shape, dilationY, dilationX, src, dst);
 }
 
 }  // namespace simdsynet_executor

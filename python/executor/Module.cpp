@@ -275,6 +275,18 @@ PYBIND11_MODULE(_executor, m) {
                                                      : PoolingKind::AverageExcludePad;
                  self.Add(MakePooling(name, k, p, self.ToRef(src), self.ToRef(dst)));
              })
+        .def("dilated_max_pooling",
+             [](PyExecutor& self, const std::string& name, py::handle shape, py::handle dilations,
+                py::handle src, py::handle dst) {
+                 auto s = Sizes(shape);
+                 auto d = Sizes(dilations);
+                 if (s.size() != 12 || d.size() != 2)
+                     throw py::value_error("pooling shape needs 12 values, dilations 2");
+                 PoolingShape p{s[0], s[1], s[2], s[3], s[4],  s[5],
+                                s[6], s[7], s[8], s[9], s[10], s[11]};
+                 self.Add(
+                     MakeDilatedMaxPooling(name, p, d[0], d[1], self.ToRef(src), self.ToRef(dst)));
+             })
         .def("scale",
              [](PyExecutor& self, const std::string& name, py::handle src, py::handle scale,
                 py::handle bias, size_t channels, size_t spatial, size_t images, size_t scaleStride,

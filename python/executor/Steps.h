@@ -162,6 +162,12 @@ StepPtr MakeResizeNearest(const std::string& name, Ref src, size_t batch, size_t
                           size_t channels, const std::vector<size_t>& rows,
                           const std::vector<size_t>& cols, Ref dst);
 
+// Max pooling of NHWC images with dilated windows (taps `dilationY`/`dilationX` apart), which
+// the library's pooling lacks. NaN propagates, as in the library's max pooling. Every window
+// holds at least one tap inside the image (the loader checks).
+StepPtr MakeDilatedMaxPooling(const std::string& name, const PoolingShape& shape, size_t dilationY,
+                              size_t dilationX, Ref src, Ref dst);
+
 // The taps of bilinear resizing along one axis: output index i blends input indices first[i]
 // and second[i] with weights firstWeight[i] and secondWeight[i].
 struct LinearTaps {

@@ -292,6 +292,31 @@ class Segmentation(nn.Module):
                 F.interpolate(y, scale_factor=0.6, mode="bilinear", align_corners=False)]
 
 
+class Signals(nn.Module):
+    """1-D signals (rank-3 tensors): convolutions with stride, padding, dilation and groups,
+    BatchNorm1d, transposed convolutions with output padding and groups, max and average
+    pooling (ceil mode, padding), global pooling."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(3, 12, 5, stride=2, padding=2)
+        self.bn = nn.BatchNorm1d(12)
+        self.dilated = nn.Conv1d(12, 12, 3, padding=2, dilation=2, groups=3)
+        self.up = nn.ConvTranspose1d(12, 8, 4, stride=2, padding=1)
+        self.up_grouped = nn.ConvTranspose1d(12, 6, 3, stride=2, padding=1, output_padding=1,
+                                             groups=2)
+        self.fc = nn.Linear(12, 4)
+
+    def forward(self, x):
+        y = F.relu(self.bn(self.conv(x)))
+        z = F.relu(self.dilated(y))
+        pooled = F.max_pool1d(z, 3, 2, 1, ceil_mode=True)
+        return [self.up(z), self.up_grouped(y), pooled,
+                F.avg_pool1d(z, 4, 3, 1, count_include_pad=False),
+                self.fc(F.adaptive_avg_pool1d(z, 1).flatten(1)),
+                F.adaptive_max_pool1d(pooled, 1)]
+
+
 COVERAGE = {
     "normalizations": (lambda: Normalizations(False), (1, 3, 9, 9), OPSET),
     "layer_norm": (lambda: Normalizations(True), (1, 3, 9, 9), 17),
@@ -303,6 +328,7 @@ COVERAGE = {
     "shuffles_exposed": (lambda: Shuffles(True), (1, 3, 10, 10), OPSET),
     "residuals": (Residuals, (1, 3, 19, 19), OPSET),
     "segmentation": (Segmentation, (1, 3, 37, 29), OPSET),
+    "signals": (Signals, (2, 3, 41), OPSET),
 }
 
 

@@ -139,6 +139,12 @@ class Emitter:
         shape = [n, c, h, w, *op["kernel"], *op["strides"], *op["pads"], y.shape[2], y.shape[3]]
         self.ex.pooling(op.name, op["mode"], shape, offset(x), offset(y))
 
+    def emit_dilated_max_pool(self, op):
+        x, y = op.inputs[0], op.outputs[0]
+        n, c, h, w = x.shape
+        shape = [n, c, h, w, *op["kernel"], *op["strides"], *op["pads"], y.shape[2], y.shape[3]]
+        self.ex.dilated_max_pooling(op.name, shape, op["dilations"], offset(x), offset(y))
+
     def channel_geometry(self, t):
         """(channels, spatial, images, format) of a tensor for the per-channel functions
         (channel axis 1)."""

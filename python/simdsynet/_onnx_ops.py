@@ -5,7 +5,7 @@ runner's operation; anything unsupported raises UnsupportedModelError naming the
 
 import numpy as np
 
-from ._onnx_graph import axis_attr, float_attr, int_attr, int_list_attr
+from ._onnx_graph import Node, axis_attr, float_attr, int_attr, int_list_attr
 from ._onnx_ir import Tensor
 
 F32 = np.float32
@@ -80,6 +80,59 @@ def known_attrs(node, *names):
 
 
 # ---------------------------------------------------------------------------------------------
+# 1-D signals: a rank-3 tensor (N, C, L) is an image of height 1, run on the 2-D layers.
+
+LIFTED = {"kernel_shape": 1, "strides": 1, "dilations": 1, "output_padding": 0}
+
+
+def lift_1d(ctx, node, x):
+    """For a node over a rank-3 input: the node with its 1-D attributes as 2-D ones (height 1:
+    kernel 1, stride 1, dilation 1, no padding) and x viewed as (N, C, 1, L)."""
+    attrs = dict(node.attrs)
+    for name, height in LIFTED.items():
+        if name in attrs:
+            attrs[name] = [height] + int_list_attr(node, name, 1, height)
+    if "pads" in attrs:
+        begin, end = int_list_attr(node, "pads", 2, 0)
+        attrs["pads"] = [0, begin, 0, end]
+    if "output_shape" in attrs:
+        shape = int_list_attr(node, "output_shape", None, 1)
+        if len(shape) not in (1, 3):
+            node.fail(f"output_shape {shape} is neither (L) nor (N, C, L)")
+        attrs["output_shape"] = [1, shape[-1]]
+    n, c, length = x.shape
+    image = Tensor(f"{node.outputs[0]}/{x.name}/2d", (n, c, 1, length))
+    ctx.emit(node, "view", [x], [image])
+    return Node(node.op, node.name, node.inputs, node.outputs, attrs), image
+
+
+def out_2d(ctx, node, shape, lifted):
+    """The output of a 2-D layer: the node's output, or for a lifted 1-D node a 2-D tensor that
+    a view makes the (N, C, L) output."""
+    if not lifted:
+        return ctx.out(node, shape), None
+    image = Tensor(f"{node.outputs[0]}/2d", shape)
+    return image, (image, (shape[0], shape[1], shape[3]))
+
+
+def finish_1d(ctx, node, pending):
+    if pending is not None:
+        image, shape = pending
+        ctx.emit(node, "view", [image], [ctx.out(node, shape)])
+
+
+def spatial_input(ctx, node, kind):
+    """The input of a convolution or pooling, 2-D or (lifted) 1-D: (node, x, lifted)."""
+    x = ctx.tensor(node)
+    if x.rank == 3:
+        lifted, x = lift_1d(ctx, node, x)
+        return lifted, x, True
+    if x.rank != 4:
+        node.fail(f"input of rank {x.rank} is not supported (1-D and 2-D {kind}: rank 3 or 4)")
+    return node, x, False
+
+
+# ---------------------------------------------------------------------------------------------
 # Convolutions.
 
 def conv_geometry(node, w):
@@ -100,13 +153,20 @@ def check_bias(node, b, count):
         node.fail(f"bias of shape {b.shape} is not one value per output channel ({count})")
 
 
+def conv_weights(ctx, node, rank):
+    w = ctx.weight(node, 1)
+    if w.ndim not in (3, 4):
+        node.fail("only 1-D and 2-D convolutions are supported")
+    if w.ndim != rank:
+        node.fail(f"weights of shape {w.shape} do not fit an input of rank {rank}")
+    return w if w.ndim == 4 else w.reshape(w.shape[0], w.shape[1], 1, w.shape[2])
+
+
 def lower_conv(ctx, node):
     known_attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides")
-    x = ctx.tensor(node)
-    need_rank(node, x, (4,))
-    w = ctx.weight(node, 1)
-    if w.ndim != 4:
-        node.fail("only 2-D convolutions are supported")
+    rank = ctx.tensor(node).rank
+    w = conv_weights(ctx, node, rank)
+    node, x, lifted = spatial_input(ctx, node, "convolutions")
     b = ctx.weight(node, 2, required=False)
     group, strides, dilations = conv_geometry(node, w)
     n, c, h, wd = x.shape
@@ -117,20 +177,19 @@ def lower_conv(ctx, node):
     pads = conv_pads(node, (h, wd), (kh, kw), strides, dilations)
     oh = (h + pads[0] + pads[2] - ((kh - 1) * dilations[0] + 1)) // strides[0] + 1
     ow = (wd + pads[1] + pads[3] - ((kw - 1) * dilations[1] + 1)) // strides[1] + 1
-    y = ctx.out(node, (n, o, oh, ow))
+    y, pending = out_2d(ctx, node, (n, o, oh, ow), lifted)
     ctx.emit(node, "conv", [x], [y], weight=as_float(w),
              bias=None if b is None else as_float(b), group=group, strides=strides,
              pads=pads, dilations=dilations, act="identity", act_params=None)
+    finish_1d(ctx, node, pending)
 
 
 def lower_conv_transpose(ctx, node):
     known_attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "output_padding",
                 "output_shape", "pads", "strides")
-    x = ctx.tensor(node)
-    need_rank(node, x, (4,))
-    w = ctx.weight(node, 1)
-    if w.ndim != 4:
-        node.fail("only 2-D transposed convolutions are supported")
+    rank = ctx.tensor(node).rank
+    w = conv_weights(ctx, node, rank)
+    node, x, lifted = spatial_input(ctx, node, "transposed convolutions")
     b = ctx.weight(node, 2, required=False)
     group, strides, dilations = conv_geometry(node, w)
     n, c, h, wd = x.shape
@@ -166,10 +225,11 @@ def lower_conv_transpose(ctx, node):
         node.fail(f"output_padding {extra} larger than the end pads {pads[2:]} is not supported")
     oh = full[0] - lib_pads[0] - lib_pads[2]
     ow = full[1] - lib_pads[1] - lib_pads[3]
-    y = ctx.out(node, (n, og * group, oh, ow))
+    y, pending = out_2d(ctx, node, (n, og * group, oh, ow), lifted)
     ctx.emit(node, "deconv", [x], [y], weight=as_float(w),
              bias=None if b is None else as_float(b), group=group, strides=strides,
              pads=lib_pads, dilations=dilations, act="identity", act_params=None)
+    finish_1d(ctx, node, pending)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import numpy as np
 from ._onnx_graph import (axis_attr, axis_list, float_attr, int_attr, int_list, int_list_attr,
                           slice_arguments, slice_indices)
 from ._onnx_ir import Tensor
-from ._onnx_ops import conv_pads, known_attrs, need_rank
+from ._onnx_ops import conv_pads, finish_1d, known_attrs, need_rank, out_2d, spatial_input
 
 # ---------------------------------------------------------------------------------------------
 # Pooling.
@@ -21,24 +21,28 @@ def lower_pool(kind):
             node.fail("the indices output is not supported")
         if int_attr(node, "storage_order", 0, 0, 1):
             node.fail("storage_order=1 is not supported")
-        if int_list_attr(node, "dilations", 2, 1, [1, 1]) != [1, 1]:
-            node.fail("dilated pooling is not supported")
-        x = ctx.tensor(node)
-        need_rank(node, x, (4,))
+        node, x, lifted = spatial_input(ctx, node, "pooling")
+        dilations = int_list_attr(node, "dilations", 2, 1, [1, 1])
+        dilated = dilations != [1, 1]
+        if dilated and kind != "max":
+            node.fail("dilated average pooling is not supported (max pooling only)")
         kernel = int_list_attr(node, "kernel_shape", 2, 1)
         strides = int_list_attr(node, "strides", 2, 1, [1, 1])
         n, c, h, w = x.shape
-        pads = conv_pads(node, (h, w), kernel, strides, (1, 1))
+        pads = conv_pads(node, (h, w), kernel, strides, dilations)
         ceil = bool(int_attr(node, "ceil_mode", 0, 0, 1))
+        extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
         out = []
         for a, size in enumerate((h, w)):
-            span = size + pads[a] + pads[a + 2] - kernel[a]
+            span = size + pads[a] + pads[a + 2] - extents[a]
+            if span < 0:
+                node.fail(f"the window {extents} is larger than the padded input")
             o = (-(-span // strides[a]) if ceil else span // strides[a]) + 1
             if ceil and (o - 1) * strides[a] >= size + pads[a]:
                 o -= 1  # the last window would start in the end padding
             out.append(o)
-            if pads[a] >= kernel[a]:
-                node.fail(f"pads {pads} as large as the kernel {kernel} are not supported")
+            if pads[a] >= extents[a]:
+                node.fail(f"pads {pads} as large as the window {extents} are not supported")
         include = bool(int_attr(node, "count_include_pad", 0, 0, 1))
         mode = kind
         if kind == "average":
@@ -48,20 +52,30 @@ def lower_pool(kind):
                     if (out[a] - 1) * strides[a] + kernel[a] > size + pads[a] + pads[a + 2]:
                         node.fail("count_include_pad with windows past the end padding "
                                   "(ceil_mode) is not supported")
-        y = ctx.out(node, (n, c, out[0], out[1]))
-        ctx.emit(node, "pool", [x], [y], mode=mode, kernel=kernel, strides=strides,
-                 pads=pads[:2])
+        y, pending = out_2d(ctx, node, (n, c, out[0], out[1]), lifted)
+        if dilated:
+            for a, size in enumerate((h, w)):
+                for o in range(out[a]):
+                    start = o * strides[a] - pads[a]
+                    if not any(0 <= start + k * dilations[a] < size for k in range(kernel[a])):
+                        node.fail(f"window {o} along axis {a + 2} has no tap inside the input")
+            ctx.emit(node, "dilated_max_pool", [x], [y], kernel=kernel, strides=strides,
+                     dilations=dilations, pads=pads[:2])
+        else:
+            ctx.emit(node, "pool", [x], [y], mode=mode, kernel=kernel, strides=strides,
+                     pads=pads[:2])
+        finish_1d(ctx, node, pending)
     return lower
 
 
 def lower_global_pool(kind):
     def lower(ctx, node):
         known_attrs(node)
-        x = ctx.tensor(node)
-        need_rank(node, x, (4,))
+        node, x, lifted = spatial_input(ctx, node, "pooling")
         n, c, h, w = x.shape
-        y = ctx.out(node, (n, c, 1, 1))
+        y, pending = out_2d(ctx, node, (n, c, 1, 1), lifted)
         ctx.emit(node, "pool", [x], [y], mode=kind, kernel=[h, w], strides=[1, 1], pads=[0, 0])
+        finish_1d(ctx, node, pending)
     return lower
 
 

@@ -97,8 +97,9 @@ class Layouts:
         k = op.kind
         ins = op.inputs
         image = lambda t: "nhwc" if t.rank == 4 else "plain"
-        if k in ("conv", "pool", "lrn", "instance_norm", "resize", "concat_scale_relu",
-                 "scale_by", "merged", "shuffle") or (k == "deconv" and op["group"] == 1):
+        if k in ("conv", "pool", "dilated_max_pool", "lrn", "instance_norm", "resize",
+                 "concat_scale_relu", "scale_by", "merged", "shuffle") or \
+                (k == "deconv" and op["group"] == 1):
             for i in range(len(ins)):
                 self.need(op, i, "nhwc" if ins[i].rank == 4 else "plain")
             out = "nhwc"

@@ -138,9 +138,49 @@ def test_linear_reference_is_pytorchs(transform, align, sizes):
 
 
 # ---------------------------------------------------------------------------------------------
+# Pooling: dilated max pooling (2-D and 1-D), pooling and convolutions of rank 3 in forms the
+# exported model below does not have.
+
+def torch_of(function, x, *args, **kwargs):
+    return function(torch.from_numpy(x), *args, **kwargs).numpy()
+
+
+def pool_case(name, x, expected, op="MaxPool", **attrs):
+    case(name, [helper.make_node(op, ["input"], ["output0"], name=name, **attrs)], x, [expected])
+
+
+image = uniform(2, 5, 11, 13)
+pool_case("maxpool_dilated", image, torch_of(F.max_pool2d, image, 3, 1, 0, 2),
+          kernel_shape=[3, 3], dilations=[2, 2])
+pool_case("maxpool_dilated_strided_padded", image,
+          torch_of(F.max_pool2d, image, (5, 2), (2, 3), (2, 1), (2, 3)),
+          kernel_shape=[5, 2], strides=[2, 3], pads=[2, 1, 2, 1], dilations=[2, 3])
+pool_case("maxpool_dilated_ceil", image,
+          torch_of(F.max_pool2d, image, 2, 2, 1, 3, ceil_mode=True),
+          kernel_shape=[2, 2], strides=[2, 2], pads=[1, 1, 1, 1], dilations=[3, 3], ceil_mode=1)
+signal = uniform(2, 6, 23)
+pool_case("maxpool_1d_dilated", signal, torch_of(F.max_pool1d, signal, 3, 2, 1, 4),
+          kernel_shape=[3], strides=[2], pads=[1, 1], dilations=[4])
+pool_case("averagepool_1d_include_pad", signal,
+          torch_of(F.avg_pool1d, signal, 5, 3, 2, count_include_pad=True),
+          op="AveragePool", kernel_shape=[5], strides=[3], pads=[2, 2], count_include_pad=1)
+pool_case("global_maxpool_1d", signal, signal.max(2, keepdims=True), op="GlobalMaxPool")
+weights = uniform(4, 6, 3)
+case("conv_1d_same_upper", [helper.make_node("Conv", ["input", "w"], ["output0"], name="conv",
+                                             auto_pad="SAME_UPPER", strides=[2])],
+     signal, [torch_of(F.conv1d, signal, torch.from_numpy(weights), stride=2, padding=1)],
+     [("w", weights)])
+case("conv_transpose_1d_output_shape",
+     [helper.make_node("ConvTranspose", ["input", "w"], ["output0"], name="deconv",
+                       strides=[3], output_shape=[68])],
+     signal, [torch_of(F.conv_transpose1d, signal, torch.from_numpy(weights.transpose(1, 0, 2)),
+                       stride=3)[:, :, :68]], [("w", weights.transpose(1, 0, 2).copy())])
+
+
+# ---------------------------------------------------------------------------------------------
 # Every case and the coverage models of this file on every target.
 
-MODELS = ["segmentation"]  # zoo.COVERAGE models exported by PyTorch
+MODELS = ["segmentation", "signals"]  # zoo.COVERAGE models exported by PyTorch
 
 
 @pytest.fixture(scope="module")
@@ -199,6 +239,17 @@ def test_resize_linear_runs_as_one_glue_step():
     assert "resize linear" in kinds
 
 
+def test_dilated_max_pooling_propagates_nan():
+    x = uniform(1, 3, 9, 9)
+    x[0, 2, 4, 4] = np.nan
+    node = helper.make_node("MaxPool", ["input"], ["y"], name="p", kernel_shape=[3, 3],
+                            dilations=[2, 2])
+    y = run(model([node], [("input", x.shape)], ["y"]), x)[0]
+    expected = torch_of(F.max_pool2d, x, 3, 1, 0, 2)
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(expected))
+    assert np.isnan(y).sum() == 9  # the 3x3 outputs whose dilated windows hold the NaN
+
+
 # ---------------------------------------------------------------------------------------------
 # Refusals left: at load, naming the node and the reason.
 
@@ -231,3 +282,23 @@ def test_refuses_resizing_channels_linearly():
                             mode="linear")
     proto = model([node], [("x", (1, 3, 4, 4))], ["y"], [("scales", floats(1, 2, 2, 2))])
     refused(proto, "'the_resize'", "channel axis")
+
+
+@pytest.mark.parametrize("op,shape,attrs,inits,fragments", [
+    ("AveragePool", (1, 3, 8, 8), dict(kernel_shape=[2, 2], dilations=[2, 2]), [],
+     ["dilated average pooling"]),
+    ("MaxPool", (1, 3, 8, 8), dict(kernel_shape=[3, 3], dilations=[4, 4]), [],
+     ["larger than the padded input"]),
+    ("MaxPool", (1, 3, 8), dict(kernel_shape=[2, 2]), [], ["kernel_shape", "where 1"]),
+    ("MaxPool", (1, 3, 8, 8, 8), dict(kernel_shape=[2, 2, 2]), [], ["rank 5", "rank 3 or 4"]),
+    ("Conv", (1, 3, 8), {}, [("w", np.ones((2, 3, 1, 1), np.float32))],
+     ["(2, 3, 1, 1)", "rank 3"]),
+    ("Conv", (1, 3, 8), dict(pads=[1, 1, 1, 1]), [("w", np.ones((2, 3, 3), np.float32))],
+     ["pads", "where 2"]),
+    ("ConvTranspose", (1, 3, 8), dict(strides=[0]), [("w", np.ones((3, 2, 3), np.float32))],
+     ["strides", "below 1"]),
+])
+def test_refuses_1d_and_pooling_forms(op, shape, attrs, inits, fragments):
+    inputs = ["x"] + [n for n, _ in inits]
+    node = helper.make_node(op, inputs, ["y"], name="the_node", **attrs)
+    refused(model([node], [("x", shape)], ["y"], inits), "'the_node'", *fragments)
