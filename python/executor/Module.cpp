@@ -333,6 +333,34 @@ PYBIND11_MODULE(_executor, m) {
                 size_t count, size_t inner, py::handle dst) {
                  self.Add(MakeSoftmax(name, self.ToRef(src), outer, count, inner, self.ToRef(dst)));
              })
+        .def("log_softmax",
+             [](PyExecutor& self, const std::string& name, py::handle src, size_t outer,
+                size_t count, size_t inner, py::handle dst) {
+                 self.Add(
+                     MakeLogSoftmax(name, self.ToRef(src), outer, count, inner, self.ToRef(dst)));
+             })
+        .def("reduce",
+             [](PyExecutor& self, const std::string& name, const std::string& kind, py::handle src,
+                py::handle shape, py::handle reduced, py::handle dst) {
+                 static const std::pair<const char*, Reduction> kinds[] = {
+                     {"sum", Reduction::Sum},   {"mean", Reduction::Mean},
+                     {"max", Reduction::Max},   {"min", Reduction::Min},
+                     {"prod", Reduction::Prod}, {"sum_square", Reduction::SumSquare},
+                     {"l1", Reduction::L1},     {"l2", Reduction::L2}};
+                 for (const auto& [n, k] : kinds)
+                     if (kind == n) {
+                         self.Add(MakeReduce(name, k, self.ToRef(src), Sizes(shape),
+                                             reduced.cast<std::vector<bool>>(), self.ToRef(dst)));
+                         return;
+                     }
+                 throw py::value_error("unknown reduction " + kind);
+             })
+        .def("tile",
+             [](PyExecutor& self, const std::string& name, py::handle src, py::handle srcShape,
+                py::handle dstShape, py::handle dst) {
+                 self.Add(MakeTile(name, self.ToRef(src), Sizes(srcShape), Sizes(dstShape),
+                                   self.ToRef(dst)));
+             })
         .def("lrn",
              [](PyExecutor& self, const std::string& name, py::handle src, size_t half,
                 size_t channels, size_t spatial, const std::vector<float>& k, py::handle dst) {

@@ -53,6 +53,7 @@ def act_step(kind, params):
         "abs": ("abs", []),
         "neg": ("neg", []),
         "sqrt": ("sqrt", []),
+        "pow": ("pow", p[:1]),
     }
     return table[kind]
 
@@ -218,8 +219,27 @@ class Emitter:
         order, shape = physical_order(x), physical_shape(x)
         first = order.index(op["axis"])
         last = first + op["span"]
-        self.ex.softmax(op.name, offset(x), product(shape[:first]), product(shape[first:last]),
-                        product(shape[last:]), offset(y))
+        step = self.ex.log_softmax if op.get("log") else self.ex.softmax
+        step(op.name, offset(x), product(shape[:first]), product(shape[first:last]),
+             product(shape[last:]), offset(y))
+
+    def emit_reduce(self, op):
+        x, y = op.inputs[0], op.outputs[0]
+        order = physical_order(x)
+        reduced = [order[p] in op["axes"] for p in range(x.rank)]
+        self.ex.reduce(op.name, op["reduction"], ref(x), list(physical_shape(x)), reduced,
+                       offset(y))
+
+    def emit_tile(self, op):
+        x, y = op.inputs[0], op.outputs[0]
+        self.ex.tile(op.name, ref(x), list(physical_shape(x)), list(physical_shape(y)),
+                     offset(y))
+
+    def emit_prelu_trailing(self, op):
+        x, y = op.inputs[0], op.outputs[0]
+        slope = op["slope"]
+        self.ex.prelu(op.name, offset(x), f32(slope), slope.size, x.size // slope.size, 1,
+                      "nhwc", offset(y))
 
     def emit_lrn(self, op):
         x, y = op.inputs[0], op.outputs[0]

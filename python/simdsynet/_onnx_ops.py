@@ -337,12 +337,50 @@ def lower_prelu(ctx, node):
     slope = ctx.weight(node, 1)
     v = channel_vector(slope, x.shape)
     if v is None:
-        node.fail(f"slope of shape {slope.shape} is neither one value nor one per channel")
+        if slope.ndim > x.rank or broadcast_shape(slope.shape, x.shape) != x.shape:
+            node.fail(f"slope of shape {slope.shape} does not broadcast to the input {x.shape}")
+        # A slope that varies along trailing axes (from the first one it does not broadcast
+        # along): one value per element of that trailing block, as the library's channels of
+        # an NHWC tensor whose pixels are the leading axes.
+        full = (1,) * (x.rank - slope.ndim) + slope.shape
+        first = next(a for a, d in enumerate(full) if d != 1)
+        block = np.broadcast_to(slope.reshape(full[first:]), x.shape[first:]).reshape(-1)
+        y = ctx.out(node, x.shape)
+        ctx.emit(node, "prelu_trailing", [x], [y], slope=as_float(block))
+        return
     y = ctx.out(node, x.shape)
     if v.size == 1:
         ctx.emit(node, "act", [x], [y], act="leaky_relu", params=[float(v[0])])
     else:
         ctx.emit(node, "prelu", [x], [y], slope=as_float(v))
+
+
+def lower_pow(ctx, node):
+    """x ** e for a constant e of one value: the product x*x (x*x*x), the square root, the
+    identity, or std::pow per element for other exponents."""
+    known_attrs(node)
+    if ctx.is_const(node, 0) or not ctx.is_const(node, 1):
+        node.fail("only a computed base with a constant exponent is supported")
+    x = ctx.tensor(node)
+    e = np.asarray(ctx.const(node, 1))
+    if not np.issubdtype(e.dtype, np.number) or e.size == 0:
+        node.fail(f"exponent of type {e.dtype} and shape {e.shape} is not a number")
+    if e.ndim > x.rank or broadcast_shape(e.shape, x.shape) != x.shape:
+        node.fail(f"exponent of shape {e.shape} broadcasts the input {x.shape} to a larger shape")
+    values = np.unique(e.astype(np.float64))
+    if values.size != 1:
+        node.fail("exponents that differ between elements are not supported")
+    exponent = float(values[0])
+    y = ctx.out(node, x.shape)
+    if exponent == 1.0:
+        ctx.emit(node, "view", [x], [y])
+    elif exponent in (2.0, 3.0):
+        ctx.emit(node, "eltwise", [x] * int(exponent), [y], op="product",
+                 weights=[1.0] * int(exponent), act="identity")
+    elif exponent == 0.5:
+        ctx.emit(node, "act", [x], [y], act="sqrt", params=[])
+    else:
+        ctx.emit(node, "act", [x], [y], act="pow", params=[exponent])
 
 
 def lower_binary(op):
@@ -446,6 +484,7 @@ def lower_variadic(op):
 # Layers.
 
 def lower_softmax(ctx, node):
+    """Softmax, and LogSoftmax (log=True on the operation: its own step)."""
     known_attrs(node, "axis")
     x = ctx.tensor(node)
     if ctx.model.opset >= 13:
@@ -454,7 +493,7 @@ def lower_softmax(ctx, node):
         axis = axis_attr(node, "axis", 1, x.rank)
         span = x.rank - axis  # softmax over the input flattened from `axis` on
     y = ctx.out(node, x.shape)
-    ctx.emit(node, "softmax", [x], [y], axis=axis, span=span)
+    ctx.emit(node, "softmax", [x], [y], axis=axis, span=span, log=node.op == "LogSoftmax")
 
 
 def lower_gemm(ctx, node):

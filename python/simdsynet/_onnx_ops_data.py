@@ -80,27 +80,68 @@ def lower_global_pool(kind):
 
 
 def lower_reduce(kind):
+    """ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2 over any axes. The spatial axes of a 4-D
+    tensor (global pooling) run on the library's pooling where it has the reduction; any other
+    axes on the executor's reduction step."""
     def lower(ctx, node):
         known_attrs(node, "axes", "keepdims", "noop_with_empty_axes")
         x = ctx.tensor(node)
         axes = node.attrs.get("axes")
         if axes is None and len(node.inputs) > 1 and node.inputs[1]:
             axes = ctx.const(node, 1)
-        axes = sorted(axis_list(node, "axes", axes, x.rank)) if axes is not None else None
-        if x.rank != 4 or axes != [2, 3]:
-            node.fail(f"reduction over axes {axes} of a rank-{x.rank} tensor is not supported "
-                      "(only the spatial axes of a 4-D tensor)")
-        n, c, h, w = x.shape
+        if axes is not None:
+            axes = sorted(axis_list(node, "axes", axes, x.rank))
         keep = bool(int_attr(node, "keepdims", 1, 0, 1))
-        pooled = Tensor(node.outputs[0] + ("" if keep else "/pooled"), (n, c, 1, 1))
-        ctx.emit(node, "pool", [x], [pooled], mode=kind, kernel=[h, w], strides=[1, 1],
-                 pads=[0, 0])
-        if keep:
-            ctx.values[node.outputs[0]] = pooled
-        else:
-            y = ctx.out(node, (n, c))
-            ctx.emit(node, "view", [pooled], [y])
+        if not axes:
+            if int_attr(node, "noop_with_empty_axes", 0, 0, 1):
+                ctx.emit(node, "view", [x], [ctx.out(node, x.shape)])
+                return
+            axes = list(range(x.rank))
+        kept = [d for a, d in enumerate(x.shape) if a not in axes]
+        shape = [1 if a in axes else d for a, d in enumerate(x.shape)] if keep else kept
+        if x.rank == 4 and axes == [2, 3] and kind in ("average", "max"):
+            n, c, h, w = x.shape
+            pooled = Tensor(node.outputs[0] + ("" if keep else "/pooled"), (n, c, 1, 1))
+            ctx.emit(node, "pool", [x], [pooled], mode=kind, kernel=[h, w], strides=[1, 1],
+                     pads=[0, 0])
+            if keep:
+                ctx.values[node.outputs[0]] = pooled
+            else:
+                ctx.emit(node, "view", [pooled], [ctx.out(node, shape)])
+            return
+        reduction = {"average": "mean"}.get(kind, kind)
+        ctx.emit(node, "reduce", [x], [ctx.out(node, shape)], reduction=reduction, axes=axes,
+                 keepdims=keep)
     return lower
+
+
+def lower_expand(ctx, node):
+    """Expand and Tile of a computed tensor: one tiling step (a view where nothing repeats)."""
+    known_attrs(node)
+    x = ctx.tensor(node)
+    if node.op == "Expand":
+        target = int_list(node, "shape", ctx.const(node, 1), minimum=1)
+        rank = max(len(target), x.rank)
+        source = (1,) * (rank - x.rank) + x.shape
+        target = [1] * (rank - len(target)) + target
+        shape = []
+        for s, t in zip(source, target):
+            if s != t and 1 not in (s, t):
+                node.fail(f"shape {target} does not broadcast with the input {x.shape}")
+            shape.append(max(s, t))
+    else:
+        repeats = int_list(node, "repeats", ctx.const(node, 1), x.rank, 1)
+        source = x.shape
+        shape = [d * r for d, r in zip(x.shape, repeats)]
+    y = ctx.out(node, shape)
+    if tuple(shape) == tuple(source):
+        ctx.emit(node, "view", [x], [y])
+        return
+    if len(source) != x.rank:
+        view = Tensor(f"{node.outputs[0]}/rank{len(source)}", source)
+        ctx.emit(node, "view", [x], [view])
+        x = view
+    ctx.emit(node, "tile", [x], [y])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -178,6 +178,93 @@ case("conv_transpose_1d_output_shape",
 
 
 # ---------------------------------------------------------------------------------------------
+# LogSoftmax, reductions, PRelu with trailing slopes, Pow, Expand and Tile.
+
+def log_softmax(x, axis):
+    t = torch.from_numpy(x)
+    return torch.log_softmax(t, axis).numpy()
+
+
+def one_node(name, op, x, expected, inits=(), opset=14, **attrs):
+    inputs = ["input"] + [n for n, _ in inits]
+    case(name, [helper.make_node(op, inputs, ["output0"], name=name, **attrs)], x, [expected],
+         inits, opset)
+
+
+image = uniform(2, 6, 5, 7)
+logits = (uniform(3, 40) * 60).astype(np.float32)  # exp underflows far from the maximum
+one_node("log_softmax_channels", "LogSoftmax", image, log_softmax(image, 1), axis=1)
+one_node("log_softmax_last", "LogSoftmax", image, log_softmax(image, -1), axis=-1)
+one_node("log_softmax_wide_logits", "LogSoftmax", logits, log_softmax(logits, 1), axis=1)
+one_node("log_softmax_opset11_flattens", "LogSoftmax", image,
+         log_softmax(image.reshape(2, -1), 1).reshape(image.shape), opset=11, axis=1)
+
+REDUCTIONS = {"ReduceSum": np.sum, "ReduceMean": np.mean, "ReduceMax": np.max,
+              "ReduceMin": np.min, "ReduceProd": np.prod,
+              "ReduceSumSquare": lambda a, **k: np.sum(a * a, **k),
+              "ReduceL1": lambda a, **k: np.sum(np.abs(a), **k),
+              "ReduceL2": lambda a, **k: np.sqrt(np.sum(a * a, **k))}
+tokens = uniform(2, 9, 16)
+for op, reference in REDUCTIONS.items():
+    for axes, keep, x in [((1,), 1, image), ((1,), 0, image), ((0, 3), 1, image),
+                          ((2, 3), 0, image), ((-1,), 0, tokens), ((0, 1, 2), 0, tokens)]:
+        if op == "ReduceProd":
+            x = (1 + 0.2 * x).astype(np.float32)  # products of many values near 1
+        expected = reference(x.astype(np.float64), axis=axes, keepdims=bool(keep))
+        name = f"{op}_{'_'.join(map(str, axes))}_keep{keep}_rank{x.ndim}"
+        if op == "ReduceSum":  # axes as an input from opset 13
+            one_node(name, op, x, expected, [("axes", ints(*axes))], opset=13, keepdims=keep)
+        else:
+            one_node(name, op, x, expected, axes=list(axes), keepdims=keep)
+one_node("ReduceMean_all_axes", "ReduceMean", image, image.mean(keepdims=True))
+one_node("ReduceSum_all_axes_scalar", "ReduceSum", tokens, tokens.sum(), keepdims=0)
+one_node("ReduceSum_empty_axes_noop", "ReduceSum", tokens, tokens, [("axes", ints())],
+         opset=13, noop_with_empty_axes=1)
+
+
+def prelu(x, slope):
+    return np.where(x > 0, x, x * slope)
+
+
+for name, x, slope in [("prelu_width", image, uniform(7)), ("prelu_height_width", image,
+                                                             uniform(5, 7)),
+                       ("prelu_channels_width", image, uniform(6, 1, 7)),
+                       ("prelu_tokens", tokens, uniform(16)),
+                       ("prelu_rank_4_slope", image, uniform(1, 6, 5, 7))]:
+    one_node(name, "PRelu", x, prelu(x, slope), [("slope", slope)])
+
+positive = (0.1 + np.abs(uniform(2, 3, 4, 5))).astype(np.float32)
+for name, x, exponent in [("pow_2", image, floats(2)), ("pow_3_int", image, ints(3)),
+                          ("pow_half", positive, floats(0.5)), ("pow_one", image, floats(1)),
+                          ("pow_minus_1", positive, floats(-1)),
+                          ("pow_1.7", positive, floats(1.7)),
+                          ("pow_0", image, floats(0)),
+                          ("pow_2_per_channel", image, np.full((6, 1, 1), 2, np.float32))]:
+    one_node(name, "Pow", x, np.power(x.astype(np.float64), exponent.astype(np.float64)),
+             [("exponent", exponent)])
+
+vector = uniform(2, 6, 1, 1)
+one_node("expand_pooled_onto_map", "Expand", vector, np.broadcast_to(vector, (2, 6, 5, 7)),
+         [("shape", ints(2, 6, 5, 7))])
+column = uniform(6, 1)
+one_node("expand_adds_axes", "Expand", column, np.broadcast_to(column, (3, 6, 4)),
+         [("shape", ints(3, 1, 4))])
+one_node("expand_keeps_larger_extents", "Expand", tokens, np.broadcast_to(tokens, (3, 2, 9, 16)),
+         [("shape", ints(3, 1, 1, 1))])
+one_node("tile_image", "Tile", image, np.tile(image, (1, 2, 3, 2)), [("repeats", ints(1, 2, 3, 2))])
+one_node("tile_tokens", "Tile", tokens, np.tile(tokens, (3, 1, 2)), [("repeats", ints(3, 1, 2))])
+# DeepLab's image pooling broadcast back by Expand instead of Resize, concatenated with the map.
+case("global_pool_expand_concat",
+     [helper.make_node("GlobalAveragePool", ["input"], ["pooled"], name="pool"),
+      helper.make_node("Relu", ["pooled"], ["act"], name="relu"),
+      helper.make_node("Expand", ["act", "shape"], ["broadcast"], name="expand"),
+      helper.make_node("Concat", ["input", "broadcast"], ["output0"], name="concat", axis=1)],
+     image, [np.concatenate([image, np.broadcast_to(np.maximum(image.mean((2, 3), keepdims=True),
+                                                               0), image.shape)], 1)],
+     [("shape", ints(*image.shape))])
+
+
+# ---------------------------------------------------------------------------------------------
 # Every case and the coverage models of this file on every target.
 
 MODELS = ["segmentation", "signals"]  # zoo.COVERAGE models exported by PyTorch
@@ -250,6 +337,32 @@ def test_dilated_max_pooling_propagates_nan():
     assert np.isnan(y).sum() == 9  # the 3x3 outputs whose dilated windows hold the NaN
 
 
+def test_reductions_and_log_softmax_propagate_nan():
+    """A NaN makes its ReduceMax/ReduceMin/ReduceSum output NaN and its LogSoftmax row NaN, as
+    in PyTorch; the other outputs stay finite."""
+    x = uniform(2, 3, 4)
+    x[1, 2, 0] = np.nan
+    for op, axis in [("ReduceMax", 2), ("ReduceMin", 2), ("ReduceSum", 2), ("ReduceMax", 0)]:
+        node = helper.make_node(op, ["input"], ["y"], name="r", axes=[axis], keepdims=0)
+        y = run(model([node], [("input", x.shape)], ["y"], opset=11), x)[0]
+        expected = getattr(torch, op[6:].lower())(torch.from_numpy(x), axis)
+        expected = (expected[0] if isinstance(expected, tuple) else expected).numpy()
+        np.testing.assert_array_equal(np.isnan(y), np.isnan(expected))
+        assert np.isnan(y).sum() == 1
+    node = helper.make_node("LogSoftmax", ["input"], ["y"], name="ls", axis=1)
+    y = run(model([node], [("input", x.shape)], ["y"]), x)[0]
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(log_softmax(x, 1)))
+    assert np.isnan(y[1, :, 0]).all() and np.isnan(y).sum() == 3
+
+
+def test_image_pooling_broadcast_is_one_tile_step():
+    """GlobalAveragePool -> Expand onto the map is the pooling and one tiling step in NHWC: no
+    layout conversion between them."""
+    proto, _, _ = CASES["expand_pooled_onto_map"]
+    kinds = [s[1] for s in simdsynet.onnx.load(proto.SerializeToString()).steps()]
+    assert kinds.count("tile") == 1 and kinds.count("layout") <= 1, kinds
+
+
 # ---------------------------------------------------------------------------------------------
 # Refusals left: at load, naming the node and the reason.
 
@@ -302,3 +415,20 @@ def test_refuses_1d_and_pooling_forms(op, shape, attrs, inits, fragments):
     inputs = ["x"] + [n for n, _ in inits]
     node = helper.make_node(op, inputs, ["y"], name="the_node", **attrs)
     refused(model([node], [("x", shape)], ["y"], inits), "'the_node'", *fragments)
+
+
+@pytest.mark.parametrize("op,inputs,inits,attrs,fragments", [
+    ("Pow", ["x", "e"], [("e", floats(2, 3, 2, 3))], {}, ["exponents that differ"]),
+    ("Pow", ["e", "x"], [("e", floats(2))], {}, ["computed base with a constant exponent"]),
+    ("Pow", ["x", "x"], [], {}, ["computed base with a constant exponent"]),
+    ("Pow", ["x", "e"], [("e", np.full((2, 1, 1, 1, 1), 2, np.float32))], {},
+     ["broadcasts the input"]),
+    ("PRelu", ["x", "s"], [("s", uniform(3))], {}, ["does not broadcast"]),
+    ("Expand", ["x", "s"], [("s", ints(1, 3, 4, 3))], {}, ["does not broadcast"]),
+    ("Tile", ["x", "r"], [("r", ints(1, 2))], {}, ["repeats", "where 4"]),
+    ("ReduceMax", ["x"], [], dict(axes=[1, 1]), ["axes", "repeat"]),
+    ("ReduceLogSumExp", ["x"], [], dict(axes=[1]), ["ReduceLogSumExp", "not supported"]),
+])
+def test_refuses_operator_forms(op, inputs, inits, attrs, fragments):
+    node = helper.make_node(op, inputs, ["y"], name="the_node", **attrs)
+    refused(model([node], [("x", (1, 3, 4, 4))], ["y"], inits), "'the_node'", *fragments)
