@@ -71,6 +71,10 @@ def linear_matrix(n_in, n_out, scale, transform):
             x = o / scale
         elif transform == "pytorch_half_pixel" and n_out == 1:
             x = 0.0
+        elif transform == "half_pixel_symmetric":
+            # half_pixel about the input's centre, shifted when n_in * scale is not an integer
+            centre_shift = n_in / 2 * (1 - n_out / (scale * n_in))
+            x = centre_shift + (o + 0.5) / scale - 0.5
         else:  # half_pixel and pytorch_half_pixel
             x = (o + 0.5) / scale - 0.5
         x = min(max(x, 0.0), n_in - 1)
@@ -117,6 +121,11 @@ resize_case("resize_half_pixel_19_channels", uniform(1, 19, 4, 5), "half_pixel",
 resize_case("resize_align_corners_1_channel", uniform(2, 1, 6, 5), "align_corners",
             sizes=[13, 3])
 resize_case("resize_1x1_onto_map", uniform(1, 7, 1, 1), "pytorch_half_pixel", sizes=[9, 7])
+# Opset 18's half_pixel_symmetric, where the floored size moves the centre.
+resize_case("resize_half_pixel_symmetric_up", uniform(1, 3, 5, 7), "half_pixel_symmetric",
+            scales=[1.7, 2.0], opset=18)
+resize_case("resize_half_pixel_symmetric_down", uniform(1, 3, 9, 7), "half_pixel_symmetric",
+            scales=[0.6, 0.5], opset=18)
 # Resize-10 and Upsample-9: no coordinate transformation attribute; theirs is asymmetric.
 resize_case("resize_opset10", uniform(1, 2, 4, 5), "asymmetric", scales=[2.0, 1.5], opset=10)
 resize_case("upsample_opset9", uniform(1, 2, 4, 5), "asymmetric", scales=[3.0, 2.0], opset=9,
@@ -268,6 +277,43 @@ case("global_pool_expand_concat",
 # Every case and the coverage models of this file on every target.
 
 MODELS = ["segmentation", "signals"]  # zoo.COVERAGE models exported by PyTorch
+DEEPLAB = "deeplabv3_mobilenet_v3_large"
+
+
+def export_deeplab(size=96):
+    """torchvision's deeplabv3_mobilenet_v3_large (issue 35's segmentation network) with random
+    weights and BatchNorm statistics, exported at size x size (cached next to the zoo's)."""
+    import io
+    import os
+    import tempfile
+    import warnings
+    import torchvision
+    stem = os.path.join(zoo.default_cache(), f"{DEEPLAB}-{size}-opset{zoo.OPSET}-"
+                        f"torch{torch.__version__}-v1")
+    paths = stem + ".onnx", stem + ".npz"
+    if all(os.path.exists(p) for p in paths):
+        return paths
+    torch.manual_seed(0)
+    net = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(
+        weights=None, weights_backbone=None, aux_loss=False)
+    zoo.randomize_batch_norms(net, torch.Generator().manual_seed(1))
+    net = net.eval()
+    x = torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        out = net(x)["out"]
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(net, x, buffer, opset_version=zoo.OPSET, input_names=["input"],
+                          output_names=["output0"])
+    os.makedirs(zoo.default_cache(), exist_ok=True)
+    for path, write in ((paths[1], lambda f: np.savez(f, input=x.numpy(), output0=out.numpy())),
+                        (paths[0], lambda f: f.write(buffer.getvalue()))):
+        fd, temp = tempfile.mkstemp(dir=zoo.default_cache(), suffix=".part")
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.replace(temp, path)
+    return paths
 
 
 @pytest.fixture(scope="module")
@@ -280,6 +326,7 @@ def results(tmp_path_factory):
         np.savez(npz_path, input=x, **{f"output{i}": e for i, e in enumerate(expected)})
         entries.append((name, str(onnx_path), str(npz_path)))
     entries += [(name, *zoo.export(name)) for name in MODELS]
+    entries.append((DEEPLAB, *export_deeplab()))
     cache = {}
 
     def get(target):
@@ -290,7 +337,7 @@ def results(tmp_path_factory):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("name", list(CASES) + MODELS)
+@pytest.mark.parametrize("name", list(CASES) + MODELS + [DEEPLAB])
 def test_matches_reference(results, name, target):
     if target not in supported_targets():
         pytest.skip(f"the CPU has no {target}")
