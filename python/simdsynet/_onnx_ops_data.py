@@ -431,7 +431,7 @@ def lower_resize(ctx, node):
                 "cubic_coeff_a", "exclude_outside", "extrapolation_value", "antialias", "axes",
                 "keep_aspect_ratio_policy")
     x = ctx.tensor(node)
-    need_rank(node, x, (4,))
+    need_rank(node, x, (3, 4))
     mode = node.attrs.get("mode", "nearest")
     if node.op == "Upsample" and mode == "bilinear":
         mode = "linear"  # Upsample-7's name of it
@@ -454,7 +454,21 @@ def lower_resize(ctx, node):
     scales, sizes = resize_attrs(ctx, node, x)
     if sizes[0] != x.shape[0] or sizes[1] != x.shape[1]:
         node.fail("resizing the batch or channel axis is not supported")
-    y = ctx.out(node, sizes)
+    if x.rank == 3:
+        # A 1-D signal: an image of height 1 that keeps its height.
+        y = ctx.out(node, sizes)
+        image = Tensor(f"{node.outputs[0]}/{x.name}/2d", (x.shape[0], x.shape[1], 1, x.shape[2]))
+        ctx.emit(node, "view", [x], [image])
+        resized = Tensor(f"{node.outputs[0]}/2d", (sizes[0], sizes[1], 1, sizes[2]))
+        x, scales, sizes = image, scales[:2] + [1.0] + scales[2:], list(resized.shape)
+        resize_2d(ctx, node, x, resized, mode, transform, rounding, scales, sizes)
+        ctx.emit(node, "view", [resized], [y])
+        return
+    resize_2d(ctx, node, x, ctx.out(node, sizes), mode, transform, rounding, scales, sizes)
+
+
+def resize_2d(ctx, node, x, y, mode, transform, rounding, scales, sizes):
+    """The resize step of 4-D x into y (`scales` and `sizes` of its four axes)."""
     if mode == "nearest":
         rows = nearest_indices(node, x.shape[2], sizes[2], scales[2], transform, rounding)
         cols = nearest_indices(node, x.shape[3], sizes[3], scales[3], transform, rounding)

@@ -121,6 +121,19 @@ resize_case("resize_half_pixel_19_channels", uniform(1, 19, 4, 5), "half_pixel",
 resize_case("resize_align_corners_1_channel", uniform(2, 1, 6, 5), "align_corners",
             sizes=[13, 3])
 resize_case("resize_1x1_onto_map", uniform(1, 7, 1, 1), "pytorch_half_pixel", sizes=[9, 7])
+# 1-D signals (rank 3): linear and nearest along the one axis, against PyTorch.
+signal = uniform(2, 5, 13)
+for align, transform in ((False, "pytorch_half_pixel"), (True, "align_corners")):
+    for length in (29, 6):
+        node = helper.make_node("Resize", ["input", "", "", "sizes"], ["output0"], name="r",
+                                mode="linear", coordinate_transformation_mode=transform)
+        case(f"resize_1d_{transform}_{length}", [node], signal,
+             [F.interpolate(torch.from_numpy(signal), size=length, mode="linear",
+                            align_corners=align).numpy()], [("sizes", ints(2, 5, length))])
+case("resize_1d_nearest", [helper.make_node("Resize", ["input", "", "scales"], ["output0"],
+                                            name="r", coordinate_transformation_mode="asymmetric",
+                                            nearest_mode="floor")],
+     signal, [signal.repeat(3, 2)], [("scales", floats(1, 1, 3))])
 # Opset 18's half_pixel_symmetric, where the floored size moves the centre.
 resize_case("resize_half_pixel_symmetric_up", uniform(1, 3, 5, 7), "half_pixel_symmetric",
             scales=[1.7, 2.0], opset=18)
