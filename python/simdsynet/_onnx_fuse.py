@@ -2,8 +2,8 @@
 preceding convolution, activation patterns recognised (x*sigmoid(x) = swish, x*hardsigmoid(x) =
 hard swish, x*tanh(softplus(x)) = mish), activations fused into the convolution that produces
 their input, a ReLU after a scale layer and an activation after an eltwise layer carried by
-that layer, and DenseNet's
-growing concatenations turned into one concatenation of two tensors per layer.
+that layer, DenseNet's growing concatenations turned into one concatenation of two tensors per
+layer, and chains of 1-D layers kept on their (N, C, 1, L) images.
 """
 
 import numpy as np
@@ -264,6 +264,52 @@ def pool_before_pointwise(net):
         net.add(conv, index + 1)
 
 
+def _is_signal_view(x, y):
+    """y is the (N, C, L) view of the (N, C, 1, L) image x of a 1-D layer."""
+    return x.rank == 4 and x.shape[2] == 1 and y.shape == (x.shape[0], x.shape[1], x.shape[3])
+
+
+def keep_signals_as_images(net):
+    """1-D layers run on (N, C, 1, L) images between views from and to (N, C, L) signals. A
+    per-channel operation (BatchNorm's scale, an activation, PReLU) after the view to a signal
+    moves before it, onto the image, and the view of such a signal back to the image is the
+    image itself. A chain of 1-D convolutions, BatchNorms and activations then stays one NHWC
+    image, BatchNorms and activations fuse into the convolutions, and the layouts convert at
+    the chain's ends only instead of at every view."""
+    for op in list(net.ops):
+        if op.kind != "view" or op not in net.ops or not _is_signal_view(*op.inputs,
+                                                                          *op.outputs):
+            continue
+        x, y = op.inputs[0], op.outputs[0]
+        while True:
+            nxt = net.sole_consumer(y)
+            if (nxt is None or nxt.kind not in ("scale", "act", "prelu") or
+                    len(nxt.inputs) != 1 or len(nxt.outputs) != 1):
+                break
+            z = nxt.outputs[0]
+            image = Tensor(z.name + "/2d", x.shape)
+            index = net.ops.index(op)
+            net.remove(op)
+            net.remove(nxt)
+            nxt.inputs, nxt.outputs = [x], [image]
+            op.inputs, op.outputs = [image], [z]
+            net.add(nxt, index)
+            net.add(op, index + 1)
+            x, y = image, z
+    for op in list(net.ops):
+        if op.kind != "view" or op not in net.ops:
+            continue
+        y, first = op.outputs[0], op.inputs[0].producer
+        if (first is None or first.kind != "view" or first not in net.ops or
+                not _is_signal_view(first.inputs[0], op.inputs[0]) or
+                y.shape != first.inputs[0].shape or net.is_output(y)):
+            continue
+        net.remove(op)
+        net.replace_uses(y, first.inputs[0])
+        if not first.outputs[0].consumers and not net.is_output(first.outputs[0]):
+            net.remove(first)
+
+
 def drop_identities(net):
     """Views that keep the shape (Identity, Dropout, a Pad of zeros, ...) are dropped, so
     that the patterns below see the operations on both sides of them."""
@@ -275,6 +321,7 @@ def drop_identities(net):
 
 
 def fuse(net):
+    keep_signals_as_images(net)
     drop_identities(net)
     fold_scales_into_convolutions(net)
     recognise_activations(net)

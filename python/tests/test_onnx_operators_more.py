@@ -423,6 +423,16 @@ def test_image_pooling_broadcast_is_one_tile_step():
     assert kinds.count("tile") == 1 and kinds.count("layout") <= 1, kinds
 
 
+def test_signal_chains_stay_images():
+    """Conv1d -> BatchNorm1d -> ReLU -> Conv1d runs as convolutions on one NHWC image, the
+    BatchNorm and ReLU fused into the first: no scale step, and layout conversions only where
+    a chain meets a layer that needs another layout (12 before, one per view)."""
+    kinds = [s[1] for s in simdsynet.onnx.load(zoo.export("signals")[0]).steps()]
+    assert kinds[:3] == ["layout", "convolution", "convolution"], kinds
+    assert not any(k.startswith("scale") or k == "activation" for k in kinds), kinds
+    assert kinds.count("layout") <= 5, kinds
+
+
 # ---------------------------------------------------------------------------------------------
 # Refusals left: at load, naming the node and the reason.
 
