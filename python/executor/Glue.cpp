@@ -1,8 +1,7 @@
-// The glue steps: data movement the C API has no function for (concatenations, splits and
-// slices as block copies, general transposes, padding, nearest resizing; rows are moved with
-// memcpy; tiling), and the few computations it lacks (bilinear resizing, dilated max pooling,
-// reductions over any axes), in plain loops over the innermost axis that the compiler
-// vectorises.
+// The glue steps, what the C API has no function for: data movement (concatenations, splits and
+// slices as block copies, general transposes, padding, tiling, nearest resizing), rows moved
+// with memcpy; and a few computations (bilinear resizing, dilated max pooling, reductions over
+// any axes) in plain loops over the innermost axis, which the compiler vectorises.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
