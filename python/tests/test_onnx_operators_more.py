@@ -359,6 +359,17 @@ def test_matches_reference(results, name, target):
     assert max(differences[name]) <= TOLERANCE, differences[name]
 
 
+@pytest.mark.parametrize("name", list(CASES))
+def test_steps_write_only_their_tensors(name):
+    """Each case again with guard zones after every tensor and the scratch (the executor checks
+    them after each step) and no memory reuse: the same outputs, nothing written outside."""
+    proto, x, expected = CASES[name]
+    net = simdsynet.onnx.Network(proto.SerializeToString(), guard=64)
+    for y, e in zip(net.run(x), expected):
+        assert y.shape == e.shape
+        assert np.abs(y - e).max() <= TOLERANCE * max(np.abs(e).max(), 1e-30)
+
+
 def run(proto, x):
     return simdsynet.onnx.load(proto.SerializeToString()).run(x)
 
