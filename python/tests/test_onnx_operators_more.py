@@ -444,6 +444,44 @@ def test_signal_chains_stay_images():
     assert kinds.count("layout") <= 5, kinds
 
 
+class SignalResidual(torch.nn.Module):
+    """A 1-D residual block (Conv1d, BatchNorm1d, ReLU, Conv1d, ReLU, Conv1d, Add, ReLU) whose
+    input is also read outside the chain."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.a, self.bn = nn.Conv1d(4, 8, 3, padding=1), nn.BatchNorm1d(8)
+        self.b, self.c = nn.Conv1d(8, 8, 3, padding=1), nn.Conv1d(8, 8, 5, padding=2)
+
+    def forward(self, x):
+        y = F.relu(self.bn(self.a(x)))
+        z = F.relu(self.c(F.relu(self.b(y))) + y)
+        return [z, z.mean(2), y + 1]
+
+
+def test_signal_residuals_stay_images():
+    import io
+    import warnings
+    torch.manual_seed(0)
+    block = SignalResidual().eval()
+    zoo.randomize_batch_norms(block, torch.Generator().manual_seed(1))
+    x = torch.randn(2, 4, 17)
+    with torch.no_grad():
+        expected = [t.numpy() for t in block(x)]
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(block, x, buffer, opset_version=zoo.OPSET)
+    net = simdsynet.onnx.load(buffer.getvalue())
+    for y, e in zip(net.run(x.numpy()), expected):
+        assert y.shape == e.shape
+        assert np.abs(y - e).max() <= TOLERANCE * np.abs(e).max()
+    kinds = [s[1] for s in net.steps()]
+    assert kinds[:5] == ["layout", "convolution", "layout", "convolution", "convolution"], kinds
+    assert "eltwise+relu" in kinds and kinds.count("layout") == 3, kinds
+
+
 # ---------------------------------------------------------------------------------------------
 # Refusals left: at load, naming the node and the reason.
 
