@@ -1,4 +1,5 @@
-// The convolution layers the benchmarks run (issue set (a)-(h), batch 1, ReLU), shared by the
+// The convolution layers the benchmarks run (issue set (a)-(h) and the 7x7 pointwise layers of
+// regnet_x_400mf and resnet50 (i, j); batch 1, ReLU), shared by the
 // library's benchmarks and the optional oneDNN comparison, and the timing of the side-by-side
 // comparisons.
 #pragma once
@@ -29,6 +30,8 @@ inline const Layer kLayers[] = {
     {"f_3x3s1_256-256_14", 256, 14, 14, 256, 3, 1, 1, 1},
     {"g_1x1_1024-1000_1", 1024, 1, 1, 1000, 1, 1, 0, 1},
     {"h_dw3x3s2_128_112", 128, 112, 112, 128, 3, 2, 1, 128},
+    {"i_1x1_400-400_7", 400, 7, 7, 400, 1, 1, 0, 1},
+    {"j_1x1_2048-512_7", 2048, 7, 7, 512, 1, 1, 0, 1},
 };
 
 // The layer's parameters in `format` (NCHW or NHWC), ReLU activation.

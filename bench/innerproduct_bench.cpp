@@ -46,10 +46,11 @@ struct Shape {
     size_t size, count;  // inputs, outputs
 };
 // A classifier head (4 MB of weights: beyond L2, inside L3), a small layer whose weights stay
-// in L2, a VGG-like fully connected layer (16 MiB of weights, L3-resident on server parts) and a
-// wide one beyond L3.
+// in L2, VGG-like fully connected layers (16 MiB of weights, L3-resident on server parts; the
+// one with short rows is the shape of the issue comparing us with Simd) and a wide one beyond L3.
 const Shape kShapes[] = {{"1024to1000", 1024, 1000},
                          {"256to256", 256, 256},
+                         {"1024to4096", 1024, 4096},
                          {"4096to1024", 4096, 1024},
                          {"4096to4096", 4096, 4096}};
 

@@ -179,6 +179,28 @@ TEST_P(ConvolutionTest, SinglePixelOneRowTiles) {
                 }
 }
 
+// Outputs whose pixels are a multiple of 7 (7x7) with more than 32 output channels: on
+// AVX-512 7 x 3-vector tiles where they compute fewer padded products than 6 x 4-vector ones
+// (49 rows instead of 54), pointwise and spatial (stride 2, dilation 2 with groups: not
+// Winograd), K in one block and in several, panels with a tail, batch 2, a prelu epilogue.
+TEST_P(ConvolutionTest, SevenRowTiles) {
+    const Shape shapes[] = {{40, 90, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+                            {1100, 40, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+                            {24, 33, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {64, 96, 7, 7, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2}};
+    uint32_t seed = 1700;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (size_t batch : {1, 2}) {
+                const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationPrelu);
+                std::string info;
+                EXPECT_TRUE(RunCase(p, batch, true, batch == 2, nullptr, seed++, &info))
+                    << Describe(p, batch);
+                if (f == SimdTensorFormatNhwc && info.rfind("avx512", 0) == 0)
+                    EXPECT_NE(info.find("-7x48"), std::string::npos) << info;
+            }
+}
+
 TEST_P(ConvolutionTest, EveryActivation) {
     // The last two fill whole register tiles on every target (70 channels: a 64-wide AVX-512
     // panel and a tail; 32 channels and 27 pixels a row: two of AVX-512's 14 x 32 row tiles,

@@ -1,8 +1,9 @@
 // The executor of simdsynet.onnx: a plan of steps over one arena of activations, built once at
 // load and run in one C++ call per inference. Every step is a call of the public C API
 // (SimdSynet.h) on preallocated memory, or glue the C API lacks (copies, transposes, padding,
-// nearest resizing) written here. The Python loader decides the plan (fusions, layouts, where
-// each tensor lives in the arena); this file only runs it.
+// tiling, resizing, reductions, dilated max pooling, log-softmax) written here. The Python loader
+// decides the plan (fusions, layouts, where each tensor lives in the arena); this file only runs
+// it.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,10 @@
-// The glue steps: data movement the C API has no function for (concatenations, splits and
-// slices as block copies, general transposes, padding, nearest resizing). Rows are moved with
-// memcpy; nothing here computes.
+// The glue steps, what the C API has no function for: data movement (concatenations, splits and
+// slices as block copies, general transposes, padding, tiling, nearest resizing), rows moved
+// with memcpy; and a few computations (bilinear resizing, dilated max pooling, reductions over
+// any axes) in plain loops over the innermost axis, which the compiler vectorises.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "Steps.h"
@@ -210,6 +213,330 @@ private:
     float* dst_ = nullptr;
 };
 
+class ResizeLinearStep : public Step {
+public:
+    ResizeLinearStep(const std::string& name, Ref src, size_t batch, size_t srcH, size_t srcW,
+                     size_t channels, const LinearTaps& rows, const LinearTaps& cols, Ref dst)
+        : Step(name, "resize linear", Category::Glue),
+          srcRef_(src),
+          dstRef_(dst),
+          batch_(batch),
+          srcH_(srcH),
+          srcW_(srcW),
+          channels_(channels),
+          rows_(rows),
+          cols_(cols) {
+        const size_t dstW = cols_.first.size();
+        for (size_t r = 0; r < rows_.first.size(); ++r)
+            if (rows_.first[r] >= srcH || rows_.second[r] >= srcH)
+                throw ExecutorError(name + ": a row tap is outside the image");
+        for (size_t x = 0; x < dstW; ++x) {
+            if (cols_.first[x] >= srcW || cols_.second[x] >= srcW)
+                throw ExecutorError(name + ": a column tap is outside the image");
+            // Offsets of whole pixels, so the x loop indexes the row directly.
+            cols_.first[x] *= channels;
+            cols_.second[x] *= channels;
+        }
+    }
+    void Bind(const Memory& memory) override {
+        src_ = memory(srcRef_);
+        dst_ = memory(dstRef_);
+    }
+    // Two input rows blended along x, each a whole output row wide.
+    size_t ScratchFloats() const override { return 2 * cols_.first.size() * channels_; }
+    void Run(float* scratch) override {
+        const size_t c = channels_, rowFloats = cols_.first.size() * c;
+        float* dst = dst_;
+        for (size_t b = 0; b < batch_; ++b) {
+            const float* image = src_ + b * srcH_ * srcW_ * c;
+            // The input row each scratch row holds: upsampling reads each input row for
+            // several output rows, and blending it along x once serves them all.
+            size_t held[2] = {SIZE_MAX, SIZE_MAX};
+            for (size_t y = 0; y < rows_.first.size(); ++y, dst += rowFloats) {
+                const size_t r0 = rows_.first[y], r1 = rows_.second[y];
+                const int keep = held[0] == r1 ? 0 : held[1] == r1 ? 1 : -1;
+                const int s0 = Held(r0, keep, held, image, scratch);
+                const int s1 = Held(r1, s0, held, image, scratch);
+                const float* t0 = scratch + s0 * rowFloats;
+                const float* t1 = scratch + s1 * rowFloats;
+                if (s0 == s1) {
+                    std::memcpy(dst, t0, rowFloats * sizeof(float));
+                    continue;
+                }
+                const float w0 = rows_.firstWeight[y], w1 = rows_.secondWeight[y];
+                for (size_t i = 0; i < rowFloats; ++i) dst[i] = w0 * t0[i] + w1 * t1[i];
+            }
+        }
+    }
+
+private:
+    // The scratch row (0 or 1) that holds input row r blended along x, blending it into the
+    // row other than `keep` when neither holds it.
+    int Held(size_t r, int keep, size_t* held, const float* image, float* scratch) const {
+        if (held[0] == r) return 0;
+        if (held[1] == r) return 1;
+        const int slot = keep == 0 ? 1 : 0;
+        held[slot] = r;
+        const size_t c = channels_, dstW = cols_.first.size();
+        const float* row = image + r * srcW_ * c;
+        float* out = scratch + slot * dstW * c;
+        for (size_t x = 0; x < dstW; ++x, out += c) {
+            const float* a = row + cols_.first[x];
+            const float* b = row + cols_.second[x];
+            const float w0 = cols_.firstWeight[x], w1 = cols_.secondWeight[x];
+            for (size_t i = 0; i < c; ++i) out[i] = w0 * a[i] + w1 * b[i];
+        }
+        return slot;
+    }
+
+    Ref srcRef_, dstRef_;
+    size_t batch_, srcH_, srcW_, channels_;
+    LinearTaps rows_, cols_;
+    const float* src_ = nullptr;
+    float* dst_ = nullptr;
+};
+
+class DilatedMaxPoolingStep : public Step {
+public:
+    DilatedMaxPoolingStep(const std::string& name, const PoolingShape& shape, size_t dilationY,
+                          size_t dilationX, Ref src, Ref dst)
+        : Step(name, "dilated max pooling", Category::Glue),
+          s_(shape),
+          dilationY_(dilationY),
+          dilationX_(dilationX),
+          srcRef_(src),
+          dstRef_(dst) {}
+    void Bind(const Memory& memory) override {
+        src_ = memory(srcRef_);
+        dst_ = memory(dstRef_);
+    }
+    void Run(float*) override {
+        const size_t c = s_.channels;
+        float* dst = dst_;
+        for (size_t b = 0; b < s_.batch; ++b) {
+            const float* image = src_ + b * s_.srcH * s_.srcW * c;
+            for (size_t oy = 0; oy < s_.dstH; ++oy)
+                for (size_t ox = 0; ox < s_.dstW; ++ox, dst += c) {
+                    bool first = true;
+                    for (size_t ky = 0; ky < s_.kernelY; ++ky) {
+                        const ptrdiff_t y =
+                            ptrdiff_t(oy * s_.strideY + ky * dilationY_) - ptrdiff_t(s_.padY);
+                        if (y < 0 || y >= ptrdiff_t(s_.srcH)) continue;
+                        for (size_t kx = 0; kx < s_.kernelX; ++kx) {
+                            const ptrdiff_t x =
+                                ptrdiff_t(ox * s_.strideX + kx * dilationX_) - ptrdiff_t(s_.padX);
+                            if (x < 0 || x >= ptrdiff_t(s_.srcW)) continue;
+                            const float* pixel = image + (size_t(y) * s_.srcW + size_t(x)) * c;
+                            if (first) {
+                                std::memcpy(dst, pixel, c * sizeof(float));
+                                first = false;
+                                continue;
+                            }
+                            // A NaN, once taken or met, stays: max(NaN, v) = max(v, NaN) = NaN.
+                            for (size_t i = 0; i < c; ++i) {
+                                const float v = pixel[i], m = dst[i];
+                                dst[i] = (v > m || v != v) ? v : m;
+                            }
+                        }
+                    }
+                }
+        }
+    }
+
+private:
+    PoolingShape s_;
+    size_t dilationY_, dilationX_;
+    Ref srcRef_, dstRef_;
+    const float* src_ = nullptr;
+    float* dst_ = nullptr;
+};
+
+// The accumulation of one reduction: Start, Add per element, End per output.
+template <Reduction kind>
+struct Accumulate {
+    static double Start() {
+        if (kind == Reduction::Max) return -HUGE_VAL;
+        if (kind == Reduction::Min) return HUGE_VAL;
+        return kind == Reduction::Prod ? 1.0 : 0.0;
+    }
+    static double Add(double a, float value) {
+        const double v = value;
+        switch (kind) {
+            case Reduction::Max:
+                return (v > a || v != v) ? v : a;  // a NaN met stays
+            case Reduction::Min:
+                return (v < a || v != v) ? v : a;
+            case Reduction::Prod:
+                return a * v;
+            case Reduction::SumSquare:
+            case Reduction::L2:
+                return a + v * v;
+            case Reduction::L1:
+                return a + std::fabs(v);
+            default:
+                return a + v;
+        }
+    }
+    static float End(double a, size_t count) {
+        if (kind == Reduction::Mean) return float(a / double(count));
+        if (kind == Reduction::L2) return float(std::sqrt(a));
+        return float(a);
+    }
+};
+
+class ReduceStep : public Step {
+public:
+    ReduceStep(const std::string& name, Reduction kind, Ref src, const std::vector<size_t>& shape,
+               const std::vector<bool>& reduced, Ref dst)
+        : Step(name, "reduce", Category::Glue), kind_(kind), srcRef_(src), dstRef_(dst) {
+        // Neighbouring axes of the same kind are one; extent-1 axes are none.
+        for (size_t a = 0; a < shape.size(); ++a) {
+            if (shape[a] == 1) continue;
+            if (reduced[a]) count_ *= shape[a];
+            if (!extent_.empty() && reduced_.back() == reduced[a])
+                extent_.back() *= shape[a];
+            else {
+                extent_.push_back(shape[a]);
+                reduced_.push_back(reduced[a]);
+            }
+        }
+        if (extent_.empty()) {
+            extent_.push_back(1);
+            reduced_.push_back(false);
+        }
+        // Strides in the output (0 along reduced axes); the input is read in its order.
+        dstStride_.assign(extent_.size(), 0);
+        for (size_t a = extent_.size(), stride = 1; a-- > 0;)
+            if (!reduced_[a]) {
+                dstStride_[a] = stride;
+                stride *= extent_[a];
+                outputs_ = stride;
+            }
+        acc_.resize(outputs_);
+    }
+    void Bind(const Memory& memory) override {
+        src_ = memory(srcRef_);
+        dst_ = memory(dstRef_);
+    }
+    void Run(float*) override {
+        switch (kind_) {
+            case Reduction::Sum:
+                return Reduce<Reduction::Sum>();
+            case Reduction::Mean:
+                return Reduce<Reduction::Mean>();
+            case Reduction::Max:
+                return Reduce<Reduction::Max>();
+            case Reduction::Min:
+                return Reduce<Reduction::Min>();
+            case Reduction::Prod:
+                return Reduce<Reduction::Prod>();
+            case Reduction::SumSquare:
+                return Reduce<Reduction::SumSquare>();
+            case Reduction::L1:
+                return Reduce<Reduction::L1>();
+            case Reduction::L2:
+                return Reduce<Reduction::L2>();
+        }
+    }
+
+private:
+    template <Reduction kind>
+    void Reduce() {
+        using A = Accumulate<kind>;
+        std::fill(acc_.begin(), acc_.end(), A::Start());
+        const size_t last = extent_.size() - 1, run = extent_[last];
+        size_t outer = 1;
+        for (size_t a = 0; a < last; ++a) outer *= extent_[a];
+        std::vector<size_t> index(last, 0);
+        const float* src = src_;
+        size_t at = 0;  // output offset of the current run
+        for (size_t o = 0; o < outer; ++o, src += run) {
+            double* acc = acc_.data() + at;
+            if (reduced_[last]) {
+                double a = acc[0];
+                for (size_t i = 0; i < run; ++i) a = A::Add(a, src[i]);
+                acc[0] = a;
+            } else {
+                for (size_t i = 0; i < run; ++i) acc[i] = A::Add(acc[i], src[i]);
+            }
+            for (size_t a = last; a-- > 0;) {
+                at += dstStride_[a];
+                if (++index[a] < extent_[a]) break;
+                at -= dstStride_[a] * extent_[a];
+                index[a] = 0;
+            }
+        }
+        for (size_t i = 0; i < outputs_; ++i) dst_[i] = A::End(acc_[i], count_);
+    }
+
+    Reduction kind_;
+    Ref srcRef_, dstRef_;
+    std::vector<size_t> extent_, dstStride_;
+    std::vector<bool> reduced_;
+    size_t count_ = 1, outputs_ = 1;
+    std::vector<double> acc_;
+    const float* src_ = nullptr;
+    float* dst_ = nullptr;
+};
+
+class TileStep : public Step {
+public:
+    TileStep(const std::string& name, Ref src, const std::vector<size_t>& srcShape,
+             const std::vector<size_t>& dstShape, Ref dst)
+        : Step(name, "tile", Category::Glue),
+          srcRef_(src),
+          dstRef_(dst),
+          src_(srcShape),
+          dst_(dstShape) {
+        if (srcShape.size() != dstShape.size())
+            throw ExecutorError(name + ": tiling needs shapes of one rank");
+        for (size_t a = 0; a < srcShape.size(); ++a)
+            if (srcShape[a] == 0 || dstShape[a] % srcShape[a])
+                throw ExecutorError(name + ": an extent is not a multiple of the source's");
+        // The trailing axes the tiling keeps are rows copied whole.
+        rowAxis_ = srcShape.size();
+        while (rowAxis_ > 0 && srcShape[rowAxis_ - 1] == dstShape[rowAxis_ - 1]) --rowAxis_;
+        row_ = 1;
+        for (size_t a = rowAxis_; a < srcShape.size(); ++a) row_ *= srcShape[a];
+        srcInner_.assign(rowAxis_ + 1, row_);
+        dstInner_.assign(rowAxis_ + 1, row_);
+        for (size_t a = rowAxis_; a-- > 0;) {
+            srcInner_[a] = srcInner_[a + 1] * srcShape[a];
+            dstInner_[a] = dstInner_[a + 1] * dstShape[a];
+        }
+    }
+    void Bind(const Memory& memory) override {
+        s_ = memory(srcRef_);
+        d_ = memory(dstRef_);
+    }
+    void Run(float*) override { Fill(0, s_, d_); }
+
+private:
+    // Axis a of the source at s into the destination at d: its source extent recursively, then
+    // that block repeated by doubling copies of what is already written.
+    void Fill(size_t a, const float* s, float* d) const {
+        if (a == rowAxis_) {
+            std::memcpy(d, s, row_ * sizeof(float));
+            return;
+        }
+        for (size_t i = 0; i < src_[a]; ++i)
+            Fill(a + 1, s + i * srcInner_[a + 1], d + i * dstInner_[a + 1]);
+        const size_t total = dstInner_[a];
+        for (size_t filled = src_[a] * dstInner_[a + 1]; filled < total;) {
+            const size_t n = std::min(filled, total - filled);
+            std::memcpy(d + filled, d, n * sizeof(float));
+            filled += n;
+        }
+    }
+
+    Ref srcRef_, dstRef_;
+    std::vector<size_t> src_, dst_;
+    size_t rowAxis_, row_;
+    std::vector<size_t> srcInner_, dstInner_;  // floats per index of each axis, and the whole
+    const float* s_ = nullptr;
+    float* d_ = nullptr;
+};
+
 }  // namespace
 
 StepPtr MakeCopy(const std::string& name, const std::vector<CopyRegion>& regions) {
@@ -232,6 +559,29 @@ StepPtr MakeResizeNearest(const std::string& name, Ref src, size_t batch, size_t
                           const std::vector<size_t>& cols, Ref dst) {
     return std::make_unique<ResizeNearestStep>(name, src, batch, srcH, srcW, channels, rows, cols,
                                                dst);
+}
+
+StepPtr MakeResizeLinear(const std::string& name, Ref src, size_t batch, size_t srcH, size_t srcW,
+                         size_t channels, const LinearTaps& rows, const LinearTaps& cols, Ref dst) {
+    return std::make_unique<ResizeLinearStep>(name, src, batch, srcH, srcW, channels, rows, cols,
+                                              dst);
+}
+
+StepPtr MakeDilatedMaxPooling(const std::string& name, const PoolingShape& shape, size_t dilationY,
+                              size_t dilationX, Ref src, Ref dst) {
+    return std::make_unique<DilatedMaxPoolingStep>(name, shape, dilationY, dilationX, src, dst);
+}
+
+StepPtr MakeReduce(const std::string& name, Reduction kind, Ref src,
+                   const std::vector<size_t>& shape, const std::vector<bool>& reduced, Ref dst) {
+    if (shape.size() != reduced.size())
+        throw ExecutorError(name + ": one reduction flag per axis is needed");
+    return std::make_unique<ReduceStep>(name, kind, src, shape, reduced, dst);
+}
+
+StepPtr MakeTile(const std::string& name, Ref src, const std::vector<size_t>& srcShape,
+                 const std::vector<size_t>& dstShape, Ref dst) {
+    return std::make_unique<TileStep>(name, src, srcShape, dstShape, dst);
 }
 
 }  // namespace simdsynet_executor

@@ -60,6 +60,17 @@ std::vector<size_t> Sizes(py::handle value) {
     return value.cast<std::vector<size_t>>();
 }
 
+LinearTaps Taps(py::handle value) {
+    auto t = value.cast<py::sequence>();
+    if (t.size() != 4) throw py::value_error("linear taps are 4 sequences");
+    LinearTaps taps{Sizes(t[0]), Sizes(t[1]), t[2].cast<std::vector<float>>(),
+                    t[3].cast<std::vector<float>>()};
+    const size_t n = taps.first.size();
+    if (taps.second.size() != n || taps.firstWeight.size() != n || taps.secondWeight.size() != n)
+        throw py::value_error("linear taps of different lengths");
+    return taps;
+}
+
 // Convolution weights given in ONNX's OIYX order (O x C/group x kY x kX), in the layout the
 // context of `p` reads: OIYX itself for NCHW, YXIO (SimdSynetConvertFilter) for NHWC.
 const float* ConvolutionWeights(py::handle value, const SimdConvolutionParameters& p,
@@ -264,6 +275,18 @@ PYBIND11_MODULE(_executor, m) {
                                                      : PoolingKind::AverageExcludePad;
                  self.Add(MakePooling(name, k, p, self.ToRef(src), self.ToRef(dst)));
              })
+        .def("dilated_max_pooling",
+             [](PyExecutor& self, const std::string& name, py::handle shape, py::handle dilations,
+                py::handle src, py::handle dst) {
+                 auto s = Sizes(shape);
+                 auto d = Sizes(dilations);
+                 if (s.size() != 12 || d.size() != 2)
+                     throw py::value_error("pooling shape needs 12 values, dilations 2");
+                 PoolingShape p{s[0], s[1], s[2], s[3], s[4],  s[5],
+                                s[6], s[7], s[8], s[9], s[10], s[11]};
+                 self.Add(
+                     MakeDilatedMaxPooling(name, p, d[0], d[1], self.ToRef(src), self.ToRef(dst)));
+             })
         .def("scale",
              [](PyExecutor& self, const std::string& name, py::handle src, py::handle scale,
                 py::handle bias, size_t channels, size_t spatial, size_t images, size_t scaleStride,
@@ -309,6 +332,34 @@ PYBIND11_MODULE(_executor, m) {
              [](PyExecutor& self, const std::string& name, py::handle src, size_t outer,
                 size_t count, size_t inner, py::handle dst) {
                  self.Add(MakeSoftmax(name, self.ToRef(src), outer, count, inner, self.ToRef(dst)));
+             })
+        .def("log_softmax",
+             [](PyExecutor& self, const std::string& name, py::handle src, size_t outer,
+                size_t count, size_t inner, py::handle dst) {
+                 self.Add(
+                     MakeLogSoftmax(name, self.ToRef(src), outer, count, inner, self.ToRef(dst)));
+             })
+        .def("reduce",
+             [](PyExecutor& self, const std::string& name, const std::string& kind, py::handle src,
+                py::handle shape, py::handle reduced, py::handle dst) {
+                 static const std::pair<const char*, Reduction> kinds[] = {
+                     {"sum", Reduction::Sum},   {"mean", Reduction::Mean},
+                     {"max", Reduction::Max},   {"min", Reduction::Min},
+                     {"prod", Reduction::Prod}, {"sum_square", Reduction::SumSquare},
+                     {"l1", Reduction::L1},     {"l2", Reduction::L2}};
+                 for (const auto& [n, k] : kinds)
+                     if (kind == n) {
+                         self.Add(MakeReduce(name, k, self.ToRef(src), Sizes(shape),
+                                             reduced.cast<std::vector<bool>>(), self.ToRef(dst)));
+                         return;
+                     }
+                 throw py::value_error("unknown reduction " + kind);
+             })
+        .def("tile",
+             [](PyExecutor& self, const std::string& name, py::handle src, py::handle srcShape,
+                py::handle dstShape, py::handle dst) {
+                 self.Add(MakeTile(name, self.ToRef(src), Sizes(srcShape), Sizes(dstShape),
+                                   self.ToRef(dst)));
              })
         .def("lrn",
              [](PyExecutor& self, const std::string& name, py::handle src, size_t half,
@@ -379,6 +430,14 @@ PYBIND11_MODULE(_executor, m) {
                size_t srcW, size_t channels, py::handle rows, py::handle cols, py::handle dst) {
                 self.Add(MakeResizeNearest(name, self.ToRef(src), batch, srcH, srcW, channels,
                                            Sizes(rows), Sizes(cols), self.ToRef(dst)));
+            })
+        .def(
+            "resize_linear",
+            [](PyExecutor& self, const std::string& name, py::handle src, size_t batch, size_t srcH,
+               size_t srcW, size_t channels, py::handle rows, py::handle cols, py::handle dst) {
+                // rows, cols: (first indices, second indices, first weights, second weights).
+                self.Add(MakeResizeLinear(name, self.ToRef(src), batch, srcH, srcW, channels,
+                                          Taps(rows), Taps(cols), self.ToRef(dst)));
             })
         .def("input",
              [](PyExecutor& self, const std::string& name, py::handle shape, py::handle perm,

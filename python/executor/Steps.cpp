@@ -1,5 +1,6 @@
 // The library steps of a plan: one SimdSynet.h function or context per step.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -266,6 +267,9 @@ void Activate(Activation kind, const float* p, const float* src, size_t size, fl
         case Activation::Sqrt:
             SimdSynetUnaryOperation32fLayerForward(src, size, SimdSynetUnaryOperation32fSqrt, dst);
             break;
+        case Activation::Pow:
+            for (size_t i = 0; i < size; ++i) dst[i] = std::pow(src[i], p[0]);
+            break;
         case Activation::Gelu:
             SimdSynetGelu32f(src, size, SimdFalse, dst);
             break;
@@ -290,6 +294,7 @@ const std::pair<const char*, Activation> kActivationNames[] = {
     {"log", Activation::Log},
     {"neg", Activation::Neg},
     {"sqrt", Activation::Sqrt},
+    {"pow", Activation::Pow},
     {"gelu", Activation::Gelu},
     {"gelu_tanh", Activation::GeluTanh}};
 
@@ -446,6 +451,52 @@ public:
     }
     void Run(float*) override {
         SimdSynetSoftmaxLayerForward(p_[0], outer_, count_, inner_, p_[1]);
+    }
+
+private:
+    Ref refs_[2];
+    float* p_[2] = {};
+    size_t outer_, count_, inner_;
+};
+
+class LogSoftmaxStep : public Step {
+public:
+    LogSoftmaxStep(const std::string& name, Ref src, size_t outer, size_t count, size_t inner,
+                   Ref dst)
+        : Step(name, "log softmax", Category::Glue),
+          refs_{src, dst},
+          outer_(outer),
+          count_(count),
+          inner_(inner) {}
+    void Bind(const Memory& memory) override {
+        for (int i = 0; i < 2; ++i) p_[i] = memory(refs_[i]);
+    }
+    // The exponentials of one outer slice, then the max and the sum per inner position.
+    size_t ScratchFloats() const override { return count_ * inner_ + 2 * inner_; }
+    void Run(float* scratch) override {
+        const size_t slice = count_ * inner_;
+        float* e = scratch;
+        float* top = scratch + slice;
+        float* sum = top + inner_;
+        for (size_t o = 0; o < outer_; ++o) {
+            const float* x = p_[0] + o * slice;
+            float* y = p_[1] + o * slice;
+            std::memcpy(top, x, inner_ * sizeof(float));
+            for (size_t k = 1; k < count_; ++k)
+                for (size_t j = 0; j < inner_; ++j) {
+                    const float v = x[k * inner_ + j], m = top[j];
+                    top[j] = (v > m || v != v) ? v : m;
+                }
+            for (size_t k = 0; k < count_; ++k)
+                for (size_t j = 0; j < inner_; ++j) y[k * inner_ + j] = x[k * inner_ + j] - top[j];
+            SimdSynetUnaryOperation32fLayerForward(y, slice, SimdSynetUnaryOperation32fExp, e);
+            std::memcpy(sum, e, inner_ * sizeof(float));
+            for (size_t k = 1; k < count_; ++k)
+                for (size_t j = 0; j < inner_; ++j) sum[j] += e[k * inner_ + j];
+            for (size_t j = 0; j < inner_; ++j) sum[j] = std::log(sum[j]);
+            for (size_t k = 0; k < count_; ++k)
+                for (size_t j = 0; j < inner_; ++j) y[k * inner_ + j] -= sum[j];
+        }
     }
 
 private:
@@ -689,6 +740,11 @@ StepPtr MakePrelu(const std::string& name, Ref src, Ref slope, size_t channels, 
 StepPtr MakeSoftmax(const std::string& name, Ref src, size_t outer, size_t count, size_t inner,
                     Ref dst) {
     return std::make_unique<SoftmaxStep>(name, src, outer, count, inner, dst);
+}
+
+StepPtr MakeLogSoftmax(const std::string& name, Ref src, size_t outer, size_t count, size_t inner,
+                       Ref dst) {
+    return std::make_unique<LogSoftmaxStep>(name, src, outer, count, inner, dst);
 }
 
 StepPtr MakeLrn(const std::string& name, Ref src, size_t half, size_t channels, size_t spatial,

@@ -91,6 +91,7 @@ enum class Activation {
     Log,
     Neg,
     Sqrt,
+    Pow,  // exponent (std::pow per element: exponents without a library function)
     Gelu,      // x*(1 + erf(x/sqrt 2))/2
     GeluTanh,  // its tanh approximation
 };
@@ -114,6 +115,12 @@ StepPtr MakePrelu(const std::string& name, Ref src, Ref slope, size_t channels, 
 // SimdSynetSoftmaxLayerForward over [outer][count][inner].
 StepPtr MakeSoftmax(const std::string& name, Ref src, size_t outer, size_t count, size_t inner,
                     Ref dst);
+
+// log(softmax) over [outer][count][inner] as x - max - log(sum(exp(x - max))), so that
+// probabilities below FLT_MIN stay finite; the exponentials are the library's. A NaN in a
+// row makes the row NaN, as in PyTorch.
+StepPtr MakeLogSoftmax(const std::string& name, Ref src, size_t outer, size_t count, size_t inner,
+                       Ref dst);
 
 // SimdSynetLrnLayerCrossChannels on NHWC tensors; k = {bias, alpha/size, -beta}.
 StepPtr MakeLrn(const std::string& name, Ref src, size_t half, size_t channels, size_t spatial,
@@ -170,5 +177,34 @@ StepPtr MakePad(const std::string& name, Ref src, const std::vector<size_t>& sha
 StepPtr MakeResizeNearest(const std::string& name, Ref src, size_t batch, size_t srcH, size_t srcW,
                           size_t channels, const std::vector<size_t>& rows,
                           const std::vector<size_t>& cols, Ref dst);
+
+// Max pooling of NHWC images with dilated windows (taps `dilationY`/`dilationX` apart), which
+// the library's pooling lacks. NaN propagates, as in the library's max pooling. Every window
+// holds at least one tap inside the image (the loader checks).
+StepPtr MakeDilatedMaxPooling(const std::string& name, const PoolingShape& shape, size_t dilationY,
+                              size_t dilationX, Ref src, Ref dst);
+
+// A reduction of a tensor of physical `shape` over the axes flagged in `reduced`, into the
+// tensor of the kept axes in the same order. Sums accumulate in double; max and min propagate
+// NaN (ReduceMax of a row holding NaN is NaN, as in PyTorch).
+enum class Reduction { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2 };
+StepPtr MakeReduce(const std::string& name, Reduction kind, Ref src,
+                   const std::vector<size_t>& shape, const std::vector<bool>& reduced, Ref dst);
+
+// Tiling (Tile, and Expand's broadcast, which is tiling of extent-1 axes): a tensor of physical
+// `srcShape` repeated along each axis to `dstShape` (each extent a multiple of the source's).
+StepPtr MakeTile(const std::string& name, Ref src, const std::vector<size_t>& srcShape,
+                 const std::vector<size_t>& dstShape, Ref dst);
+
+// The taps of bilinear resizing along one axis: output index i blends input indices first[i]
+// and second[i] with weights firstWeight[i] and secondWeight[i].
+struct LinearTaps {
+    std::vector<size_t> first, second;
+    std::vector<float> firstWeight, secondWeight;
+};
+// Bilinear resizing of NHWC images: each output row blends two input rows, each of them first
+// blended along x (PyTorch's order of the sums).
+StepPtr MakeResizeLinear(const std::string& name, Ref src, size_t batch, size_t srcH, size_t srcW,
+                         size_t channels, const LinearTaps& rows, const LinearTaps& cols, Ref dst);
 
 }  // namespace simdsynet_executor

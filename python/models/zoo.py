@@ -261,6 +261,62 @@ class Residuals(nn.Module):
         return outs
 
 
+class Segmentation(nn.Module):
+    """A DeepLab-v3 head in small: dilated convolutions, ASPP with its image-pooling branch
+    (global average pooling, 1x1 convolution, bilinear resize back onto the map), the
+    classifier bilinearly resized to the input's odd size (a ratio that is not an integer), and
+    bilinear resizing with align_corners and by a non-integer scale factor."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16),
+                                  nn.ReLU(), nn.Conv2d(16, 24, 3, stride=2, padding=1),
+                                  nn.BatchNorm2d(24), nn.ReLU())
+        self.dilated = nn.Conv2d(24, 24, 3, padding=2, dilation=2)
+        self.branch1 = nn.Sequential(nn.Conv2d(24, 16, 1), nn.BatchNorm2d(16), nn.ReLU())
+        self.branch3 = nn.Sequential(nn.Conv2d(24, 16, 3, padding=3, dilation=3),
+                                     nn.BatchNorm2d(16), nn.ReLU())
+        self.pooling = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(24, 16, 1),
+                                     nn.BatchNorm2d(16), nn.ReLU())
+        self.project = nn.Sequential(nn.Conv2d(48, 16, 1), nn.BatchNorm2d(16), nn.ReLU())
+        self.classifier = nn.Conv2d(16, 5, 1)
+
+    def forward(self, x):
+        f = F.relu(self.dilated(self.stem(x)))
+        pooled = F.interpolate(self.pooling(f), size=f.shape[-2:], mode="bilinear",
+                               align_corners=False)
+        y = self.project(torch.cat([self.branch1(f), self.branch3(f), pooled], 1))
+        logits = self.classifier(y)
+        return [F.interpolate(logits, size=x.shape[-2:], mode="bilinear", align_corners=False),
+                F.interpolate(y, scale_factor=1.5, mode="bilinear", align_corners=True),
+                F.interpolate(y, scale_factor=0.6, mode="bilinear", align_corners=False)]
+
+
+class Signals(nn.Module):
+    """1-D signals (rank-3 tensors): convolutions with stride, padding, dilation and groups,
+    BatchNorm1d, transposed convolutions with output padding and groups, max and average
+    pooling (ceil mode, padding), global pooling."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(3, 12, 5, stride=2, padding=2)
+        self.bn = nn.BatchNorm1d(12)
+        self.dilated = nn.Conv1d(12, 12, 3, padding=2, dilation=2, groups=3)
+        self.up = nn.ConvTranspose1d(12, 8, 4, stride=2, padding=1)
+        self.up_grouped = nn.ConvTranspose1d(12, 6, 3, stride=2, padding=1, output_padding=1,
+                                             groups=2)
+        self.fc = nn.Linear(12, 4)
+
+    def forward(self, x):
+        y = F.relu(self.bn(self.conv(x)))
+        z = F.relu(self.dilated(y))
+        pooled = F.max_pool1d(z, 3, 2, 1, ceil_mode=True)
+        return [self.up(z), self.up_grouped(y), pooled,
+                F.avg_pool1d(z, 4, 3, 1, count_include_pad=False),
+                self.fc(F.adaptive_avg_pool1d(z, 1).flatten(1)),
+                F.adaptive_max_pool1d(pooled, 1)]
+
+
 COVERAGE = {
     "normalizations": (lambda: Normalizations(False), (1, 3, 9, 9), OPSET),
     "layer_norm": (lambda: Normalizations(True), (1, 3, 9, 9), 17),
@@ -271,6 +327,8 @@ COVERAGE = {
     "shuffles": (lambda: Shuffles(False), (1, 3, 10, 10), OPSET),
     "shuffles_exposed": (lambda: Shuffles(True), (1, 3, 10, 10), OPSET),
     "residuals": (Residuals, (1, 3, 19, 19), OPSET),
+    "segmentation": (Segmentation, (1, 3, 37, 29), OPSET),
+    "signals": (Signals, (2, 3, 41), OPSET),
 }
 
 

@@ -53,6 +53,7 @@ def act_step(kind, params):
         "abs": ("abs", []),
         "neg": ("neg", []),
         "sqrt": ("sqrt", []),
+        "pow": ("pow", p[:1]),
         "gelu": ("gelu", []),
         "gelu_tanh": ("gelu_tanh", []),
     }
@@ -141,6 +142,12 @@ class Emitter:
         shape = [n, c, h, w, *op["kernel"], *op["strides"], *op["pads"], y.shape[2], y.shape[3]]
         self.ex.pooling(op.name, op["mode"], shape, offset(x), offset(y))
 
+    def emit_dilated_max_pool(self, op):
+        x, y = op.inputs[0], op.outputs[0]
+        n, c, h, w = x.shape
+        shape = [n, c, h, w, *op["kernel"], *op["strides"], *op["pads"], y.shape[2], y.shape[3]]
+        self.ex.dilated_max_pooling(op.name, shape, op["dilations"], offset(x), offset(y))
+
     def channel_geometry(self, t):
         """(channels, spatial, images, format) of a tensor for the per-channel functions
         (channel axis 1)."""
@@ -214,8 +221,27 @@ class Emitter:
         order, shape = physical_order(x), physical_shape(x)
         first = order.index(op["axis"])
         last = first + op["span"]
-        self.ex.softmax(op.name, offset(x), product(shape[:first]), product(shape[first:last]),
-                        product(shape[last:]), offset(y))
+        step = self.ex.log_softmax if op.get("log") else self.ex.softmax
+        step(op.name, offset(x), product(shape[:first]), product(shape[first:last]),
+             product(shape[last:]), offset(y))
+
+    def emit_reduce(self, op):
+        x, y = op.inputs[0], op.outputs[0]
+        order = physical_order(x)
+        reduced = [order[p] in op["axes"] for p in range(x.rank)]
+        self.ex.reduce(op.name, op["reduction"], ref(x), list(physical_shape(x)), reduced,
+                       offset(y))
+
+    def emit_tile(self, op):
+        x, y = op.inputs[0], op.outputs[0]
+        self.ex.tile(op.name, ref(x), list(physical_shape(x)), list(physical_shape(y)),
+                     offset(y))
+
+    def emit_prelu_trailing(self, op):
+        x, y = op.inputs[0], op.outputs[0]
+        slope = op["slope"]
+        self.ex.prelu(op.name, offset(x), f32(slope), slope.size, x.size // slope.size, 1,
+                      "nhwc", offset(y))
 
     def emit_lrn(self, op):
         x, y = op.inputs[0], op.outputs[0]
@@ -332,8 +358,13 @@ class Emitter:
     def emit_resize(self, op):
         x, y = op.inputs[0], op.outputs[0]
         n, c, h, w = x.shape
-        self.ex.resize_nearest(op.name, offset(x), n, h, w, c, op["rows"], op["cols"],
-                               offset(y))
+        if op["mode"] == "nearest":
+            self.ex.resize_nearest(op.name, offset(x), n, h, w, c, op["rows"], op["cols"],
+                                   offset(y))
+            return
+        rows, cols = ([list(t[0]), list(t[1]), f32(t[2]), f32(t[3])] for t in
+                      (op["rows"], op["cols"]))
+        self.ex.resize_linear(op.name, offset(x), n, h, w, c, rows, cols, offset(y))
 
     def emit_shuffle(self, op):
         a, b = op.inputs

@@ -2,8 +2,8 @@
 preceding convolution, activation patterns recognised (x*sigmoid(x) = swish, x*hardsigmoid(x) =
 hard swish, x*tanh(softplus(x)) = mish), activations fused into the convolution that produces
 their input, a ReLU after a scale layer and an activation after an eltwise layer carried by
-that layer, and DenseNet's
-growing concatenations turned into one concatenation of two tensors per layer.
+that layer, DenseNet's growing concatenations turned into one concatenation of two tensors per
+layer, and chains of 1-D layers kept on their (N, C, 1, L) images.
 """
 
 import numpy as np
@@ -266,6 +266,84 @@ def pool_before_pointwise(net):
         net.add(conv, index + 1)
 
 
+def _is_signal_view(x, y):
+    """y is the (N, C, L) view of the (N, C, 1, L) image x of a 1-D layer."""
+    return x.rank == 4 and x.shape[2] == 1 and y.shape == (x.shape[0], x.shape[1], x.shape[3])
+
+
+def _move_per_channel_before_views(net):
+    for op in list(net.ops):
+        if op.kind != "view" or op not in net.ops or not _is_signal_view(*op.inputs,
+                                                                          *op.outputs):
+            continue
+        x, y = op.inputs[0], op.outputs[0]
+        while True:
+            nxt = net.sole_consumer(y)
+            if (nxt is None or nxt.kind not in ("scale", "act", "prelu") or
+                    len(nxt.inputs) != 1 or len(nxt.outputs) != 1):
+                break
+            z = nxt.outputs[0]
+            image = Tensor(z.name + "/2d", x.shape)
+            index = net.ops.index(op)
+            net.remove(op)
+            net.remove(nxt)
+            nxt.inputs, nxt.outputs = [x], [image]
+            op.inputs, op.outputs = [image], [z]
+            net.add(nxt, index)
+            net.add(op, index + 1)
+            x, y = image, z
+
+
+def _eltwise_on_images(net):
+    """An eltwise layer whose operands are all signal views of images adds the images, and
+    its output becomes a view of the image sum (the views stay for their other readers)."""
+    for op in list(net.ops):
+        if op.kind != "eltwise" or len(op.outputs) != 1:
+            continue
+        views = [t.producer for t in op.inputs]
+        if not all(v is not None and v.kind == "view" and _is_signal_view(*v.inputs, *v.outputs)
+                   for v in views):
+            continue
+        images = [v.inputs[0] for v in views]
+        if any(t.shape != images[0].shape for t in images):
+            continue
+        z = op.outputs[0]
+        image = Tensor(z.name + "/2d", images[0].shape)
+        index = net.ops.index(op)
+        net.remove(op)
+        op.inputs, op.outputs = images, [image]
+        net.add(op, index)
+        net.add(Op("view", op.name, [image], [z]), index + 1)
+
+
+def keep_signals_as_images(net):
+    """1-D layers run on (N, C, 1, L) images between views from and to (N, C, L) signals. A
+    per-channel operation (BatchNorm's scale, an activation, PReLU) after the view to a signal
+    moves before it, onto the image, as does an eltwise layer of such views (a residual add),
+    and the view of such a signal back to the image is the image itself. A chain of 1-D
+    convolutions, BatchNorms, activations and residual adds then stays one NHWC image,
+    BatchNorms and activations fuse into the convolutions, and the layouts convert at the
+    chain's ends only instead of at every view."""
+    _move_per_channel_before_views(net)
+    _eltwise_on_images(net)
+    _move_per_channel_before_views(net)
+    for op in list(net.ops):
+        if op.kind != "view" or op not in net.ops:
+            continue
+        y, first = op.outputs[0], op.inputs[0].producer
+        if (first is None or first.kind != "view" or first not in net.ops or
+                not _is_signal_view(first.inputs[0], op.inputs[0]) or
+                y.shape != first.inputs[0].shape or net.is_output(y)):
+            continue
+        net.remove(op)
+        net.replace_uses(y, first.inputs[0])
+    # Views to signals that nothing reads any more.
+    for op in list(net.ops):
+        if (op.kind == "view" and _is_signal_view(*op.inputs, *op.outputs) and
+                not op.outputs[0].consumers and not net.is_output(op.outputs[0])):
+            net.remove(op)
+
+
 def drop_identities(net):
     """Views that keep the shape (Identity, Dropout, a Pad of zeros, ...) are dropped, so
     that the patterns below see the operations on both sides of them."""
@@ -277,6 +355,7 @@ def drop_identities(net):
 
 
 def fuse(net):
+    keep_signals_as_images(net)
     drop_identities(net)
     fold_scales_into_convolutions(net)
     recognise_activations(net)

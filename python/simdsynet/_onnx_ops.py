@@ -5,7 +5,7 @@ runner's operation; anything unsupported raises UnsupportedModelError naming the
 
 import numpy as np
 
-from ._onnx_graph import axis_attr, axis_list, float_attr, int_attr, int_list_attr
+from ._onnx_graph import Node, axis_attr, axis_list, float_attr, int_attr, int_list_attr
 from ._onnx_ir import Tensor
 
 F32 = np.float32
@@ -80,6 +80,59 @@ def known_attrs(node, *names):
 
 
 # ---------------------------------------------------------------------------------------------
+# 1-D signals: a rank-3 tensor (N, C, L) is an image of height 1, run on the 2-D layers.
+
+LIFTED = {"kernel_shape": 1, "strides": 1, "dilations": 1, "output_padding": 0}
+
+
+def lift_1d(ctx, node, x):
+    """For a node over a rank-3 input: the node with its 1-D attributes as 2-D ones (height 1:
+    kernel 1, stride 1, dilation 1, no padding) and x viewed as (N, C, 1, L)."""
+    attrs = dict(node.attrs)
+    for name, height in LIFTED.items():
+        if name in attrs:
+            attrs[name] = [height] + int_list_attr(node, name, 1, height)
+    if "pads" in attrs:
+        begin, end = int_list_attr(node, "pads", 2, 0)
+        attrs["pads"] = [0, begin, 0, end]
+    if "output_shape" in attrs:
+        shape = int_list_attr(node, "output_shape", None, 1)
+        if len(shape) not in (1, 3):
+            node.fail(f"output_shape {shape} is neither (L) nor (N, C, L)")
+        attrs["output_shape"] = [1, shape[-1]]
+    n, c, length = x.shape
+    image = Tensor(f"{node.outputs[0]}/{x.name}/2d", (n, c, 1, length))
+    ctx.emit(node, "view", [x], [image])
+    return Node(node.op, node.name, node.inputs, node.outputs, attrs), image
+
+
+def out_2d(ctx, node, shape, lifted):
+    """The output of a 2-D layer: the node's output, or for a lifted 1-D node a 2-D tensor that
+    a view makes the (N, C, L) output."""
+    if not lifted:
+        return ctx.out(node, shape), None
+    image = Tensor(f"{node.outputs[0]}/2d", shape)
+    return image, (image, (shape[0], shape[1], shape[3]))
+
+
+def finish_1d(ctx, node, pending):
+    if pending is not None:
+        image, shape = pending
+        ctx.emit(node, "view", [image], [ctx.out(node, shape)])
+
+
+def spatial_input(ctx, node, kind):
+    """The input of a convolution or pooling, 2-D or (lifted) 1-D: (node, x, lifted)."""
+    x = ctx.tensor(node)
+    if x.rank == 3:
+        lifted, x = lift_1d(ctx, node, x)
+        return lifted, x, True
+    if x.rank != 4:
+        node.fail(f"input of rank {x.rank} is not supported (1-D and 2-D {kind}: rank 3 or 4)")
+    return node, x, False
+
+
+# ---------------------------------------------------------------------------------------------
 # Convolutions.
 
 def conv_geometry(node, w):
@@ -100,13 +153,20 @@ def check_bias(node, b, count):
         node.fail(f"bias of shape {b.shape} is not one value per output channel ({count})")
 
 
+def conv_weights(ctx, node, rank):
+    w = ctx.weight(node, 1)
+    if w.ndim not in (3, 4):
+        node.fail("only 1-D and 2-D convolutions are supported")
+    if w.ndim != rank:
+        node.fail(f"weights of shape {w.shape} do not fit an input of rank {rank}")
+    return w if w.ndim == 4 else w.reshape(w.shape[0], w.shape[1], 1, w.shape[2])
+
+
 def lower_conv(ctx, node):
     known_attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides")
-    x = ctx.tensor(node)
-    need_rank(node, x, (4,))
-    w = ctx.weight(node, 1)
-    if w.ndim != 4:
-        node.fail("only 2-D convolutions are supported")
+    rank = ctx.tensor(node).rank
+    w = conv_weights(ctx, node, rank)
+    node, x, lifted = spatial_input(ctx, node, "convolutions")
     b = ctx.weight(node, 2, required=False)
     group, strides, dilations = conv_geometry(node, w)
     n, c, h, wd = x.shape
@@ -117,20 +177,19 @@ def lower_conv(ctx, node):
     pads = conv_pads(node, (h, wd), (kh, kw), strides, dilations)
     oh = (h + pads[0] + pads[2] - ((kh - 1) * dilations[0] + 1)) // strides[0] + 1
     ow = (wd + pads[1] + pads[3] - ((kw - 1) * dilations[1] + 1)) // strides[1] + 1
-    y = ctx.out(node, (n, o, oh, ow))
+    y, pending = out_2d(ctx, node, (n, o, oh, ow), lifted)
     ctx.emit(node, "conv", [x], [y], weight=as_float(w),
              bias=None if b is None else as_float(b), group=group, strides=strides,
              pads=pads, dilations=dilations, act="identity", act_params=None)
+    finish_1d(ctx, node, pending)
 
 
 def lower_conv_transpose(ctx, node):
     known_attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "output_padding",
                 "output_shape", "pads", "strides")
-    x = ctx.tensor(node)
-    need_rank(node, x, (4,))
-    w = ctx.weight(node, 1)
-    if w.ndim != 4:
-        node.fail("only 2-D transposed convolutions are supported")
+    rank = ctx.tensor(node).rank
+    w = conv_weights(ctx, node, rank)
+    node, x, lifted = spatial_input(ctx, node, "transposed convolutions")
     b = ctx.weight(node, 2, required=False)
     group, strides, dilations = conv_geometry(node, w)
     n, c, h, wd = x.shape
@@ -166,10 +225,11 @@ def lower_conv_transpose(ctx, node):
         node.fail(f"output_padding {extra} larger than the end pads {pads[2:]} is not supported")
     oh = full[0] - lib_pads[0] - lib_pads[2]
     ow = full[1] - lib_pads[1] - lib_pads[3]
-    y = ctx.out(node, (n, og * group, oh, ow))
+    y, pending = out_2d(ctx, node, (n, og * group, oh, ow), lifted)
     ctx.emit(node, "deconv", [x], [y], weight=as_float(w),
              bias=None if b is None else as_float(b), group=group, strides=strides,
              pads=lib_pads, dilations=dilations, act="identity", act_params=None)
+    finish_1d(ctx, node, pending)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,12 +373,50 @@ def lower_prelu(ctx, node):
     slope = ctx.weight(node, 1)
     v = channel_vector(slope, x.shape)
     if v is None:
-        node.fail(f"slope of shape {slope.shape} is neither one value nor one per channel")
+        if slope.ndim > x.rank or broadcast_shape(slope.shape, x.shape) != x.shape:
+            node.fail(f"slope of shape {slope.shape} does not broadcast to the input {x.shape}")
+        # A slope that varies along trailing axes (from the first one it does not broadcast
+        # along): one value per element of that trailing block, as the library's channels of
+        # an NHWC tensor whose pixels are the leading axes.
+        full = (1,) * (x.rank - slope.ndim) + slope.shape
+        first = next(a for a, d in enumerate(full) if d != 1)
+        block = np.broadcast_to(slope.reshape(full[first:]), x.shape[first:]).reshape(-1)
+        y = ctx.out(node, x.shape)
+        ctx.emit(node, "prelu_trailing", [x], [y], slope=as_float(block))
+        return
     y = ctx.out(node, x.shape)
     if v.size == 1:
         ctx.emit(node, "act", [x], [y], act="leaky_relu", params=[float(v[0])])
     else:
         ctx.emit(node, "prelu", [x], [y], slope=as_float(v))
+
+
+def lower_pow(ctx, node):
+    """x ** e for a constant e of one value: the product x*x (x*x*x), the square root, the
+    identity, or std::pow per element for other exponents."""
+    known_attrs(node)
+    if ctx.is_const(node, 0) or not ctx.is_const(node, 1):
+        node.fail("only a computed base with a constant exponent is supported")
+    x = ctx.tensor(node)
+    e = np.asarray(ctx.const(node, 1))
+    if not np.issubdtype(e.dtype, np.number) or e.size == 0:
+        node.fail(f"exponent of type {e.dtype} and shape {e.shape} is not a number")
+    if e.ndim > x.rank or broadcast_shape(e.shape, x.shape) != x.shape:
+        node.fail(f"exponent of shape {e.shape} broadcasts the input {x.shape} to a larger shape")
+    values = np.unique(e.astype(np.float64))
+    if values.size != 1:
+        node.fail("exponents that differ between elements are not supported")
+    exponent = float(values[0])
+    y = ctx.out(node, x.shape)
+    if exponent == 1.0:
+        ctx.emit(node, "view", [x], [y])
+    elif exponent in (2.0, 3.0):
+        ctx.emit(node, "eltwise", [x] * int(exponent), [y], op="product",
+                 weights=[1.0] * int(exponent), act="identity")
+    elif exponent == 0.5:
+        ctx.emit(node, "act", [x], [y], act="sqrt", params=[])
+    else:
+        ctx.emit(node, "act", [x], [y], act="pow", params=[exponent])
 
 
 def lower_binary(op):
@@ -422,6 +520,7 @@ def lower_variadic(op):
 # Layers.
 
 def lower_softmax(ctx, node):
+    """Softmax, and LogSoftmax (log=True on the operation: its own step)."""
     known_attrs(node, "axis")
     x = ctx.tensor(node)
     if ctx.model.opset >= 13:
@@ -430,7 +529,7 @@ def lower_softmax(ctx, node):
         axis = axis_attr(node, "axis", 1, x.rank)
         span = x.rank - axis  # softmax over the input flattened from `axis` on
     y = ctx.out(node, x.shape)
-    ctx.emit(node, "softmax", [x], [y], axis=axis, span=span)
+    ctx.emit(node, "softmax", [x], [y], axis=axis, span=span, log=node.op == "LogSoftmax")
 
 
 def lower_gemm(ctx, node):

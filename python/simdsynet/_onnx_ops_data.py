@@ -1,5 +1,5 @@
 """Handlers of the ONNX operators that move data (pooling, concatenation, split, slice,
-views, transpose, pad, nearest resize) for _onnx_lower."""
+views, transpose, pad, nearest and linear resize) for _onnx_lower."""
 
 import math
 
@@ -8,7 +8,7 @@ import numpy as np
 from ._onnx_graph import (axis_attr, axis_list, float_attr, int_attr, int_list, int_list_attr,
                           slice_arguments, slice_indices)
 from ._onnx_ir import Tensor
-from ._onnx_ops import conv_pads, known_attrs, need_rank
+from ._onnx_ops import conv_pads, finish_1d, known_attrs, need_rank, out_2d, spatial_input
 
 # ---------------------------------------------------------------------------------------------
 # Pooling.
@@ -21,24 +21,28 @@ def lower_pool(kind):
             node.fail("the indices output is not supported")
         if int_attr(node, "storage_order", 0, 0, 1):
             node.fail("storage_order=1 is not supported")
-        if int_list_attr(node, "dilations", 2, 1, [1, 1]) != [1, 1]:
-            node.fail("dilated pooling is not supported")
-        x = ctx.tensor(node)
-        need_rank(node, x, (4,))
+        node, x, lifted = spatial_input(ctx, node, "pooling")
+        dilations = int_list_attr(node, "dilations", 2, 1, [1, 1])
+        dilated = dilations != [1, 1]
+        if dilated and kind != "max":
+            node.fail("dilated average pooling is not supported (max pooling only)")
         kernel = int_list_attr(node, "kernel_shape", 2, 1)
         strides = int_list_attr(node, "strides", 2, 1, [1, 1])
         n, c, h, w = x.shape
-        pads = conv_pads(node, (h, w), kernel, strides, (1, 1))
+        pads = conv_pads(node, (h, w), kernel, strides, dilations)
         ceil = bool(int_attr(node, "ceil_mode", 0, 0, 1))
+        extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
         out = []
         for a, size in enumerate((h, w)):
-            span = size + pads[a] + pads[a + 2] - kernel[a]
+            span = size + pads[a] + pads[a + 2] - extents[a]
+            if span < 0:
+                node.fail(f"the window {extents} is larger than the padded input")
             o = (-(-span // strides[a]) if ceil else span // strides[a]) + 1
             if ceil and (o - 1) * strides[a] >= size + pads[a]:
                 o -= 1  # the last window would start in the end padding
             out.append(o)
-            if pads[a] >= kernel[a]:
-                node.fail(f"pads {pads} as large as the kernel {kernel} are not supported")
+            if pads[a] >= extents[a]:
+                node.fail(f"pads {pads} as large as the window {extents} are not supported")
         include = bool(int_attr(node, "count_include_pad", 0, 0, 1))
         mode = kind
         if kind == "average":
@@ -48,45 +52,96 @@ def lower_pool(kind):
                     if (out[a] - 1) * strides[a] + kernel[a] > size + pads[a] + pads[a + 2]:
                         node.fail("count_include_pad with windows past the end padding "
                                   "(ceil_mode) is not supported")
-        y = ctx.out(node, (n, c, out[0], out[1]))
-        ctx.emit(node, "pool", [x], [y], mode=mode, kernel=kernel, strides=strides,
-                 pads=pads[:2])
+        y, pending = out_2d(ctx, node, (n, c, out[0], out[1]), lifted)
+        if dilated:
+            for a, size in enumerate((h, w)):
+                for o in range(out[a]):
+                    start = o * strides[a] - pads[a]
+                    if not any(0 <= start + k * dilations[a] < size for k in range(kernel[a])):
+                        node.fail(f"window {o} along axis {a + 2} has no tap inside the input")
+            ctx.emit(node, "dilated_max_pool", [x], [y], kernel=kernel, strides=strides,
+                     dilations=dilations, pads=pads[:2])
+        else:
+            ctx.emit(node, "pool", [x], [y], mode=mode, kernel=kernel, strides=strides,
+                     pads=pads[:2])
+        finish_1d(ctx, node, pending)
     return lower
 
 
 def lower_global_pool(kind):
     def lower(ctx, node):
         known_attrs(node)
-        x = ctx.tensor(node)
-        need_rank(node, x, (4,))
+        node, x, lifted = spatial_input(ctx, node, "pooling")
         n, c, h, w = x.shape
-        y = ctx.out(node, (n, c, 1, 1))
+        y, pending = out_2d(ctx, node, (n, c, 1, 1), lifted)
         ctx.emit(node, "pool", [x], [y], mode=kind, kernel=[h, w], strides=[1, 1], pads=[0, 0])
+        finish_1d(ctx, node, pending)
     return lower
 
 
 def lower_reduce(kind):
+    """ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2 over any axes. The spatial axes of a 4-D
+    tensor (global pooling) run on the library's pooling where it has the reduction; any other
+    axes on the executor's reduction step."""
     def lower(ctx, node):
         known_attrs(node, "axes", "keepdims", "noop_with_empty_axes")
         x = ctx.tensor(node)
         axes = node.attrs.get("axes")
         if axes is None and len(node.inputs) > 1 and node.inputs[1]:
             axes = ctx.const(node, 1)
-        axes = sorted(axis_list(node, "axes", axes, x.rank)) if axes is not None else None
-        if x.rank != 4 or axes != [2, 3]:
-            node.fail(f"reduction over axes {axes} of a rank-{x.rank} tensor is not supported "
-                      "(only the spatial axes of a 4-D tensor)")
-        n, c, h, w = x.shape
+        if axes is not None:
+            axes = sorted(axis_list(node, "axes", axes, x.rank))
         keep = bool(int_attr(node, "keepdims", 1, 0, 1))
-        pooled = Tensor(node.outputs[0] + ("" if keep else "/pooled"), (n, c, 1, 1))
-        ctx.emit(node, "pool", [x], [pooled], mode=kind, kernel=[h, w], strides=[1, 1],
-                 pads=[0, 0])
-        if keep:
-            ctx.values[node.outputs[0]] = pooled
-        else:
-            y = ctx.out(node, (n, c))
-            ctx.emit(node, "view", [pooled], [y])
+        if not axes:
+            if int_attr(node, "noop_with_empty_axes", 0, 0, 1):
+                ctx.emit(node, "view", [x], [ctx.out(node, x.shape)])
+                return
+            axes = list(range(x.rank))
+        kept = [d for a, d in enumerate(x.shape) if a not in axes]
+        shape = [1 if a in axes else d for a, d in enumerate(x.shape)] if keep else kept
+        if x.rank == 4 and axes == [2, 3] and kind in ("average", "max"):
+            n, c, h, w = x.shape
+            pooled = Tensor(node.outputs[0] + ("" if keep else "/pooled"), (n, c, 1, 1))
+            ctx.emit(node, "pool", [x], [pooled], mode=kind, kernel=[h, w], strides=[1, 1],
+                     pads=[0, 0])
+            if keep:
+                ctx.values[node.outputs[0]] = pooled
+            else:
+                ctx.emit(node, "view", [pooled], [ctx.out(node, shape)])
+            return
+        reduction = {"average": "mean"}.get(kind, kind)
+        ctx.emit(node, "reduce", [x], [ctx.out(node, shape)], reduction=reduction, axes=axes,
+                 keepdims=keep)
     return lower
+
+
+def lower_expand(ctx, node):
+    """Expand and Tile of a computed tensor: one tiling step (a view where nothing repeats)."""
+    known_attrs(node)
+    x = ctx.tensor(node)
+    if node.op == "Expand":
+        target = int_list(node, "shape", ctx.const(node, 1), minimum=1)
+        rank = max(len(target), x.rank)
+        source = (1,) * (rank - x.rank) + x.shape
+        target = [1] * (rank - len(target)) + target
+        shape = []
+        for s, t in zip(source, target):
+            if s != t and 1 not in (s, t):
+                node.fail(f"shape {target} does not broadcast with the input {x.shape}")
+            shape.append(max(s, t))
+    else:
+        repeats = int_list(node, "repeats", ctx.const(node, 1), x.rank, 1)
+        source = x.shape
+        shape = [d * r for d, r in zip(x.shape, repeats)]
+    y = ctx.out(node, shape)
+    if tuple(shape) == tuple(source):
+        ctx.emit(node, "view", [x], [y])
+        return
+    if len(source) != x.rank:
+        view = Tensor(f"{node.outputs[0]}/rank{len(source)}", source)
+        ctx.emit(node, "view", [x], [view])
+        x = view
+    ctx.emit(node, "tile", [x], [y])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,22 +357,32 @@ def lower_pad(ctx, node):
         ctx.emit(node, "pad", [x], [y], before=before, after=after, mode=mode, value=value)
 
 
+def source_coordinate(node, o, n_in, n_out, scale, transform):
+    """The input coordinate of output index o along one axis (ONNX Resize's
+    coordinate_transformation_mode); `scale` is the given scale, or n_out / n_in for sizes."""
+    if transform == "half_pixel":
+        return (o + 0.5) / scale - 0.5
+    if transform == "pytorch_half_pixel":
+        return (o + 0.5) / scale - 0.5 if n_out > 1 else 0.0
+    if transform == "align_corners":
+        return o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    if transform == "asymmetric":
+        return o / scale
+    if transform == "half_pixel_symmetric":
+        # Opset 18: half_pixel about the centre of the image, which the floored output size
+        # moves when n_in * scale is not an integer.
+        adjustment = n_out / (scale * n_in)
+        return n_in / 2 * (1 - adjustment) + (o + 0.5) / scale - 0.5
+    if transform == "tf_half_pixel_for_nn":
+        return (o + 0.5) / scale
+    node.fail(f"coordinate_transformation_mode {transform} is not supported")
+
+
 def nearest_indices(node, n_in, n_out, scale, transform, rounding):
     """The input index of each output index along one axis (ONNX Resize, mode nearest)."""
     idx = []
     for o in range(n_out):
-        if transform == "half_pixel":
-            x = (o + 0.5) / scale - 0.5
-        elif transform == "pytorch_half_pixel":
-            x = (o + 0.5) / scale - 0.5 if n_out > 1 else 0.0
-        elif transform == "align_corners":
-            x = o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        elif transform == "asymmetric":
-            x = o / scale
-        elif transform == "tf_half_pixel_for_nn":
-            x = (o + 0.5) / scale
-        else:
-            node.fail(f"coordinate_transformation_mode {transform} is not supported")
+        x = source_coordinate(node, o, n_in, n_out, scale, transform)
         if rounding == "round_prefer_floor":
             i = math.ceil(x - 0.5)
         elif rounding == "round_prefer_ceil":
@@ -332,43 +397,115 @@ def nearest_indices(node, n_in, n_out, scale, transform, rounding):
     return idx
 
 
-def lower_resize(ctx, node):
-    known_attrs(node, "mode", "coordinate_transformation_mode", "nearest_mode",
-                "cubic_coeff_a", "exclude_outside", "extrapolation_value")
-    x = ctx.tensor(node)
-    need_rank(node, x, (4,))
-    mode = node.attrs.get("mode", "nearest")
-    if mode != "nearest":
-        node.fail(f"mode {mode} is not supported (nearest only)")
+def linear_taps(node, n_in, n_out, scale, transform):
+    """The two input indices and their weights of each output index along one axis (ONNX
+    Resize, mode linear): (first indices, second indices, first weights, second weights).
+    Coordinates outside the input clamp to its edges, as the operator's reference and PyTorch
+    do. Like PyTorch, the second tap is the next pixel even where its weight is 0, so a NaN
+    there spreads as it does in PyTorch."""
+    if transform == "tf_half_pixel_for_nn":
+        node.fail("coordinate_transformation_mode tf_half_pixel_for_nn is for mode nearest only")
+    first, second, w_first, w_second = [], [], [], []
+    for o in range(n_out):
+        x = min(max(source_coordinate(node, o, n_in, n_out, scale, transform), 0.0), n_in - 1)
+        lo = min(int(math.floor(x)), n_in - 1)
+        hi = min(lo + 1, n_in - 1)
+        fraction = x - lo if hi != lo else 0.0
+        first.append(lo)
+        second.append(hi)
+        w_first.append(1.0 - fraction)
+        w_second.append(fraction)
+    return first, second, w_first, w_second
+
+
+def resize_attrs(ctx, node, x):
+    """(scales, sizes) of a Resize or Upsample over every axis of x: the given scales with the
+    output sizes they floor to, or the given sizes with the scales they imply."""
     if node.op == "Upsample":
         scales = ctx.const(node, 1) if len(node.inputs) > 1 else node.attrs.get("scales")
         sizes = None
-        transform, rounding = "asymmetric", "floor"
     else:
-        transform = node.attrs.get("coordinate_transformation_mode", "half_pixel")
-        rounding = node.attrs.get("nearest_mode", "round_prefer_floor")
         first = 1 if ctx.model.opset < 11 else 2
         scales = ctx.const(node, first, required=False)
         sizes = ctx.const(node, first + 1, required=False)
         if scales is not None and np.asarray(scales).size == 0:
             scales = None
+    # Opset 18: scales or sizes for the listed axes only; the others keep their extent.
+    axes = axis_list(node, "axes", node.attrs["axes"], x.rank) if "axes" in node.attrs else None
+    count = x.rank if axes is None else len(axes)
     if sizes is not None and np.asarray(sizes).size:
-        sizes = int_list(node, "sizes", sizes, x.rank, 1)
+        sizes = int_list(node, "sizes", sizes, count, 1)
+        if axes is not None:
+            full = list(x.shape)
+            for a, s in zip(axes, sizes):
+                full[a] = s
+            sizes = full
         scales = [o / i for o, i in zip(sizes, x.shape)]
     elif scales is not None:
         scales = np.asarray(scales)
-        if (scales.shape != (x.rank,) or not np.issubdtype(scales.dtype, np.number)
+        if (scales.shape != (count,) or not np.issubdtype(scales.dtype, np.number)
                 or not np.all(np.isfinite(scales) & (scales > 0))):
-            node.fail(f"scales {scales.tolist()} are not {x.rank} positive numbers")
+            node.fail(f"scales {scales.tolist()} are not {count} positive numbers")
         scales = [float(s) for s in scales]
+        if axes is not None:
+            full = [1.0] * x.rank
+            for a, s in zip(axes, scales):
+                full[a] = s
+            scales = full
         sizes = [int(math.floor(d * s)) for d, s in zip(x.shape, scales)]
     else:
         node.fail("neither scales nor sizes are given")
+    return scales, sizes
+
+
+def lower_resize(ctx, node):
+    known_attrs(node, "mode", "coordinate_transformation_mode", "nearest_mode",
+                "cubic_coeff_a", "exclude_outside", "extrapolation_value", "antialias", "axes",
+                "keep_aspect_ratio_policy")
+    x = ctx.tensor(node)
+    need_rank(node, x, (3, 4))
+    mode = node.attrs.get("mode", "nearest")
+    if node.op == "Upsample" and mode == "bilinear":
+        mode = "linear"  # Upsample-7's name of it
+    if mode not in ("nearest", "linear"):
+        node.fail(f"mode {mode} is not supported (nearest and linear only)")
+    if int_attr(node, "antialias", 0, 0, 1):
+        node.fail("antialias=1 is not supported")
+    policy = node.attrs.get("keep_aspect_ratio_policy", "stretch")
+    if policy != "stretch":
+        node.fail(f"keep_aspect_ratio_policy {policy} is not supported (stretch only)")
+    if node.op == "Upsample":
+        transform, rounding = "asymmetric", "floor"
+    else:
+        transform = node.attrs.get("coordinate_transformation_mode", "half_pixel")
+        rounding = node.attrs.get("nearest_mode", "round_prefer_floor")
+        if mode == "linear" and ctx.model.opset < 11:
+            transform = "asymmetric"  # Resize-10 has no coordinate transformation: Upsample's
+    if transform == "tf_crop_and_resize":
+        node.fail("coordinate_transformation_mode tf_crop_and_resize is not supported")
+    scales, sizes = resize_attrs(ctx, node, x)
     if sizes[0] != x.shape[0] or sizes[1] != x.shape[1]:
         node.fail("resizing the batch or channel axis is not supported")
-    rows = nearest_indices(node, x.shape[2], sizes[2], scales[2], transform, rounding)
-    cols = nearest_indices(node, x.shape[3], sizes[3], scales[3], transform, rounding)
-    y = ctx.out(node, sizes)
-    ctx.emit(node, "resize", [x], [y], rows=rows, cols=cols)
+    if x.rank == 3:
+        # A 1-D signal: an image of height 1 that keeps its height.
+        y = ctx.out(node, sizes)
+        image = Tensor(f"{node.outputs[0]}/{x.name}/2d", (x.shape[0], x.shape[1], 1, x.shape[2]))
+        ctx.emit(node, "view", [x], [image])
+        resized = Tensor(f"{node.outputs[0]}/2d", (sizes[0], sizes[1], 1, sizes[2]))
+        x, scales, sizes = image, scales[:2] + [1.0] + scales[2:], list(resized.shape)
+        resize_2d(ctx, node, x, resized, mode, transform, rounding, scales, sizes)
+        ctx.emit(node, "view", [resized], [y])
+        return
+    resize_2d(ctx, node, x, ctx.out(node, sizes), mode, transform, rounding, scales, sizes)
 
 
+def resize_2d(ctx, node, x, y, mode, transform, rounding, scales, sizes):
+    """The resize step of 4-D x into y (`scales` and `sizes` of its four axes)."""
+    if mode == "nearest":
+        rows = nearest_indices(node, x.shape[2], sizes[2], scales[2], transform, rounding)
+        cols = nearest_indices(node, x.shape[3], sizes[3], scales[3], transform, rounding)
+        ctx.emit(node, "resize", [x], [y], mode="nearest", rows=rows, cols=cols)
+    else:
+        rows = linear_taps(node, x.shape[2], sizes[2], scales[2], transform)
+        cols = linear_taps(node, x.shape[3], sizes[3], scales[3], transform)
+        ctx.emit(node, "resize", [x], [y], mode="linear", rows=rows, cols=cols)

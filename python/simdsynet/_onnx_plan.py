@@ -97,8 +97,9 @@ class Layouts:
         k = op.kind
         ins = op.inputs
         image = lambda t: "nhwc" if t.rank == 4 else "plain"
-        if k in ("conv", "pool", "lrn", "instance_norm", "resize", "concat_scale_relu",
-                 "scale_by", "merged", "shuffle") or (k == "deconv" and op["group"] == 1):
+        if k in ("conv", "pool", "dilated_max_pool", "lrn", "instance_norm", "resize",
+                 "concat_scale_relu", "scale_by", "merged", "shuffle") or \
+                (k == "deconv" and op["group"] == 1):
             for i in range(len(ins)):
                 self.need(op, i, "nhwc" if ins[i].rank == 4 else "plain")
             out = "nhwc"
@@ -110,6 +111,17 @@ class Layouts:
             for y in op.outputs:
                 y.layout, y.flat_shape = ins[0].layout, ins[0].flat_shape
             return
+        elif k in ("prelu_trailing", "reduce") and not (
+                k == "reduce" and ins[0].layout == "nhwc" and op["keepdims"]):
+            # The logical order (a reduction keeping its axes reads NHWC in its own order).
+            self.need(op, 0, "plain")
+            out = "plain"
+        elif k == "reduce":
+            out = "nhwc"
+        elif k == "tile":
+            layout = "nhwc" if ins[0].rank == 4 else "plain"
+            self.need(op, 0, layout)
+            out = layout
         elif k in ("scale", "prelu", "pad"):
             if ins[0].layout == "flat":
                 self.need(op, 0, "plain")
@@ -193,7 +205,7 @@ class Layouts:
 # ---------------------------------------------------------------------------------------------
 # Memory.
 
-IN_PLACE = {"act", "scale", "scale_by", "eltwise", "prelu"}
+IN_PLACE = {"act", "scale", "scale_by", "eltwise", "prelu", "prelu_trailing"}
 
 
 def root(t):

@@ -274,12 +274,12 @@ def test_refuses_unknown_operator():
 
 @pytest.mark.parametrize("node,inits,fragment", [
     (helper.make_node("LRN", ["x"], ["y"], name="lrn", size=4), [], "even"),
-    (helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2],
+    (helper.make_node("AveragePool", ["x"], ["y"], name="pool", kernel_shape=[2, 2],
                       dilations=[2, 2]), [], "dilated"),
     (helper.make_node("Conv", ["x", "w"], ["y"], name="conv3d"),
      [("w", np.zeros((2, 3, 1, 1, 1), np.float32))], "2-D"),
-    (helper.make_node("Resize", ["x", "", "scales"], ["y"], name="linear", mode="linear"),
-     [("scales", np.array([1, 1, 2, 2], np.float32))], "nearest only"),
+    (helper.make_node("Resize", ["x", "", "scales"], ["y"], name="cubic", mode="cubic"),
+     [("scales", np.array([1, 1, 2, 2], np.float32))], "nearest and linear"),
     (helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1, unknown_attribute=3), [],
      "unknown_attribute"),
 ])
