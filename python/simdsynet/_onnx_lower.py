@@ -164,6 +164,7 @@ HANDLERS = {
     "LayerNormalization": ops.lower_layer_norm,
     patterns.LAYER_NORM: ops.lower_layer_norm_pattern,
     patterns.GELU: ops.lower_gelu,
+    "Gelu": ops.lower_gelu,
     patterns.LINEAR: ops.lower_linear,
     "Erf": lambda ctx, node: node.fail("operator not supported (only inside GELU, "
                                        "x * 0.5 * (1 + erf(x / sqrt(2))))"),

@@ -318,6 +318,12 @@ def lower_layer_norm_pattern(ctx, node):
 
 
 def lower_gelu(ctx, node):
+    """GELU: the node of the pattern (_onnx_patterns) or opset 20's Gelu."""
+    if node.op == "Gelu":
+        known_attrs(node, "approximate")
+        node.attrs.setdefault("approximate", "none")
+        if node.attrs["approximate"] not in ("none", "tanh"):
+            node.fail(f"approximate {node.attrs['approximate']!r} is neither 'none' nor 'tanh'")
     x = ctx.tensor(node)
     y = ctx.out(node, x.shape)
     kind = "gelu" if node.attrs["approximate"] == "none" else "gelu_tanh"

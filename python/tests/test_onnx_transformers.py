@@ -470,3 +470,20 @@ def test_gather_refusals(indices, fragment):
              helper.make_node("Gather", ["r", "i"], ["y"], "gather", axis=1)]
     with pytest.raises(UnsupportedModelError, match=f"node 'gather'.*{fragment}"):
         simdsynet.onnx.load(graph(nodes, (2, 5, 3), [("i", np.array(indices, np.int64))]))
+
+
+@pytest.mark.parametrize("approximate", [None, "none", "tanh"])
+def test_opset20_gelu(approximate):
+    attrs = {} if approximate is None else {"approximate": approximate}
+    nodes = [helper.make_node("Gelu", ["x"], ["y"], "gelu", **attrs)]
+    x = np.linspace(-6, 6, 2 * 3 * 17, dtype=np.float32).reshape(2, 3, 17)
+    y, = simdsynet.onnx.load(graph(nodes, x.shape, opset=20)).run(x)
+    expected = F.gelu(torch.from_numpy(x.astype(np.float64)),
+                      approximate=approximate or "none").numpy()
+    assert np.abs(y - expected).max() <= 1e-5 * np.abs(expected).max()
+
+
+def test_opset20_gelu_with_another_approximation_is_refused():
+    nodes = [helper.make_node("Gelu", ["x"], ["y"], "gelu", approximate="fast")]
+    with pytest.raises(UnsupportedModelError, match="node 'gelu'.*approximate"):
+        simdsynet.onnx.load(graph(nodes, opset=20))
