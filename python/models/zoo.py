@@ -32,6 +32,23 @@ ARCHITECTURES = ["resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "
                  "shufflenet_v2_x1_0", "googlenet", "efficientnet_b0", "densenet121", "vgg16",
                  "regnet_x_400mf", "mnasnet1_0"]
 
+# The newer networks of the model benchmark's second table, each at the size it is used at: a
+# ConvNeXt, a vision transformer (any multiple of its 16-pixel patches; 224 is its own) and a
+# segmentation network (its per-pixel class scores are the output).
+EXTRA_ARCHITECTURES = {"convnext_tiny": 224, "vit_b_16": 224, "deeplabv3_mobilenet_v3_large": 320}
+
+
+class SegmentationScores(nn.Module):
+    """torchvision's segmentation models return a dict; the runner and the peers compare the
+    'out' scores."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
 
 def randomize_batch_norms(model, generator):
     """Random running statistics and affine parameters for every BatchNorm (torchvision
@@ -52,7 +69,14 @@ def architecture(name, size):
     export when 7 is not a multiple of the feature size) is replaced by the nearest upsampling
     it equals for 1x1 features."""
     torch.manual_seed(0)
+    if name.startswith("deeplabv3"):
+        model = SegmentationScores(getattr(torchvision.models.segmentation, name)(
+            weights=None, weights_backbone=None, aux_loss=False))
+        randomize_batch_norms(model, torch.Generator().manual_seed(1))
+        return model.eval()
     kwargs = dict(aux_logits=False, init_weights=True) if name == "googlenet" else {}
+    if name.startswith("vit_"):
+        kwargs = dict(image_size=size)  # its position embeddings are made for this size
     model = getattr(torchvision.models, name)(weights=None, **kwargs)
     if name == "vgg16" and size % 224:
         if size != 32:
