@@ -429,6 +429,59 @@ def export(name, size=224, cache=None, batch=1):
     return onnx_path, npz_path
 
 
+def export_runs(model, path_stem, inputs, dynamic_axes, opset=OPSET):
+    """Exports `model` (one input) with `dynamic_axes` (torch.onnx.export's, for 'input' and
+    the outputs 'output<i>') and PyTorch's outputs for each of `inputs`, to be run in this
+    order in one session: (path of the .onnx, path of the .npz with 'runs' and 'input<r>',
+    'output<i>_<r>' per run r)."""
+    onnx_path, npz_path = path_stem + ".onnx", path_stem + ".npz"
+    if os.path.exists(onnx_path) and os.path.exists(npz_path):
+        return onnx_path, npz_path
+    arrays = {"runs": np.array(len(inputs))}
+    with torch.no_grad():
+        for r, x in enumerate(inputs):
+            outputs = model(x)
+            outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+            arrays[f"input{r}"] = x.numpy()
+            arrays.update({f"output{i}_{r}": o.numpy() for i, o in enumerate(outputs)})
+    names = [f"output{i}" for i in range(len(outputs))]
+
+    def write_onnx(path):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, inputs[0], buffer, opset_version=opset,
+                              input_names=["input"], output_names=names,
+                              dynamic_axes=dynamic_axes, do_constant_folding=True)
+        with open(path, "wb") as f:
+            f.write(buffer.getvalue())
+
+    def write_npz(path):
+        with open(path, "wb") as f:
+            np.savez(f, **arrays)
+
+    _atomic_write(onnx_path, write_onnx)
+    _atomic_write(npz_path, write_npz)
+    return onnx_path, npz_path
+
+
+def export_dynamic_batch(name, size, batches, cache=None):
+    """An architecture exported with a dynamic batch (dim_param 'batch' on the input and every
+    output) and runs at `batches` (export_runs)."""
+    cache = cache or default_cache()
+    model = architecture(name, size)
+    seed = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
+    generator = torch.Generator().manual_seed(seed)
+    inputs = [torch.randn((b, 3, size, size), generator=generator) for b in batches]
+    key = (f"{name}-dynbatch{'_'.join(map(str, batches))}x3x{size}x{size}-opset{OPSET}-"
+           f"torch{torch.__version__}-v{ZOO_VERSION}")
+    with torch.no_grad():
+        outputs = model(inputs[0])
+    count = len(outputs) if isinstance(outputs, (list, tuple)) else 1
+    axes = {"input": {0: "batch"}, **{f"output{i}": {0: "batch"} for i in range(count)}}
+    return export_runs(model, os.path.join(cache, key), inputs, axes)
+
+
 def relative_difference(actual, expected):
     """max |actual - expected| / max |expected| (the measure the checks use)."""
     scale = float(np.abs(expected).max())
