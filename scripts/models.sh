@@ -3,12 +3,14 @@
 # package (release, in build/ like scripts/test.sh: the two share the library's objects),
 # installs ONNX Runtime's npm package (python/models/onnxruntime, version pinned by its lock
 # file; --ignore-scripts: its install script only fetches GPU providers), exports the twelve
-# torchvision models (random weights, cached in build-models/models), runs each through
-# simdsynet.onnx, through PyTorch's fastest CPU mode (traced, frozen, optimized for inference)
-# and through ONNX Runtime's (optimisation "all") at 1 thread and at all cores, prints one table
-# and writes build-models/results.json and build-models/speedup.png.
+# torchvision CNNs and three newer networks (ConvNeXt, ViT, DeepLab; random weights, cached in
+# build-models/models), runs each through simdsynet.onnx, through PyTorch's fastest CPU mode
+# (traced, frozen, optimized for inference) and through ONNX Runtime's (optimisation "all") at 1
+# thread and at all cores, prints a table for each group and writes build-models/results.json
+# and build-models/speedup.png.
 # Usage: bash scripts/models.sh [--quick] [--models resnet18,...] [--repeat N] [--threads 1,2]
-#   --quick: three models at 32x32, one repetition (exercises the command; CI runs it).
+#   --quick: three CNNs and the newer networks at 32x32, one repetition (exercises the
+#     command; CI runs it).
 #   --no-onnxruntime: without the ONNX Runtime columns.
 #   --int8: also the INT8 plans (convolutions on SimdSynetConvolution8i): their time against our
 #     FP32 plan's, top-1 agreement and relative output difference with it (--agreement N inputs).

@@ -42,6 +42,33 @@ def check(entries):
     return {"isa": simdsynet.isa(), "differences": differences, "errors": errors}
 
 
+def check_runs(entries):
+    """As check, for entries whose .npz holds several runs (zoo.export_runs: a model with
+    dimensions known only at run time run at several shapes in one session): the differences
+    of every output of every run, in one list per model."""
+    import simdsynet
+    import simdsynet.onnx
+    differences, errors = {}, {}
+    for name, model, reference in entries:
+        try:
+            ref = np.load(reference)
+            net = simdsynet.onnx.load(model)
+            diffs = []
+            for r in range(int(ref["runs"])):
+                outputs = net.run(ref[f"input{r}"])
+                for k, y in enumerate(outputs):
+                    expected = ref[f"output{k}_{r}"]
+                    if y.shape != expected.shape:
+                        raise ValueError(f"run {r}: output {k} has shape {y.shape}, not "
+                                         f"{expected.shape}")
+                    scale = float(np.abs(expected).max()) or 1.0
+                    diffs.append(float(np.abs(y - expected).max()) / scale)
+            differences[name] = diffs
+        except Exception as error:  # reported per model; the others still run
+            errors[name] = f"{type(error).__name__}: {error}"
+    return {"isa": simdsynet.isa(), "differences": differences, "errors": errors}
+
+
 def environment(target):
     env = dict(os.environ)
     env["SIMD_SYNET_MAX_ISA"] = target
@@ -59,10 +86,11 @@ def supported_targets():
     return found
 
 
-def check_on(target, entries):
-    """check(entries) in a process capped at `target`."""
+def check_on(target, entries, runs=False):
+    """check(entries) (check_runs with `runs`) in a process capped at `target`."""
     arguments = [item for entry in entries for item in entry]
-    out = subprocess.run([sys.executable, HERE, "--check", *arguments],
+    mode = "--check-runs" if runs else "--check"
+    out = subprocess.run([sys.executable, HERE, mode, *arguments],
                          env=environment(target), capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"the check failed on {target}:\n{out.stderr[-4000:]}")
@@ -74,9 +102,9 @@ def check_on(target, entries):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "--check":
+    if argv and argv[0] in ("--check", "--check-runs"):
         entries = [tuple(argv[i:i + 3]) for i in range(1, len(argv), 3)]
-        print(json.dumps(check(entries)))
+        print(json.dumps((check_runs if argv[0] == "--check-runs" else check)(entries)))
         return
     sys.path.insert(0, os.path.dirname(HERE))
     import zoo

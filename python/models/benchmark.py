@@ -3,8 +3,10 @@ PyTorch's fastest CPU mode (a traced module, torch.jit.freeze, then
 torch.jit.optimize_for_inference: oneDNN convolutions) and through ONNX Runtime's (the same
 ONNX file; CPU provider, graph optimisation "all", sequential, intra-op threads = the thread
 count; onnxruntime_peer.py), at 1 thread and at all cores, on the same input. Prints one table
-(GFLOP, ms, speed-ups, relative output differences, share of time outside the library's
-kernels), writes results.json and speedup.png into --out.
+for the twelve CNNs at --size (GFLOP, ms, speed-ups, relative output differences, share of time
+outside the library's kernels) and a second one for the newer networks of
+zoo.EXTRA_ARCHITECTURES (ConvNeXt, a vision transformer, DeepLab), each at its own size, writes
+results.json and speedup.png into --out.
 
     PYTHONPATH=build/python python3 python/models/benchmark.py --out build-models [--quick]
         [--int8]
@@ -238,7 +240,8 @@ def print_table(rows, thread_counts, out=sys.stdout):
     peers = [("torch", "pytorch")] + ([("ORT", "onnxruntime")] if
                                       "onnxruntime" in rows[0]["threads"][thread_counts[0]]
                                       else [])
-    head = f"{'model':<20} {'GFLOP':>6}"
+    w = max([20] + [len(r["model"]) for r in rows])
+    head = f"{'model':<{w}} {'GFLOP':>6}"
     for t in thread_counts:
         head += f" | {'ours ' + str(t) + 't':>9}"
         for label, _ in peers:
@@ -250,7 +253,7 @@ def print_table(rows, thread_counts, out=sys.stdout):
     print("-" * len(head), file=out)
     speedups = {(t, key): [] for t in thread_counts for _, key in peers}
     for r in rows:
-        line = f"{r['model']:<20} {r['gflop']:6.2f}"
+        line = f"{r['model']:<{w}} {r['gflop']:6.2f}"
         for t in thread_counts:
             m = r["threads"][t]
             o = m["ours"]["median"]
@@ -264,7 +267,7 @@ def print_table(rows, thread_counts, out=sys.stdout):
             line += f" {r['difference_onnxruntime']:10.1e}"
         line += f" {100 * r['outside_share']:6.2f}%"
         print(line, file=out)
-    line = f"{'geometric mean':<27}"
+    line = f"{'geometric mean':<{w + 7}}"
     for t in thread_counts:
         line += f" | {'':9}"
         for _, key in peers:
@@ -281,8 +284,9 @@ def print_scaling(rows, thread_counts, out=sys.stdout):
     more = [t for t in thread_counts if t > 1]
     print("gain from 1 thread: " + ", ".join(f"{t} threads" for t in more) + " (" +
           ", ".join(keys) + ")", file=out)
+    w = max([20] + [len(r["model"]) for r in rows])
     for r in rows:
-        line = f"{r['model']:<20}"
+        line = f"{r['model']:<{w}}"
         for t in more:
             line += " |" + "".join(f" {r['threads'][1][k]['median'] / r['threads'][t][k]['median']:5.2f}"
                                    for k in keys)
@@ -339,8 +343,8 @@ def chart(rows, thread_counts, path, onnxruntime_version=None):
         ax.set_xticks(np.arange(len(rows)))
         ax.set_xticklabels(names, rotation=30, ha="right")
         ax.set_ylabel("speed-up")
-        ax.set_title(f"simd-synet over {label}, {rows[0]['size']}x{rows[0]['size']}, "
-                     f"{simdsynet.isa()}")
+        ax.set_title(f"simd-synet over {label}, {rows[0]['size']}x{rows[0]['size']} (newer "
+                     f"networks at their own size), {simdsynet.isa()}")
         ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -349,8 +353,10 @@ def chart(rows, thread_counts, path, onnxruntime_version=None):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="build-models", help="results folder")
-    parser.add_argument("--models", default=",".join(zoo.ARCHITECTURES))
-    parser.add_argument("--size", type=int, default=224)
+    parser.add_argument("--models", default=None,
+                        help="comma-separated (default: the twelve CNNs and the newer networks)")
+    parser.add_argument("--size", type=int, default=224,
+                        help="input size of the twelve CNNs (the others keep their own)")
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--threads", default="",
@@ -364,11 +370,17 @@ def main(argv=None):
     parser.add_argument("--no-onnxruntime", action="store_true",
                         help="without the ONNX Runtime columns (no Node.js needed)")
     parser.add_argument("--quick", action="store_true",
-                        help="three models at 32x32, one repetition: exercises the command in CI")
+                        help="three CNNs and the newer networks at 32x32, one repetition: "
+                             "exercises the command in CI")
     args = parser.parse_args(argv)
+    sizes = dict(zoo.EXTRA_ARCHITECTURES)
     if args.quick:
         args.size, args.repeat, args.warmup = 32, 1, 1
-        args.models = "resnet18,mobilenet_v2,shufflenet_v2_x1_0"
+        if args.models is None:
+            args.models = "resnet18,mobilenet_v2,shufflenet_v2_x1_0," + ",".join(sizes)
+        sizes = {name: 32 for name in sizes}
+    if args.models is None:
+        args.models = ",".join(zoo.ARCHITECTURES + list(sizes))
     cores = sorted(os.sched_getaffinity(0))
     thread_counts = sorted({int(t) for t in args.threads.split(",")} if args.threads else
                            {1, len(cores)})
@@ -385,9 +397,9 @@ def main(argv=None):
         rows = []
         for name in names:
             started = time.time()
-            rows.append(benchmark(name, args.size, cache, thread_counts, args.repeat, args.warmup,
-                                  cores, peer, args.agreement if args.int8 else 0,
-                                  pin=not args.busy))
+            rows.append(benchmark(name, sizes.get(name, args.size), cache, thread_counts,
+                                  args.repeat, args.warmup, cores, peer,
+                                  args.agreement if args.int8 else 0, pin=not args.busy))
             r = rows[-1]
             times = ", ".join(
                 f"{t}t {r['threads'][t]['ours']['median']:.2f} vs torch "
@@ -399,8 +411,15 @@ def main(argv=None):
         stop_busy(busy)
     if peer:
         peer.close()
-    print()
-    print_table(rows, thread_counts)
+    cnns = [r for r in rows if r["model"] not in zoo.EXTRA_ARCHITECTURES]
+    newer = [r for r in rows if r["model"] in zoo.EXTRA_ARCHITECTURES]
+    for title, table in (("", cnns), ("Newer networks, each at its own size", newer)):
+        if table:
+            print()
+            if title:
+                print(title + ": " + ", ".join(f"{r['model']} {r['size']}x{r['size']}"
+                                               for r in table))
+            print_table(table, thread_counts)
     print()
     print_scaling(rows, thread_counts)
     if args.int8:

@@ -32,6 +32,23 @@ ARCHITECTURES = ["resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "
                  "shufflenet_v2_x1_0", "googlenet", "efficientnet_b0", "densenet121", "vgg16",
                  "regnet_x_400mf", "mnasnet1_0"]
 
+# The newer networks of the model benchmark's second table, each at the size it is used at: a
+# ConvNeXt, a vision transformer (any multiple of its 16-pixel patches; 224 is its own) and a
+# segmentation network (its per-pixel class scores are the output).
+EXTRA_ARCHITECTURES = {"convnext_tiny": 224, "vit_b_16": 224, "deeplabv3_mobilenet_v3_large": 320}
+
+
+class SegmentationScores(nn.Module):
+    """torchvision's segmentation models return a dict; the runner and the peers compare the
+    'out' scores."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
 
 def randomize_batch_norms(model, generator):
     """Random running statistics and affine parameters for every BatchNorm (torchvision
@@ -52,7 +69,14 @@ def architecture(name, size):
     export when 7 is not a multiple of the feature size) is replaced by the nearest upsampling
     it equals for 1x1 features."""
     torch.manual_seed(0)
+    if name.startswith("deeplabv3"):
+        model = SegmentationScores(getattr(torchvision.models.segmentation, name)(
+            weights=None, weights_backbone=None, aux_loss=False))
+        randomize_batch_norms(model, torch.Generator().manual_seed(1))
+        return model.eval()
     kwargs = dict(aux_logits=False, init_weights=True) if name == "googlenet" else {}
+    if name.startswith("vit_"):
+        kwargs = dict(image_size=size)  # its position embeddings are made for this size
     model = getattr(torchvision.models, name)(weights=None, **kwargs)
     if name == "vgg16" and size % 224:
         if size != 32:
@@ -403,6 +427,59 @@ def export(name, size=224, cache=None, batch=1):
     _atomic_write(onnx_path, write_onnx)
     _atomic_write(npz_path, write_npz)
     return onnx_path, npz_path
+
+
+def export_runs(model, path_stem, inputs, dynamic_axes, opset=OPSET):
+    """Exports `model` (one input) with `dynamic_axes` (torch.onnx.export's, for 'input' and
+    the outputs 'output<i>') and PyTorch's outputs for each of `inputs`, to be run in this
+    order in one session: (path of the .onnx, path of the .npz with 'runs' and 'input<r>',
+    'output<i>_<r>' per run r)."""
+    onnx_path, npz_path = path_stem + ".onnx", path_stem + ".npz"
+    if os.path.exists(onnx_path) and os.path.exists(npz_path):
+        return onnx_path, npz_path
+    arrays = {"runs": np.array(len(inputs))}
+    with torch.no_grad():
+        for r, x in enumerate(inputs):
+            outputs = model(x)
+            outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+            arrays[f"input{r}"] = x.numpy()
+            arrays.update({f"output{i}_{r}": o.numpy() for i, o in enumerate(outputs)})
+    names = [f"output{i}" for i in range(len(outputs))]
+
+    def write_onnx(path):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, inputs[0], buffer, opset_version=opset,
+                              input_names=["input"], output_names=names,
+                              dynamic_axes=dynamic_axes, do_constant_folding=True)
+        with open(path, "wb") as f:
+            f.write(buffer.getvalue())
+
+    def write_npz(path):
+        with open(path, "wb") as f:
+            np.savez(f, **arrays)
+
+    _atomic_write(onnx_path, write_onnx)
+    _atomic_write(npz_path, write_npz)
+    return onnx_path, npz_path
+
+
+def export_dynamic_batch(name, size, batches, cache=None):
+    """An architecture exported with a dynamic batch (dim_param 'batch' on the input and every
+    output) and runs at `batches` (export_runs)."""
+    cache = cache or default_cache()
+    model = architecture(name, size)
+    seed = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
+    generator = torch.Generator().manual_seed(seed)
+    inputs = [torch.randn((b, 3, size, size), generator=generator) for b in batches]
+    key = (f"{name}-dynbatch{'_'.join(map(str, batches))}x3x{size}x{size}-opset{OPSET}-"
+           f"torch{torch.__version__}-v{ZOO_VERSION}")
+    with torch.no_grad():
+        outputs = model(inputs[0])
+    count = len(outputs) if isinstance(outputs, (list, tuple)) else 1
+    axes = {"input": {0: "batch"}, **{f"output{i}": {0: "batch"} for i in range(count)}}
+    return export_runs(model, os.path.join(cache, key), inputs, axes)
 
 
 def relative_difference(actual, expected):

@@ -7,6 +7,8 @@ is constant: `fold` evaluates such nodes with numpy at load time, so the plan on
 nodes that compute on the network's data.
 """
 
+import copy
+
 import numpy as np
 
 try:
@@ -20,7 +22,9 @@ except ImportError as error:  # pragma: no cover - depends on the machine
 
 class UnsupportedModelError(ValueError):
     """The model holds something the runner does not support (an operator, an attribute, a
-    data type, a dynamic shape). Raised at load; the message names the node and the reason."""
+    data type). Raised at load, or for a model with dimensions known only at run time, where it
+    depends on the shapes, at the first run with those shapes; the message names the node and
+    the reason."""
 
 
 class Node:
@@ -305,7 +309,9 @@ FLOAT = onnx.TensorProto.FLOAT
 class Model:
     """An ONNX model read for planning: `nodes` in graph order (If nodes with a constant
     condition are expanded by the planner), `constants` (initializers and Constant outputs),
-    `inputs` [(name, shape)] and `outputs` [name]."""
+    `inputs` [(name, shape)] and `outputs` [name]. A shape holds None for a dimension that is
+    only known at run time (`dynamic`); `with_shapes` gives the model with every input shape
+    concrete, which is what the lowering needs."""
 
     def __init__(self, proto):
         graph = proto.graph
@@ -323,7 +329,8 @@ class Model:
         self.constants = {}
         for init in graph.initializer:
             self.constants[init.name] = numpy_helper.to_array(init)
-        self.inputs = []
+        self.inputs = []  # (name, shape): None for a dimension known only at run time
+        self.dim_names = {}  # (input name, axis) -> the dim_param of a dynamic dimension
         for value in graph.input:
             if value.name in self.constants:
                 continue
@@ -339,12 +346,13 @@ class Model:
                 raise UnsupportedModelError(f"input '{value.name}': the shape is not declared")
             shape = []
             for i, d in enumerate(t.shape.dim):
-                if not d.HasField("dim_value") or d.dim_value <= 0:
-                    what = f"'{d.dim_param}'" if d.HasField("dim_param") else "unknown"
-                    raise UnsupportedModelError(
-                        f"input '{value.name}': dimension {i} is dynamic ({what}); export the "
-                        "model with a fixed input shape")
-                shape.append(int(d.dim_value))
+                if d.HasField("dim_value") and d.dim_value > 0:
+                    shape.append(int(d.dim_value))
+                else:
+                    # Known only at run time: the plan is compiled per input shape.
+                    shape.append(None)
+                    if d.HasField("dim_param") and d.dim_param:
+                        self.dim_names[(value.name, i)] = d.dim_param
             self.inputs.append((value.name, tuple(shape)))
         self.outputs = []
         for value in graph.output:
@@ -361,6 +369,41 @@ class Model:
                 raise UnsupportedModelError(
                     f"node '{n.name}' ({n.op_type}): operator domain '{n.domain}' is not "
                     "supported")
+
+
+    @property
+    def dynamic(self):
+        return any(d is None for _, shape in self.inputs for d in shape)
+
+    def with_shapes(self, shapes):
+        """This model with the input shapes `shapes` ({name: tuple of ints}, checked by the
+        caller against the declared ones). Nodes and constants are shared: the lowering reads
+        them and never changes them."""
+        concrete = copy.copy(self)
+        concrete.inputs = [(name, tuple(int(d) for d in shapes[name])) for name, _ in self.inputs]
+        concrete.dim_names = {}
+        return concrete
+
+    def unsupported_operators(self):
+        """The first node (with If branches) whose operator the runner neither lowers nor folds,
+        or None: what a dynamic model can be checked for before its shapes are known."""
+        from ._onnx_lower import HANDLERS  # the lowering imports this module
+
+        known = set(HANDLERS) | set(FOLDERS) | {"Shape", "Size"}
+
+        def find(nodes):
+            for node in nodes:
+                if node.op == "If":
+                    for name in ("then_branch", "else_branch"):
+                        branch = node.attrs.get(name)
+                        if isinstance(branch, onnx.GraphProto):
+                            found = find(branch_nodes(node, branch, "branch_")[0])
+                            if found is not None:
+                                return found
+                elif node.op not in known:
+                    return node
+            return None
+        return find(self.nodes)
 
 
 def branch_nodes(node, graph_proto, prefix):

@@ -21,6 +21,8 @@ from ._onnx_ops import F32, as_float
 # ---------------------------------------------------------------------------------------------
 # The lowering.
 
+MAX_TENSOR_ELEMENTS = 2 ** 31  # FP32 values of one tensor (8 GiB)
+
 class Lowering:
     def __init__(self, model):
         self.model = model
@@ -143,6 +145,12 @@ class Lowering:
     def out(self, node, shape, i=0):
         if any(d <= 0 for d in shape):
             node.fail(f"output shape {tuple(shape)} has an empty dimension")
+        # Checked before a handler builds tables for it (a Resize by a huge scale would build
+        # index lists for the whole output): no real network has a tensor of 8 GiB.
+        elements = int(np.prod(np.asarray(shape, dtype=np.float64)))
+        if elements > MAX_TENSOR_ELEMENTS:
+            node.fail(f"output shape {tuple(shape)} holds {elements} values, more than the "
+                      f"{MAX_TENSOR_ELEMENTS} a tensor may hold")
         t = Tensor(node.outputs[i], shape)
         self.values[node.outputs[i]] = t
         return t

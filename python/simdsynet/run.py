@@ -1,15 +1,18 @@
 """Runs an ONNX model on simd-synet and prints its outputs.
 
-    python3 -m simdsynet.run MODEL.onnx [--input x.npy] [--threads N] [--profile] [--int8]
+    python3 -m simdsynet.run MODEL.onnx [--input x.npy] [--shape DIMS] [--threads N] [--profile]
+                             [--int8]
 
 Prints each output's shape and, for classifier outputs (N x K), the top-5 classes and scores
 of every batch item. --input takes a .npy file (or NAME=FILE per input of a model with
-several); without it the input is random (seed 0). --profile adds the time of every step of
-the plan, averaged over --runs runs, and how much of the total is spent outside the library's
-compute kernels. --int8 runs the convolutions on the INT8 framework, calibrated on random
-inputs (simdsynet.onnx.load(..., int8=True)), and compares the outputs with the FP32 plan's:
-the largest difference relative to the FP32 output's largest magnitude and, for classifier
-outputs, how many items keep their top-1 class.
+several); without it the input is random (seed 0), of the declared shape, or of --shape (DIMS
+or NAME=DIMS, e.g. 8x3x224x224) where the model has dimensions known only at run time (a
+dynamic batch is 1 by default). --profile adds the time of every step of the plan, averaged
+over --runs runs, how much of the total is spent outside the library's compute kernels and
+how long compiling the plan for the input's shapes took. --int8 runs the convolutions on the
+INT8 framework, calibrated on random inputs (simdsynet.onnx.load(..., int8=True)), and
+compares the outputs with the FP32 plan's: the largest difference relative to the FP32
+output's largest magnitude and, for classifier outputs, how many items keep their top-1 class.
 """
 
 import argparse
@@ -21,10 +24,43 @@ from . import isa
 from .onnx import UnsupportedModelError, load
 
 
-def read_inputs(net, specs):
+def parse_shapes(net, specs):
+    """--shape values (DIMS, or NAME=DIMS per input; DIMS like 8x3x224x224) as a dict."""
+    shapes = {}
+    for spec in specs:
+        name, _, dims = spec.rpartition("=")
+        if not name:
+            if len(net.inputs) != 1:
+                sys.exit(f"the model has {len(net.inputs)} inputs: give NAME=DIMS for each")
+            name = net.inputs[0][0]
+        try:
+            shapes[name] = tuple(int(d) for d in dims.lower().split("x"))
+        except ValueError:
+            sys.exit(f"--shape {spec}: the dimensions are not integers separated by 'x'")
+    return shapes
+
+
+def random_shapes(net, shapes):
+    """The shapes of random inputs: --shape where given, else the declared shape with a dynamic
+    first dimension (the batch) taken as 1; other dynamic dimensions need --shape."""
+    result = {}
+    for name, declared in net.inputs:
+        if name in shapes:
+            result[name] = shapes[name]
+            continue
+        shape = tuple(1 if d is None and i == 0 else d for i, d in enumerate(declared))
+        if None in shape:
+            sys.exit(f"input '{name}' has dimensions known only at run time {declared}: give "
+                     "its shape with --shape")
+        result[name] = shape
+    return result
+
+
+def read_inputs(net, specs, shapes=None):
     if not specs:
         rng = np.random.default_rng(0)
-        return {name: rng.standard_normal(shape).astype(np.float32) for name, shape in net.inputs}
+        return {name: rng.standard_normal(shape).astype(np.float32)
+                for name, shape in random_shapes(net, shapes or {}).items()}
     if len(specs) == 1 and "=" not in specs[0]:
         if len(net.inputs) != 1:
             sys.exit(f"the model has {len(net.inputs)} inputs: give NAME=FILE for each")
@@ -75,6 +111,8 @@ def print_profile(p, width=60):
           f"{p['kernel_ms']:.3f} ms; outside the kernels {p['outside_ms']:.3f} ms "
           f"({100 * p['outside_ms'] / total:.2f}%: layout conversions {p['layout_ms']:.3f}, "
           f"glue {p['glue_ms']:.3f}, executor {p['outside_ms'] - p['layout_ms'] - p['glue_ms']:.3f})")
+    shapes = ", ".join(f"'{name}' {tuple(shape)}" for name, shape in p["shapes"].items())
+    print(f"compiling the plan for {shapes}: {p['compile_ms']:.1f} ms")
     fastest = p["min_kernel_ms"] + p["min_outside_ms"]
     print(f"fastest runs of each step: kernels {p['min_kernel_ms']:.3f} ms, layout and glue "
           f"{p['min_outside_ms']:.3f} ms ({100 * p['min_outside_ms'] / fastest:.2f}%)")
@@ -91,17 +129,27 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=10, help="profiled runs (default 10)")
     parser.add_argument("--int8", action="store_true",
                         help="INT8 convolutions (calibrated on random inputs), compared with FP32")
+    parser.add_argument("--shape", action="append", default=[],
+                        help="random inputs of this shape, DIMS or NAME=DIMS (e.g. 8x3x224x224) "
+                        "for models with dimensions known only at run time (default: batch 1)")
     args = parser.parse_args(argv)
     try:
         net = load(args.model, threads=args.threads, int8=True if args.int8 else None)
     except UnsupportedModelError as error:
         sys.exit(f"{args.model}: {error}")
-    inputs = read_inputs(net, args.input)
+    inputs = read_inputs(net, args.input, parse_shapes(net, args.shape))
+    try:
+        outputs = net.run(inputs)
+    except (UnsupportedModelError, ValueError) as error:
+        sys.exit(f"{args.model}: {error}")
     print(f"{args.model}: {len(net.steps())} steps, {net.flops / 1e9:.3f} GFLOP, {isa()}, "
           f"{args.threads} thread(s){', INT8 convolutions' if args.int8 else ''}")
     for name, shape in net.inputs:
-        print(f"input '{name}': shape {shape}")
-    outputs = net.run(inputs)
+        given = tuple(np.shape(inputs[name]))
+        line = f"input '{name}': shape {given}"
+        if net.dynamic:
+            line += f" (declared {net.declared(name)})"
+        print(line)
     print_outputs(net, outputs)
     if args.int8:
         print_agreement(net, outputs, load(args.model, threads=args.threads).run(inputs))

@@ -18,3 +18,9 @@ def check(target, models):
     """{name: [relative difference per output]} and {name: error} of `models`, a list of
     (name, onnx path, npz path), run on `target`."""
     return accuracy.check_on(target, models)
+
+
+def check_runs(target, models):
+    """check for models run at several shapes in one session (zoo.export_runs): {name:
+    [relative difference per output and run]} and {name: error}."""
+    return accuracy.check_on(target, models, runs=True)

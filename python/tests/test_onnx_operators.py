@@ -1,8 +1,8 @@
 """simdsynet.onnx operator by operator: small models of our own (models/zoo.py) that cover
 what the architectures do not, against PyTorch on every supported target; hand-built graphs
 for forms torch does not export (variadic Sum/Mean/Max/Min, Gemm attributes, Resize modes,
-opset-11 Softmax, Split, Upsample); the refusals at load (operator, attribute, data type,
-dynamic shape), each naming the node; and the Python API."""
+opset-11 Softmax, Split, Upsample); the refusals at load (operator, attribute, data type),
+each naming the node; a dynamic batch compiled per run shape; and the Python API."""
 
 import numpy as np
 import pytest
@@ -298,10 +298,16 @@ def test_refuses_other_data_types():
     refused(proto, "int_conv", "int32")
 
 
-def test_refuses_dynamic_shapes():
+def test_dynamic_shapes_compile_per_run_shape():
+    """A dimension known only at run time is no refusal: the plan is compiled for the shapes
+    run (test_onnx_dynamic.py has the rest)."""
     proto = model([helper.make_node("Relu", ["x"], ["y"], name="r")],
                   [("x", ("batch", 3, 8, 8))], ["y"])
-    refused(proto, "'x'", "dynamic", "batch")
+    net = simdsynet.onnx.load(proto)
+    assert net.inputs == [("x", (None, 3, 8, 8))] and net.dynamic
+    for batch in (2, 1):
+        x = uniform(batch, 3, 8, 8)
+        np.testing.assert_array_equal(net.run(x)[0], np.maximum(x, 0))
 
 
 def test_refuses_computed_weights():

@@ -509,6 +509,14 @@ def test_refuses_resize_forms(attrs, fragments):
     refused(proto, "'the_resize'", *fragments)
 
 
+def test_refuses_a_resize_to_a_huge_tensor():
+    """Refused before its index tables are built (they would take the whole output's size)."""
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="the_resize",
+                            mode="linear")
+    proto = model([node], [("x", (1, 3, 4, 4))], ["y"], [("scales", floats(1, 1, 1e6, 1e6))])
+    refused(proto, "'the_resize'", "more than the 2147483648")
+
+
 def test_refuses_resizing_channels_linearly():
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="the_resize",
                             mode="linear")
