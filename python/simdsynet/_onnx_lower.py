@@ -73,8 +73,11 @@ class Lowering:
             result = [values[0]] if node.op == "Dropout" else fold(node, values)
             self.consts[node.outputs[0]] = result[0]
             return
-        if node.op == "Shape" and node.inputs[0] in self.values:
-            shape = np.array(self.values[node.inputs[0]].shape, np.int64)
+        if node.op == "Shape" and (node.inputs[0] in self.values or node.inputs[0] in self.consts):
+            # Of a constant too: a dynamic-batch ViT takes the shape of its class token.
+            source = self.values.get(node.inputs[0])
+            shape = np.array(np.shape(self.consts[node.inputs[0]]) if source is None else
+                             source.shape, np.int64)
             # Out-of-range bounds clamp, as the operator says and Python slices do.
             start, end = int_attr(node, "start", 0), int_attr(node, "end", len(shape))
             self.consts[node.outputs[0]] = shape[start:end]

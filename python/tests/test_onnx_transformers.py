@@ -487,3 +487,28 @@ def test_opset20_gelu_with_another_approximation_is_refused():
     nodes = [helper.make_node("Gelu", ["x"], ["y"], "gelu", approximate="fast")]
     with pytest.raises(UnsupportedModelError, match="node 'gelu'.*approximate"):
         simdsynet.onnx.load(graph(nodes, opset=20))
+
+
+@pytest.mark.parametrize("name", ["channel_first_block", "tokens", "vit_small"])
+def test_dynamic_batch(name):
+    """Exported with a dynamic batch, run at batches 1, 3 and 8 in one session (the ViT takes
+    the shape of its class token, a constant, for the Expand to the batch)."""
+    build, shape, opset = SMALL[name]
+    torch.manual_seed(0)
+    model = randomize(build(), 1)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, torch.randn(shape), buffer, opset_version=opset,
+                          input_names=["input"], output_names=["y"],
+                          dynamic_axes={"input": {0: "n"}, "y": {0: "n"}})
+    net = simdsynet.onnx.load(buffer.getvalue())
+    g = torch.Generator().manual_seed(4)
+    for batch in (1, 3, 8):
+        x = torch.randn((batch,) + tuple(shape[1:]), generator=g)
+        with torch.no_grad():
+            expected = model(x)
+        expected = (expected[0] if isinstance(expected, (tuple, list)) else expected).numpy()
+        y = net.run(x.numpy())[0]
+        assert y.shape == expected.shape
+        assert np.abs(y - expected).max() <= TOLERANCE * np.abs(expected).max(), batch
