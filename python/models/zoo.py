@@ -63,6 +63,22 @@ def randomize_batch_norms(model, generator):
                 m.bias.copy_(torch.randn(n, generator=generator) * 0.1)
 
 
+def randomize_parameters(model, seed):
+    """Random weights everywhere, layer norm scales and ConvNeXt's layer scales included (their
+    initial 1 and 1e-6, and ViT's zero head, would leave those paths untested or the output
+    degenerate)."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() >= 2:
+                p.copy_(torch.randn(p.shape, generator=g) / max(p[0].numel(), 1) ** 0.5)
+            elif name.endswith("weight"):
+                p.copy_(1 + 0.3 * torch.randn(p.shape, generator=g))
+            else:
+                p.copy_(0.2 * torch.randn(p.shape, generator=g))
+    return model.eval()
+
+
 def architecture(name, size):
     """A torchvision model with random weights (seed 0), in eval mode. vgg16's classifier
     expects 7x7 features: below 224x224 its adaptive average pooling (which torch cannot
@@ -78,6 +94,8 @@ def architecture(name, size):
     if name.startswith("vit_"):
         kwargs = dict(image_size=size)  # its position embeddings are made for this size
     model = getattr(torchvision.models, name)(weights=None, **kwargs)
+    if name.startswith(("vit_", "convnext_")):
+        return randomize_parameters(model, 1)
     if name == "vgg16" and size % 224:
         if size != 32:
             raise ValueError("vgg16 is exported at 224x224 (or 32x32 for tests)")

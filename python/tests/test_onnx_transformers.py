@@ -28,26 +28,11 @@ VERSION = 1  # bump when a model below changes, so cached exports are not reused
 TARGETS = ["scalar", "sse4", "avx2", "avx512"]
 
 
-def randomize(model, seed):
-    """Random weights everywhere, layer norm scales and ConvNeXt's layer scales included
-    (their initial 1 and 1e-6 would leave those paths untested)."""
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if p.dim() >= 2:
-                p.copy_(torch.randn(p.shape, generator=g) / max(p[0].numel(), 1) ** 0.5)
-            elif name.endswith("weight"):
-                p.copy_(1 + 0.3 * torch.randn(p.shape, generator=g))
-            else:
-                p.copy_(0.2 * torch.randn(p.shape, generator=g))
-    return model.eval()
-
-
 def export(name, build, shape, opset, seed=0):
     """(onnx path, npz path) of a model (built by `build`, randomized) exported at `shape`,
     cached as zoo.py caches its models."""
     torch.manual_seed(seed)
-    model = randomize(build(), seed + 1)
+    model = zoo.randomize_parameters(build(), seed + 1)
     key = f"tf-{name}-{'x'.join(map(str, shape))}-opset{opset}-torch{torch.__version__}-v{VERSION}"
     stem = os.path.join(zoo.default_cache(), key)
     paths = stem + ".onnx", stem + ".npz"
@@ -495,7 +480,7 @@ def test_dynamic_batch(name):
     the shape of its class token, a constant, for the Expand to the batch)."""
     build, shape, opset = SMALL[name]
     torch.manual_seed(0)
-    model = randomize(build(), 1)
+    model = zoo.randomize_parameters(build(), 1)
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
