@@ -187,6 +187,13 @@ SIMD_API const char* SimdVersion(void);
 SIMD_API const char* SimdSynetGetLastError(void);
 
 /**
+ * Records a copy of `message` (its first 1023 bytes) as this thread's last error, as a rejected
+ * call into the library would; NULL clears the slot. For libraries built on this one, such as
+ * the network runtime (SimdSynetRuntime.h), so that their callers read every error in one place.
+ */
+SIMD_API void SimdSynetSetLastError(const char* message);
+
+/**
  * Returns the name of the instruction set the library runs on in this process: "scalar",
  * "sse4", "avx2", "avx512" or "neon" (SIMD_SYNET_MAX_ISA can lower it).
  */

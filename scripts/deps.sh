@@ -9,9 +9,12 @@ set -euo pipefail
 # models with it; python3-torch, python3-torchvision: the models of the ONNX tests and of the
 # model benchmark are built and exported with them; python3-matplotlib: the benchmark's chart.
 # libdnnl-dev: the optional oneDNN comparison of the convolution benchmarks (CI builds it).
+# flatbuffers-compiler, libflatbuffers-dev, python3-flatbuffers: the compiled network file
+# (runtime/schema: flatc generates its C++ reader and Python writer).
 # nodejs, npm: the model benchmark's ONNX Runtime column (npm package onnxruntime-node, pinned
 # in python/models/onnxruntime; skipped where node and npm are already on PATH).
-packages=(cmake make g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev libdnnl-dev python3
+packages=(cmake make g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev libdnnl-dev
+          flatbuffers-compiler libflatbuffers-dev python3-flatbuffers python3
           python3-dev pybind11-dev python3-numpy python3-pytest python3-onnx python3-torch
           python3-torchvision python3-matplotlib)
 if [ "${1:-}" = clang ]; then packages+=(clang-14 libclang-rt-14-dev); fi

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 build=build
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSIMD_SYNET_PYTHON=ON >/dev/null
-cmake --build "$build" -j"$(nproc)" --target simdsynet_python simdsynet_executor >/dev/null
+cmake --build "$build" -j"$(nproc)" --target simdsynet_python simdsynet_executor simdsynet_python_file_schema >/dev/null
 if [ ! -d python/models/onnxruntime/node_modules/onnxruntime-node ]; then
     (cd python/models/onnxruntime && npm ci --ignore-scripts --no-audit --no-fund >/dev/null)
 fi

@@ -16,6 +16,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     $SUDO dpkg --add-architecture arm64
 fi
 bash scripts/deps.sh --only cmake make pkg-config g++-aarch64-linux-gnu qemu-user-static \
+    flatbuffers-compiler libflatbuffers-dev \
     libhwy-dev:arm64 libgtest-dev:arm64
 
 # No benchmarks (not timed under emulation); the Python package turns itself off when

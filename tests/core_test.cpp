@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -122,6 +123,25 @@ TEST(CoreHelpers, CachesFromSysfs) {
 
 TEST(CoreHelpers, Version) {
     EXPECT_STREQ(SimdVersion(), "0.1.0");
+}
+
+// Libraries built on this one (the network runtime) record their messages in the same slot.
+TEST(CoreHelpers, SetLastErrorCopiesAndClears) {
+    std::string message = "runtime: step 3 reads past the arena";
+    SimdSynetSetLastError(message.c_str());
+    message.assign(message.size(), 'x');  // the slot holds a copy
+    ASSERT_NE(SimdSynetGetLastError(), nullptr);
+    EXPECT_STREQ(SimdSynetGetLastError(), "runtime: step 3 reads past the arena");
+    const std::string longer(5000, 'a');
+    SimdSynetSetLastError(longer.c_str());
+    EXPECT_EQ(std::string(SimdSynetGetLastError()), std::string(1023, 'a'));
+    std::string seen = "unset";
+    std::thread([&] { seen = SimdSynetGetLastError() ? "set" : "clear"; }).join();
+    EXPECT_EQ(seen, "clear");
+    SimdSynetSetLastError(nullptr);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    EXPECT_EQ(SimdAlign(5, 3), 0u);  // the library's own messages still replace it
+    EXPECT_STRNE(SimdSynetGetLastError(), "");
 }
 
 TEST(CoreHelpers, LastErrorIsPerThread) {

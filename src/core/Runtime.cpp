@@ -75,3 +75,16 @@ const IsaCap g_isaCap;
 SIMD_API const char* SimdSynetGetLastError(void) {
     return simd::g_lastError;
 }
+
+namespace {
+thread_local char g_clientError[1024];
+}  // namespace
+
+SIMD_API void SimdSynetSetLastError(const char* message) {
+    if (message == nullptr) {
+        simd::g_lastError = nullptr;
+        return;
+    }
+    std::snprintf(g_clientError, sizeof(g_clientError), "%s", message);
+    simd::g_lastError = g_clientError;
+}
