@@ -25,6 +25,7 @@ import numpy as np
 from . import _executor
 from . import _onnx_int8 as _int8
 from ._onnx_emit import emit
+from ._onnx_file import NetworkWriter
 from ._onnx_fuse import fuse
 from ._onnx_graph import Model, UnsupportedModelError, onnx
 from ._onnx_lower import lower
@@ -33,7 +34,8 @@ from ._onnx_plan import Layouts, plan_memory
 from ._onnx_shuffle import map_channel_shuffles
 from ._simdsynet import Error
 
-__all__ = ["load", "Network", "UnsupportedModelError"]
+__all__ = ["load", "compile", "load_compiled", "Network", "CompiledNetwork",
+           "UnsupportedModelError"]
 
 
 def _read(model):
@@ -44,11 +46,27 @@ def _read(model):
     return onnx.load(str(model))
 
 
-class _Plan:
-    """The compiled plan of a model for one set of input shapes: its executor (one run at a
-    time: the arena is shared by the steps), the FLOP of each step and how long compiling took."""
+def _network_file(net, arena):
+    """The network file (bytes) of a planned network and the FLOP of each of its steps."""
+    writer = NetworkWriter()
+    flops = emit(net, writer)
+    return writer.finish(arena, flops), flops
 
-    def __init__(self, model, shapes, threads, merge, guard, int8):
+
+def _load_file(data):
+    """The executor of a network file, built by the runtime's loader (SimdSynetNetworkLoad's)."""
+    try:
+        return _executor.load(data)
+    except Error as error:
+        raise UnsupportedModelError(f"the library rejected a layer: {error}") from error
+
+
+class _Plan:
+    """The compiled plan of a model for one set of input shapes: its executor, built from the
+    plan's network file by the runtime's loader (the file itself is kept with `keep_file`), the
+    FLOP of each step and how long compiling took."""
+
+    def __init__(self, model, shapes, threads, merge, guard, int8, keep_file=False):
         start = time.perf_counter()
         net = lower(model.with_shapes(shapes))
         self.shapes = shapes
@@ -61,12 +79,10 @@ class _Plan:
         if int8 is not None:
             self._quantize(net, int8)
         arena, guards = plan_memory(net, guard)
-        self.executor = _executor.Executor()
-        try:
-            self.step_flops = emit(net, self.executor)
-        except Error as error:
-            raise UnsupportedModelError(f"the library rejected a layer: {error}") from error
-        self.executor.finalize(arena)
+        data, self.step_flops = _network_file(net, arena)
+        self.file = data if keep_file else None
+        self.executor = _load_file(data)
+        del data
         if guard:
             # Tests: every tensor followed by `guard` floats checked after every step.
             self.executor.guard(guards)
@@ -78,12 +94,7 @@ class _Plan:
     def _quantize(self, net, samples):
         """Calibrates the convolutions on an FP32 plan of `net` and marks them INT8."""
         arena, _ = plan_memory(net, reuse=False)
-        executor = _executor.Executor()
-        try:
-            emit(net, executor)
-        except Error as error:
-            raise UnsupportedModelError(f"the library rejected a layer: {error}") from error
-        executor.finalize(arena)
+        executor = _load_file(_network_file(net, arena)[0])
         names = [t.name for t in net.inputs]
 
         def arrays(sample):
@@ -113,7 +124,7 @@ class Network:
     run last (compiled last before any run)."""
 
     def __init__(self, model, threads=1, merge=True, guard=0, int8=None, shapes=None,
-                 max_plans=MAX_PLANS):
+                 max_plans=MAX_PLANS, keep_file=False):
         self._model = Model(_read(model))
         self.inputs = list(self._model.inputs)
         self.outputs = list(self._model.outputs)
@@ -122,7 +133,7 @@ class Network:
         if int(max_plans) < 1:
             raise ValueError("max_plans must be at least 1")
         self.max_plans = int(max_plans)
-        self._options = dict(merge=merge, guard=guard)
+        self._options = dict(merge=merge, guard=guard, keep_file=keep_file)
         self._plans = collections.OrderedDict()  # input shapes -> _Plan, least recent first
         self._lock = threading.Lock()  # the cache; runs of one plan lock in its executor
         self._last = None
@@ -391,3 +402,76 @@ def load(path, threads=1, int8=None, shapes=None, max_plans=MAX_PLANS):
     read only by convolutions stay UINT8 (_onnx_int8.py says why that changes no result). INT8
     needs fixed input shapes."""
     return Network(path, threads=threads, int8=int8, shapes=shapes, max_plans=max_plans)
+
+
+def compile(model, path=None, int8=None, shapes=None, merge=True):
+    """Compiles an ONNX model (as `load` takes it) into a network file and returns its bytes;
+    with `path`, also writes them there. The file holds the whole plan (steps, folded weights,
+    buffer plan, input and output names and shapes) and runs without Python: the C API of
+    SimdSynetRuntime.h, the tools simdsynet-run and simdsynet-bench, or `load_compiled`. It
+    records no instruction set: contexts are created on the CPU that loads it.
+
+    A file holds one plan, so a model with dimensions known only at run time needs `shapes`
+    (one set, as `load` takes it); `int8` as in `load`."""
+    network = Network(model, int8=int8, merge=merge, keep_file=True)
+    if network.dynamic:
+        entries = network._shape_list(shapes)
+        if len(entries) != 1:
+            raise ValueError("a network file holds one plan: give one set of input shapes "
+                             f"for this model's dimensions known at run time "
+                             f"({network._describe_dynamic()})")
+        network.compile(entries)
+    elif shapes is not None:
+        network._check_shapes(network._shape_list(shapes)[0])
+    data = network._current().file
+    if path is not None:
+        with open(path, "wb") as f:
+            f.write(data)
+    return data
+
+
+class CompiledNetwork:
+    """A network file loaded for running (`load_compiled`): `run`, `inputs` and `outputs`
+    (name and shape each), `threads`, `steps()`."""
+
+    def __init__(self, data, threads=1):
+        self._executor = _load_file(data)
+        self.inputs = [(name, tuple(shape)) for name, shape in self._executor.inputs()]
+        self.outputs = [(name, tuple(shape)) for name, shape in self._executor.outputs()]
+        self.threads = threads
+
+    @property
+    def threads(self):
+        return self._executor.threads
+
+    @threads.setter
+    def threads(self, value):
+        if int(value) < 1:
+            raise ValueError("threads must be at least 1")
+        self._executor.threads = int(value)
+
+    def run(self, x):
+        """The outputs for `x`: one array, or a dict input name -> array."""
+        names = [name for name, _ in self.inputs]
+        if isinstance(x, dict):
+            if sorted(x) != sorted(names):
+                raise ValueError(f"inputs: {sorted(x)} given, the network has {names}")
+            x = [x[name] for name in names]
+        else:
+            if len(names) != 1:
+                raise ValueError(f"the network has {len(names)} inputs: pass a dict {names}")
+            x = [x]
+        return self._executor.run([np.ascontiguousarray(a, dtype=np.float32) for a in x], False)
+
+    def steps(self):
+        """(name, kind, category, info) per step."""
+        return self._executor.steps()
+
+
+def load_compiled(file, threads=1):
+    """Loads a network file written by `compile` (a path or the file's bytes) with the
+    runtime's loader, which checks everything in it before use."""
+    if not isinstance(file, (bytes, bytearray, memoryview)):
+        with open(file, "rb") as f:
+            file = f.read()
+    return CompiledNetwork(file, threads)

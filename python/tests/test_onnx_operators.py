@@ -52,11 +52,12 @@ def test_coverage_without_writes_outside_tensors(name):
 
 def test_guard_zones_catch_a_step_writing_past_its_tensor():
     from simdsynet import _executor
-    ex = _executor.Executor()
-    ex.input("x", [1, 20], [0, 1], 0)                  # floats 0-19, guard 32-47
-    ex.copy("overrun", [(0, 48, 1, 20, 20, 20)])       # 20 floats into y's 16 at 48
-    ex.output("y", [1, 16], [0, 1], 48)                # floats 48-63, guard 64-79
-    ex.finalize(80)
+    from simdsynet._onnx_file import NetworkWriter
+    writer = NetworkWriter()
+    writer.input("x", [1, 20], [0, 1], 0)                  # floats 0-19, guard 32-47
+    writer.copy("overrun", [(0, 48, 1, 20, 20, 20)])       # 20 floats into y's 16 at 48
+    writer.output("y", [1, 16], [0, 1], 48)                # floats 48-63, guard 64-79
+    ex = _executor.load(writer.finish(80, [0]))
     ex.guard([(32, 16), (64, 16)])
     with pytest.raises(simdsynet.Error, match="overrun.*offset 64"):
         ex.run([np.zeros((1, 20), np.float32)])

@@ -262,7 +262,7 @@ void Executor::ResetProfile() {
 }
 
 void Executor::Run(const std::vector<const float*>& inputs, const std::vector<float*>& outputs,
-                   bool profile) {
+                   bool profile, double* stepSeconds) {
     using Clock = std::chrono::steady_clock;
     if (!finalized_) throw ExecutorError("the plan is not finalized");
     const Memory memory(arena_.data(), constants_);
@@ -282,6 +282,11 @@ void Executor::Run(const std::vector<const float*>& inputs, const std::vector<fl
         steps_[i]->Run(scratch);
         if (SimdSynetGetLastError()) CheckLibrary(steps_[i]->name);
         if (guarded) CheckGuards("step " + std::to_string(i) + " (" + steps_[i]->name + ")");
+        if (stepSeconds) {
+            const auto now = Clock::now();
+            stepSeconds[i] = std::chrono::duration<double>(now - last).count();
+            if (!profile) last = now;
+        }
         if (profile) {
             const auto now = Clock::now();
             const double seconds = std::chrono::duration<double>(now - last).count();

@@ -129,8 +129,9 @@ public:
 
     // One inference: inputs[i] holds inputs()[i] (C order), outputs[i] receives outputs()[i].
     // With `profile`, the time of every step and of the input/output copies is accumulated.
+    // With `stepSeconds`, the seconds each step of this run took are written there.
     void Run(const std::vector<const float*>& inputs, const std::vector<float*>& outputs,
-             bool profile);
+             bool profile, double* stepSeconds = nullptr);
 
     // Tests: zones of the arena (offset, size in floats) that no step may write, and the
     // scratch's tail beyond what the steps asked for. Run fills them with a pattern and checks
