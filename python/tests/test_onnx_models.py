@@ -45,6 +45,31 @@ def test_matches_pytorch(results, name, target):
     assert max(differences[name]) <= TOLERANCE, differences[name]
 
 
+# Where the network files of the twelve models are written for the AArch64 suite
+# (scripts/test-arm64.sh runs them there under qemu and compares with PyTorch's outputs).
+ARM_FILES = os.environ.get("SIMD_SYNET_NETWORK_FILES")
+
+
+@pytest.mark.parametrize("name", zoo.ARCHITECTURES)
+def test_network_file_matches_pytorch(exported, name, tmp_path):
+    """The model compiled into a network file, written, read back and run by the runtime's
+    loader gives PyTorch's outputs, and exactly those of the in-memory plan."""
+    path, reference = exported[name]
+    ref = np.load(reference)
+    directory = ARM_FILES or str(tmp_path)
+    os.makedirs(directory, exist_ok=True)
+    file = os.path.join(directory, name + ".ssn")
+    simdsynet.onnx.compile(path, file)
+    outputs = simdsynet.onnx.load_compiled(file).run(ref["input"])
+    direct = simdsynet.onnx.load(path).run(ref["input"])
+    for k, y in enumerate(outputs):
+        expected = ref[f"output{k}"]
+        assert float(np.abs(y - expected).max()) <= TOLERANCE * float(np.abs(expected).max())
+        assert np.array_equal(y, direct[k])
+    if ARM_FILES:
+        np.savez(os.path.join(directory, name + ".npz"), **dict(ref))
+
+
 @pytest.mark.parametrize("name", zoo.ARCHITECTURES)
 def test_no_step_writes_outside_its_tensors(exported, name):
     """The plan without memory reuse and with a guard zone after every tensor (and the shared
