@@ -48,6 +48,8 @@ def test_matches_pytorch(results, name, target):
 # Where the network files of the twelve models are written for the AArch64 suite
 # (scripts/test-arm64.sh runs them there under qemu and compares with PyTorch's outputs).
 ARM_FILES = os.environ.get("SIMD_SYNET_NETWORK_FILES")
+# The native simdsynet-run of the build (set by ctest).
+RUN_TOOL = os.environ.get("SIMD_SYNET_RUN_TOOL")
 
 
 @pytest.mark.parametrize("name", zoo.ARCHITECTURES)
@@ -68,6 +70,14 @@ def test_network_file_matches_pytorch(exported, name, tmp_path):
         assert np.array_equal(y, direct[k])
     if ARM_FILES:
         np.savez(os.path.join(directory, name + ".npz"), **dict(ref))
+    if RUN_TOOL:
+        # The native tool (C++ over the runtime's C API) on the same file and input.
+        x = os.path.join(str(tmp_path), "input.npy")
+        np.save(x, ref["input"])
+        subprocess.run([RUN_TOOL, file, "--input", x, "--output-dir", str(tmp_path)],
+                       check=True, capture_output=True)
+        for k, y in enumerate(outputs):
+            assert np.array_equal(np.load(os.path.join(str(tmp_path), f"output{k}.npy")), y)
 
 
 @pytest.mark.parametrize("name", zoo.ARCHITECTURES)
