@@ -2,11 +2,11 @@
 // the steps one by one (each method below is one step kind; array references are ints, the
 // offset in floats of a tensor in the arena, numpy arrays, constants the executor copies, or
 // None), then finalize() allocates the arena, and run() executes the whole plan in one call
-// without the GIL.
+// without the GIL; several threads may run at once (each run has an arena of its own).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
+#include <shared_mutex>
 
 #include <pybind11/stl.h>
 
@@ -26,7 +26,9 @@ using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>
 class PyExecutor {
 public:
     Executor executor;
-    std::mutex mutex;                  // one run at a time (the arena is shared)
+    // Runs share it, read() holds it alone: it copies the arena of the last run, which a run
+    // starting meanwhile could take from the pool and overwrite.
+    std::shared_mutex mutex;
     std::vector<py::object> borrowed;  // constants referred to, not copied
 
     // An array reference: an arena offset, a constant array, or None. A read-only float32
@@ -174,7 +176,7 @@ py::list Run(PyExecutor& self, const py::list& inputs, bool profile) {
     }
     {
         py::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(self.mutex);
+        std::shared_lock<std::shared_mutex> lock(self.mutex);
         ex.Run(in, out, profile);
     }
     return result;
@@ -452,11 +454,16 @@ PYBIND11_MODULE(_executor, m) {
         .def("read",
              [](PyExecutor& self, size_t offset, size_t size) {
                  // A copy of `size` floats of the arena from `offset` (as the last run left them).
-                 std::lock_guard<std::mutex> lock(self.mutex);
                  if (!self.executor.Finalized() || offset + size > self.executor.ArenaFloats())
                      throw py::value_error("read: outside the arena");
                  py::array_t<float> a{py::ssize_t(size)};
-                 std::copy_n(self.executor.ArenaData() + offset, size, a.mutable_data());
+                 float* to = a.mutable_data();
+                 {
+                     // Other Python threads go on while this waits for the runs in flight.
+                     py::gil_scoped_release release;
+                     std::unique_lock<std::shared_mutex> lock(self.mutex);
+                     std::copy_n(self.executor.ArenaData() + offset, size, to);
+                 }
                  return a;
              })
         .def("finalize", [](PyExecutor& self, size_t arena) { self.executor.Finalize(arena); })
