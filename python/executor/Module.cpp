@@ -1,12 +1,13 @@
 // simdsynet._executor: the executor of simdsynet.onnx as a Python class. `load` hands a network
 // file's bytes (written by _onnx_file) to the runtime's loader, the one SimdSynetNetworkLoad
-// uses, and returns the executor; run() executes the whole plan in one call without the GIL.
+// uses, and returns the executor; run() executes the whole plan in one call without the GIL;
+// several threads may run at once (each run has an arena of its own).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <mutex>
+#include <shared_mutex>
 
 #include <pybind11/stl.h>
 
@@ -33,7 +34,9 @@ class PyExecutor {
 public:
     FileBytes file;                      // declared first: released after the executor
     std::unique_ptr<Executor> executor;  // from LoadNetwork
-    std::mutex mutex;                    // one run at a time (the arena is shared)
+    // Runs share it, read() holds it alone: it copies the arena of the last run, which a run
+    // starting meanwhile could take from the pool and overwrite.
+    std::shared_mutex mutex;
 };
 
 std::unique_ptr<PyExecutor> Load(const py::buffer& data) {
@@ -83,7 +86,7 @@ py::list Run(PyExecutor& self, const py::list& inputs, bool profile) {
     }
     {
         py::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(self.mutex);
+        std::shared_lock<std::shared_mutex> lock(self.mutex);
         ex.Run(in, out, profile);
     }
     return result;
@@ -124,11 +127,16 @@ PYBIND11_MODULE(_executor, m) {
         .def("read",
              [](PyExecutor& self, size_t offset, size_t size) {
                  // A copy of `size` floats of the arena from `offset` (as the last run left them).
-                 std::lock_guard<std::mutex> lock(self.mutex);
                  if (!self.executor->Finalized() || offset + size > self.executor->ArenaFloats())
                      throw py::value_error("read: outside the arena");
                  py::array_t<float> a{py::ssize_t(size)};
-                 std::copy_n(self.executor->ArenaData() + offset, size, a.mutable_data());
+                 float* to = a.mutable_data();
+                 {
+                     // Other Python threads go on while this waits for the runs in flight.
+                     py::gil_scoped_release release;
+                     std::unique_lock<std::shared_mutex> lock(self.mutex);
+                     std::copy_n(self.executor->ArenaData() + offset, size, to);
+                 }
                  return a;
              })
         .def("guard",

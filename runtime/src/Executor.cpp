@@ -206,56 +206,125 @@ size_t Executor::ConstantFloats() const {
 
 void Executor::Finalize(size_t arenaFloats) {
     if (finalized_) throw ExecutorError("the plan is finalized");
-    arena_ = Floats(arenaFloats);
-    size_t scratch = 1;
-    for (const auto& step : steps_) scratch = std::max(scratch, step->ScratchFloats());
-    scratch_ = Floats(scratch);
-    Memory memory(arena_.data(), constants_);
-    for (const auto& step : steps_) step->Bind(memory);
+    arenaFloats_ = arenaFloats;
+    scratchFloats_ = 1;
+    for (const auto& step : steps_)
+        scratchFloats_ = std::max(scratchFloats_, step->ScratchFloats());
+    free_.push_back(NewWorkspace());
+    workspaces_ = 1;
+    last_ = free_.back().get();
     profile_.assign(steps_.size(), StepProfile());
     finalized_ = true;
 }
 
+std::unique_ptr<Executor::Workspace> Executor::NewWorkspace() const {
+    auto workspace = std::make_unique<Workspace>();
+    workspace->arena = Floats(arenaFloats_);
+    workspace->scratch = Floats(ScratchFloats());
+    return workspace;
+}
+
+std::unique_ptr<Executor::Workspace> Executor::Acquire() {
+    {
+        std::lock_guard<std::mutex> lock(poolMutex_);
+        if (!free_.empty()) {
+            std::unique_ptr<Workspace> workspace = std::move(free_.back());
+            free_.pop_back();
+            return workspace;
+        }
+        // Room for every workspace, so that Release (in a destructor) never allocates.
+        free_.reserve(++workspaces_);
+    }
+    // Every workspace is running: allocating outside the lock lets the others return theirs.
+    return NewWorkspace();
+}
+
+void Executor::Release(std::unique_ptr<Workspace> workspace, bool completed) {
+    std::lock_guard<std::mutex> lock(poolMutex_);
+    // One taken before SetGuards resized the scratch would not fit the guarded plan.
+    if (workspace->scratch.size() != ScratchFloats()) {
+        if (last_ == workspace.get()) last_ = nullptr;
+        return;
+    }
+    if (completed) last_ = workspace.get();
+    free_.push_back(std::move(workspace));
+}
+
+const float* Executor::ArenaData() const {
+    std::lock_guard<std::mutex> lock(poolMutex_);
+    if (last_) return last_->arena.data();
+    return free_.empty() ? nullptr : free_.back()->arena.data();
+}
+
 namespace {
 const uint32_t kGuardBits = 0x7FC0DEADu;  // a quiet NaN no step computes
-constexpr size_t kScratchGuard = 64;
 }  // namespace
 
 void Executor::SetGuards(const std::vector<std::pair<size_t, size_t>>& zones) {
     if (!finalized_) throw ExecutorError("guards are set after finalize");
     for (const auto& [offset, size] : zones)
-        if (offset + size > arena_.size()) throw ExecutorError("a guard zone is outside the arena");
+        if (offset + size > arenaFloats_) throw ExecutorError("a guard zone is outside the arena");
     guards_ = zones;
-    // The scratch gets a guard zone after the largest size a step asked for.
-    const size_t used = scratch_.size();
-    Floats scratch(used + kScratchGuard);
-    scratch_ = std::move(scratch);
-    scratchUsed_ = used;
+    // The scratch gets a guard zone after the largest size a step asked for: the workspaces
+    // allocated so far are too small.
+    guarded_ = true;
+    std::unique_ptr<Workspace> workspace = NewWorkspace();
+    std::lock_guard<std::mutex> lock(poolMutex_);
+    free_.clear();
+    free_.reserve(workspaces_);
+    last_ = workspace.get();
+    free_.push_back(std::move(workspace));
 }
 
-void Executor::FillGuards() {
+void Executor::FillGuards(Workspace& workspace) const {
     auto fill = [](float* p, size_t n) {
         for (size_t i = 0; i < n; ++i) std::memcpy(p + i, &kGuardBits, sizeof(float));
     };
-    for (const auto& [offset, size] : guards_) fill(arena_.data() + offset, size);
-    fill(scratch_.data() + scratchUsed_, kScratchGuard);
+    for (const auto& [offset, size] : guards_) fill(workspace.arena.data() + offset, size);
+    fill(workspace.scratch.data() + scratchFloats_, kScratchGuard);
 }
 
-void Executor::CheckGuards(const std::string& after) {
+void Executor::CheckGuards(const Workspace& workspace, const std::string& after) const {
     auto intact = [](const float* p, size_t n) {
         for (size_t i = 0; i < n; ++i)
             if (std::memcmp(p + i, &kGuardBits, sizeof(float)) != 0) return false;
         return true;
     };
     for (const auto& [offset, size] : guards_)
-        if (!intact(arena_.data() + offset, size))
+        if (!intact(workspace.arena.data() + offset, size))
             throw ExecutorError(after + " wrote the guard zone at arena offset " +
                                 std::to_string(offset));
-    if (!intact(scratch_.data() + scratchUsed_, kScratchGuard))
+    if (!intact(workspace.scratch.data() + scratchFloats_, kScratchGuard))
         throw ExecutorError(after + " wrote past its scratch buffer");
 }
 
+std::vector<StepProfile> Executor::Profile() const {
+    std::lock_guard<std::mutex> lock(profileMutex_);
+    return profile_;
+}
+
+double Executor::InputSeconds() const {
+    std::lock_guard<std::mutex> lock(profileMutex_);
+    return inputSeconds_;
+}
+
+double Executor::OutputSeconds() const {
+    std::lock_guard<std::mutex> lock(profileMutex_);
+    return outputSeconds_;
+}
+
+double Executor::TotalSeconds() const {
+    std::lock_guard<std::mutex> lock(profileMutex_);
+    return totalSeconds_;
+}
+
+size_t Executor::ProfiledRuns() const {
+    std::lock_guard<std::mutex> lock(profileMutex_);
+    return runs_;
+}
+
 void Executor::ResetProfile() {
+    std::lock_guard<std::mutex> lock(profileMutex_);
     profile_.assign(steps_.size(), StepProfile());
     inputSeconds_ = outputSeconds_ = totalSeconds_ = 0;
     runs_ = 0;
@@ -265,34 +334,40 @@ void Executor::Run(const std::vector<const float*>& inputs, const std::vector<fl
                    bool profile, double* stepSeconds) {
     using Clock = std::chrono::steady_clock;
     if (!finalized_) throw ExecutorError("the plan is not finalized");
-    const Memory memory(arena_.data(), constants_);
+    // Returned to the pool however the run ends; only a completed run's arena is ArenaData.
+    struct Lease {
+        Executor& executor;
+        std::unique_ptr<Workspace> workspace;
+        bool completed = false;
+        ~Lease() { executor.Release(std::move(workspace), completed); }
+    } lease{*this, Acquire()};
+    Workspace& workspace = *lease.workspace;
+    const Memory memory(workspace.arena.data(), constants_);
+    const bool timed = profile || stepSeconds;
+    // Accumulated into the profile at the end, under its lock once rather than per step.
+    std::vector<double> seconds(profile ? steps_.size() : 0);
     const auto start = Clock::now();
     SimdSetThreadNumber(threads_);
-    const bool guarded = !guards_.empty();
-    if (guarded) FillGuards();
+    const bool guarded = guarded_;
+    if (guarded) FillGuards(workspace);
     for (size_t i = 0; i < inputs_.size(); ++i) {
         const Binding& b = inputs_[i];
         Permute(inputs[i], b.shape, b.perm, memory(b.ref));
     }
-    if (guarded) CheckGuards("the input copy");
-    auto last = Clock::now();
-    if (profile) inputSeconds_ += std::chrono::duration<double>(last - start).count();
-    float* scratch = scratch_.data();
+    if (guarded) CheckGuards(workspace, "the input copy");
+    const auto inputEnd = Clock::now();
+    auto last = inputEnd;
+    float* scratch = workspace.scratch.data();
     for (size_t i = 0; i < steps_.size(); ++i) {
-        steps_[i]->Run(scratch);
+        steps_[i]->Run(memory, scratch);
         if (SimdSynetGetLastError()) CheckLibrary(steps_[i]->name);
-        if (guarded) CheckGuards("step " + std::to_string(i) + " (" + steps_[i]->name + ")");
-        if (stepSeconds) {
+        if (guarded)
+            CheckGuards(workspace, "step " + std::to_string(i) + " (" + steps_[i]->name + ")");
+        if (timed) {
             const auto now = Clock::now();
-            stepSeconds[i] = std::chrono::duration<double>(now - last).count();
-            if (!profile) last = now;
-        }
-        if (profile) {
-            const auto now = Clock::now();
-            const double seconds = std::chrono::duration<double>(now - last).count();
-            StepProfile& p = profile_[i];
-            p.seconds += seconds;
-            p.fastest = runs_ == 0 ? seconds : std::min(p.fastest, seconds);
+            const double s = std::chrono::duration<double>(now - last).count();
+            if (profile) seconds[i] = s;
+            if (stepSeconds) stepSeconds[i] = s;
             last = now;
         }
     }
@@ -300,8 +375,16 @@ void Executor::Run(const std::vector<const float*>& inputs, const std::vector<fl
         const Binding& b = outputs_[i];
         Permute(memory(b.ref), b.physical, b.inverse, outputs[i]);
     }
+    lease.completed = true;
     if (profile) {
         const auto end = Clock::now();
+        std::lock_guard<std::mutex> lock(profileMutex_);
+        for (size_t i = 0; i < steps_.size(); ++i) {
+            StepProfile& p = profile_[i];
+            p.seconds += seconds[i];
+            p.fastest = runs_ == 0 ? seconds[i] : std::min(p.fastest, seconds[i]);
+        }
+        inputSeconds_ += std::chrono::duration<double>(inputEnd - start).count();
         outputSeconds_ += std::chrono::duration<double>(end - last).count();
         totalSeconds_ += std::chrono::duration<double>(end - start).count();
         ++runs_;

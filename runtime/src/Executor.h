@@ -6,8 +6,10 @@
 // it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <utility>
 #include <string>
@@ -59,7 +61,8 @@ struct Ref {
     static Ref InArena(size_t offset) { return {Arena, offset}; }
 };
 
-// Turns references into pointers once the arena exists.
+// Turns references into pointers into one run's arena; constants are shared by all runs and
+// read-only.
 class Memory {
 public:
     Memory(float* arena, const std::vector<Floats>& constants)
@@ -81,10 +84,10 @@ public:
     Step(std::string name, std::string kind, Category category)
         : name(std::move(name)), kind(std::move(kind)), category(category) {}
     virtual ~Step() = default;
-    // Resolves the step's references (called once, after the arena is allocated).
-    virtual void Bind(const Memory& memory) = 0;
-    // Runs the step; `scratch` holds at least ScratchFloats() floats shared by all steps.
-    virtual void Run(float* scratch) = 0;
+    // Runs the step on the arena of `memory`; `scratch` holds at least ScratchFloats() floats
+    // shared by the steps of this run. Const: several threads run one step at once, each on
+    // memory of its own, so a step resolves its references here and keeps nothing of a run.
+    virtual void Run(const Memory& memory, float* scratch) const = 0;
     virtual size_t ScratchFloats() const { return 0; }
     // The library's description of the algorithm (contexts), or empty.
     virtual std::string Info() const { return {}; }
@@ -124,18 +127,23 @@ public:
     void AddStep(std::unique_ptr<Step> step);
     void AddInput(Binding binding);
     void AddOutput(Binding binding);
-    // Allocates the arena (`arenaFloats`) and the shared scratch, and binds every step.
+    // Fixes the plan: the arena of a run holds `arenaFloats`, its scratch the most any step
+    // asks for. Allocates the first workspace, so that a plan too large fails here.
     void Finalize(size_t arenaFloats);
 
     // One inference: inputs[i] holds inputs()[i] (C order), outputs[i] receives outputs()[i].
-    // With `profile`, the time of every step and of the input/output copies is accumulated.
-    // With `stepSeconds`, the seconds each step of this run took are written there.
+    // Several threads may run at once: each run takes a workspace (arena and scratch) of its
+    // own from a pool, which keeps it for later runs, and results are those of a lone run.
+    // With `profile`, the time of every step and of the input/output copies is accumulated;
+    // `stepSeconds`, when not null, receives the seconds of each step of this run (Steps().size()
+    // values).
     void Run(const std::vector<const float*>& inputs, const std::vector<float*>& outputs,
              bool profile, double* stepSeconds = nullptr);
 
     // Tests: zones of the arena (offset, size in floats) that no step may write, and the
-    // scratch's tail beyond what the steps asked for. Run fills them with a pattern and checks
-    // them after every step, naming the step that wrote one.
+    // scratch's tail beyond what the steps asked for. Run fills them with a pattern in its
+    // workspace and checks them after every step, naming the step that wrote one. Set before
+    // the first run.
     void SetGuards(const std::vector<std::pair<size_t, size_t>>& zones);
 
     void SetThreads(size_t threads) { threads_ = threads ? threads : 1; }
@@ -143,33 +151,57 @@ public:
     const std::vector<Binding>& Inputs() const { return inputs_; }
     const std::vector<Binding>& Outputs() const { return outputs_; }
     const std::vector<std::unique_ptr<Step>>& Steps() const { return steps_; }
-    const std::vector<StepProfile>& Profile() const { return profile_; }
-    double InputSeconds() const { return inputSeconds_; }
-    double OutputSeconds() const { return outputSeconds_; }
-    double TotalSeconds() const { return totalSeconds_; }
-    size_t ProfiledRuns() const { return runs_; }
+    // Copies: profiled runs may be accumulating meanwhile.
+    std::vector<StepProfile> Profile() const;
+    double InputSeconds() const;
+    double OutputSeconds() const;
+    double TotalSeconds() const;
+    size_t ProfiledRuns() const;
     void ResetProfile();
-    size_t ArenaFloats() const { return arena_.size(); }
-    // The arena after the last run (calibration reads tensors from it).
-    const float* ArenaData() const { return arena_.data(); }
-    size_t ScratchFloats() const { return scratch_.size(); }
+    size_t ArenaFloats() const { return arenaFloats_; }
+    // The arena of the most recently completed run (calibration reads tensors from it). A run
+    // that starts meanwhile may take that workspace and overwrite it: callers that read it
+    // keep runs out while they do.
+    const float* ArenaData() const;
+    // The scratch of one run (with the guard zone when there are guards).
+    size_t ScratchFloats() const { return scratchFloats_ + (guarded_ ? kScratchGuard : 0); }
     size_t ConstantFloats() const;
     bool Finalized() const { return finalized_; }
 
 private:
+    // What one run writes: the activations, the steps' scratch.
+    struct Workspace {
+        Floats arena, scratch;
+    };
+    static constexpr size_t kScratchGuard = 64;
+
     std::vector<Floats> constants_;
     std::vector<std::unique_ptr<Step>> steps_;
     std::vector<Binding> inputs_, outputs_;
-    Floats arena_, scratch_;
+    size_t arenaFloats_ = 0;
+    size_t scratchFloats_ = 0;  // the most a step asks for; the scratch's guard zone starts here
+    std::atomic<size_t> threads_{1};
+    bool finalized_ = false;
+    bool guarded_ = false;
+    std::vector<std::pair<size_t, size_t>> guards_;  // in the arena
+
+    // The pool: workspaces no run holds, the last one returned on top (its memory is the most
+    // likely to be in cache). A run holds the lock only to take or return one.
+    mutable std::mutex poolMutex_;
+    std::vector<std::unique_ptr<Workspace>> free_;
+    size_t workspaces_ = 0;            // ever created: free_'s capacity
+    const Workspace* last_ = nullptr;  // the most recently completed run's, in free_ or in use
+
+    mutable std::mutex profileMutex_;
     std::vector<StepProfile> profile_;
     double inputSeconds_ = 0, outputSeconds_ = 0, totalSeconds_ = 0;
     size_t runs_ = 0;
-    size_t threads_ = 1;
-    bool finalized_ = false;
-    std::vector<std::pair<size_t, size_t>> guards_;  // in the arena
-    size_t scratchUsed_ = 0;                         // the scratch's guard zone starts here
-    void FillGuards();
-    void CheckGuards(const std::string& after);
+
+    std::unique_ptr<Workspace> NewWorkspace() const;
+    std::unique_ptr<Workspace> Acquire();
+    void Release(std::unique_ptr<Workspace> workspace, bool completed);
+    void FillGuards(Workspace& workspace) const;
+    void CheckGuards(const Workspace& workspace, const std::string& after) const;
 };
 
 // Copies a C-contiguous tensor of `shape` into the physical order `perm` (dst axis i is src

@@ -17,15 +17,10 @@ class CopyStep : public Step {
 public:
     CopyStep(const std::string& name, const std::vector<CopyRegion>& regions)
         : Step(name, "copy", Category::Glue), regions_(regions) {}
-    void Bind(const Memory& memory) override {
-        bound_.clear();
-        for (const CopyRegion& r : regions_) bound_.push_back({memory(r.src), memory(r.dst), &r});
-    }
-    void Run(float*) override {
-        for (const Bound& b : bound_) {
-            const CopyRegion& r = *b.region;
-            const float* src = b.src;
-            float* dst = b.dst;
+    void Run(const Memory& memory, float*) const override {
+        for (const CopyRegion& r : regions_) {
+            const float* src = memory(r.src);
+            float* dst = memory(r.dst);
             if (r.length == r.srcStride && r.length == r.dstStride) {
                 std::memcpy(dst, src, r.rows * r.length * sizeof(float));
                 continue;
@@ -36,13 +31,7 @@ public:
     }
 
 private:
-    struct Bound {
-        const float* src;
-        float* dst;
-        const CopyRegion* region;
-    };
     std::vector<CopyRegion> regions_;
-    std::vector<Bound> bound_;
 };
 
 class TransposeStep : public Step {
@@ -54,17 +43,13 @@ public:
           dstRef_(dst),
           shape_(shape),
           perm_(perm) {}
-    void Bind(const Memory& memory) override {
-        src_ = memory(srcRef_);
-        dst_ = memory(dstRef_);
+    void Run(const Memory& memory, float*) const override {
+        Permute(memory(srcRef_), shape_, perm_, memory(dstRef_));
     }
-    void Run(float*) override { Permute(src_, shape_, perm_, dst_); }
 
 private:
     Ref srcRef_, dstRef_;
     std::vector<size_t> shape_, perm_;
-    const float* src_ = nullptr;
-    float* dst_ = nullptr;
 };
 
 class PadStep : public Step {
@@ -94,22 +79,17 @@ public:
             srcStride_[a] = stride;
             stride *= shape_[a];
         }
-        index_.resize(rank);
     }
-    void Bind(const Memory& memory) override {
-        src_ = memory(srcRef_);
-        dst_ = memory(dstRef_);
-    }
-    void Run(float*) override {
+    void Run(const Memory& memory, float*) const override {
         const std::vector<size_t>& dstExtent = dstExtent_;
         const std::vector<size_t>& srcStride = srcStride_;
-        std::vector<size_t>& index = index_;
-        std::fill(index.begin(), index.end(), 0);
+        std::vector<size_t> index(dstExtent.size(), 0);
+        const float* source = memory(srcRef_);
         // Odometer over the destination's outer axes; the last axis is one run of rows.
         const size_t last = shape_.size() - 1;
         size_t outer = 1;
         for (size_t a = 0; a < last; ++a) outer *= dstExtent[a];
-        float* dst = dst_;
+        float* dst = memory(dstRef_);
         const size_t lastExtent = dstExtent[last];
         for (size_t o = 0; o < outer; ++o) {
             bool padded = false;
@@ -121,7 +101,7 @@ public:
             if (padded) {
                 std::fill(dst, dst + lastExtent * row_, value_);
             } else {
-                const float* src = src_ + offset;
+                const float* src = source + offset;
                 for (size_t x = 0; x < lastExtent; ++x) {
                     bool pad = false;
                     ptrdiff_t i = Source(x, last, pad);
@@ -160,12 +140,10 @@ private:
 
     Ref srcRef_, dstRef_;
     std::vector<size_t> shape_, before_, after_;
-    std::vector<size_t> dstExtent_, srcStride_, index_;  // set at construction
+    std::vector<size_t> dstExtent_, srcStride_;
     size_t row_;
     int mode_;
     float value_;
-    const float* src_ = nullptr;
-    float* dst_ = nullptr;
 };
 
 class ResizeNearestStep : public Step {
@@ -182,15 +160,12 @@ public:
           channels_(channels),
           rows_(rows),
           cols_(cols) {}
-    void Bind(const Memory& memory) override {
-        src_ = memory(srcRef_);
-        dst_ = memory(dstRef_);
-    }
-    void Run(float*) override {
+    void Run(const Memory& memory, float*) const override {
         const size_t c = channels_, dstW = cols_.size();
-        float* dst = dst_;
+        const float* src = memory(srcRef_);
+        float* dst = memory(dstRef_);
         for (size_t b = 0; b < batch_; ++b) {
-            const float* image = src_ + b * srcH_ * srcW_ * c;
+            const float* image = src + b * srcH_ * srcW_ * c;
             for (size_t y = 0; y < rows_.size(); ++y) {
                 // Rows that repeat the previous source row are copies of the row just written.
                 if (y > 0 && rows_[y] == rows_[y - 1]) {
@@ -209,8 +184,6 @@ private:
     Ref srcRef_, dstRef_;
     size_t batch_, srcH_, srcW_, channels_;
     std::vector<size_t> rows_, cols_;
-    const float* src_ = nullptr;
-    float* dst_ = nullptr;
 };
 
 class ResizeLinearStep : public Step {
@@ -238,17 +211,14 @@ public:
             cols_.second[x] *= channels;
         }
     }
-    void Bind(const Memory& memory) override {
-        src_ = memory(srcRef_);
-        dst_ = memory(dstRef_);
-    }
     // Two input rows blended along x, each a whole output row wide.
     size_t ScratchFloats() const override { return 2 * cols_.first.size() * channels_; }
-    void Run(float* scratch) override {
+    void Run(const Memory& memory, float* scratch) const override {
         const size_t c = channels_, rowFloats = cols_.first.size() * c;
-        float* dst = dst_;
+        const float* src = memory(srcRef_);
+        float* dst = memory(dstRef_);
         for (size_t b = 0; b < batch_; ++b) {
-            const float* image = src_ + b * srcH_ * srcW_ * c;
+            const float* image = src + b * srcH_ * srcW_ * c;
             // The input row each scratch row holds: upsampling reads each input row for
             // several output rows, and blending it along x once serves them all.
             size_t held[2] = {SIZE_MAX, SIZE_MAX};
@@ -292,8 +262,6 @@ private:
     Ref srcRef_, dstRef_;
     size_t batch_, srcH_, srcW_, channels_;
     LinearTaps rows_, cols_;
-    const float* src_ = nullptr;
-    float* dst_ = nullptr;
 };
 
 class DilatedMaxPoolingStep : public Step {
@@ -306,15 +274,12 @@ public:
           dilationX_(dilationX),
           srcRef_(src),
           dstRef_(dst) {}
-    void Bind(const Memory& memory) override {
-        src_ = memory(srcRef_);
-        dst_ = memory(dstRef_);
-    }
-    void Run(float*) override {
+    void Run(const Memory& memory, float*) const override {
         const size_t c = s_.channels;
-        float* dst = dst_;
+        const float* src = memory(srcRef_);
+        float* dst = memory(dstRef_);
         for (size_t b = 0; b < s_.batch; ++b) {
-            const float* image = src_ + b * s_.srcH * s_.srcW * c;
+            const float* image = src + b * s_.srcH * s_.srcW * c;
             for (size_t oy = 0; oy < s_.dstH; ++oy)
                 for (size_t ox = 0; ox < s_.dstW; ++ox, dst += c) {
                     bool first = true;
@@ -347,8 +312,6 @@ private:
     PoolingShape s_;
     size_t dilationY_, dilationX_;
     Ref srcRef_, dstRef_;
-    const float* src_ = nullptr;
-    float* dst_ = nullptr;
 };
 
 // The accumulation of one reduction: Start, Add per element, End per output.
@@ -412,46 +375,45 @@ public:
                 stride *= extent_[a];
                 outputs_ = stride;
             }
-        acc_.resize(outputs_);
     }
-    void Bind(const Memory& memory) override {
-        src_ = memory(srcRef_);
-        dst_ = memory(dstRef_);
-    }
-    void Run(float*) override {
+    // The accumulators, one double per output (the scratch is 64-byte aligned).
+    size_t ScratchFloats() const override { return outputs_ * sizeof(double) / sizeof(float); }
+    void Run(const Memory& memory, float* scratch) const override {
+        const float* src = memory(srcRef_);
+        float* dst = memory(dstRef_);
+        double* acc = reinterpret_cast<double*>(scratch);
         switch (kind_) {
             case Reduction::Sum:
-                return Reduce<Reduction::Sum>();
+                return Reduce<Reduction::Sum>(src, acc, dst);
             case Reduction::Mean:
-                return Reduce<Reduction::Mean>();
+                return Reduce<Reduction::Mean>(src, acc, dst);
             case Reduction::Max:
-                return Reduce<Reduction::Max>();
+                return Reduce<Reduction::Max>(src, acc, dst);
             case Reduction::Min:
-                return Reduce<Reduction::Min>();
+                return Reduce<Reduction::Min>(src, acc, dst);
             case Reduction::Prod:
-                return Reduce<Reduction::Prod>();
+                return Reduce<Reduction::Prod>(src, acc, dst);
             case Reduction::SumSquare:
-                return Reduce<Reduction::SumSquare>();
+                return Reduce<Reduction::SumSquare>(src, acc, dst);
             case Reduction::L1:
-                return Reduce<Reduction::L1>();
+                return Reduce<Reduction::L1>(src, acc, dst);
             case Reduction::L2:
-                return Reduce<Reduction::L2>();
+                return Reduce<Reduction::L2>(src, acc, dst);
         }
     }
 
 private:
     template <Reduction kind>
-    void Reduce() {
+    void Reduce(const float* src, double* accumulators, float* dst) const {
         using A = Accumulate<kind>;
-        std::fill(acc_.begin(), acc_.end(), A::Start());
+        std::fill(accumulators, accumulators + outputs_, A::Start());
         const size_t last = extent_.size() - 1, run = extent_[last];
         size_t outer = 1;
         for (size_t a = 0; a < last; ++a) outer *= extent_[a];
         std::vector<size_t> index(last, 0);
-        const float* src = src_;
         size_t at = 0;  // output offset of the current run
         for (size_t o = 0; o < outer; ++o, src += run) {
-            double* acc = acc_.data() + at;
+            double* acc = accumulators + at;
             if (reduced_[last]) {
                 double a = acc[0];
                 for (size_t i = 0; i < run; ++i) a = A::Add(a, src[i]);
@@ -466,7 +428,7 @@ private:
                 index[a] = 0;
             }
         }
-        for (size_t i = 0; i < outputs_; ++i) dst_[i] = A::End(acc_[i], count_);
+        for (size_t i = 0; i < outputs_; ++i) dst[i] = A::End(accumulators[i], count_);
     }
 
     Reduction kind_;
@@ -474,9 +436,6 @@ private:
     std::vector<size_t> extent_, dstStride_;
     std::vector<bool> reduced_;
     size_t count_ = 1, outputs_ = 1;
-    std::vector<double> acc_;
-    const float* src_ = nullptr;
-    float* dst_ = nullptr;
 };
 
 class TileStep : public Step {
@@ -505,11 +464,9 @@ public:
             dstInner_[a] = dstInner_[a + 1] * dstShape[a];
         }
     }
-    void Bind(const Memory& memory) override {
-        s_ = memory(srcRef_);
-        d_ = memory(dstRef_);
+    void Run(const Memory& memory, float*) const override {
+        Fill(0, memory(srcRef_), memory(dstRef_));
     }
-    void Run(float*) override { Fill(0, s_, d_); }
 
 private:
     // Axis a of the source at s into the destination at d: its source extent recursively, then
@@ -533,8 +490,6 @@ private:
     std::vector<size_t> src_, dst_;
     size_t rowAxis_, row_;
     std::vector<size_t> srcInner_, dstInner_;  // floats per index of each axis, and the whole
-    const float* s_ = nullptr;
-    float* d_ = nullptr;
 };
 
 }  // namespace

@@ -24,18 +24,12 @@ public:
         info_ = info(context_);
     }
     ~ContextStep() override { SimdRelease(context_); }
-    void Bind(const Memory& memory) override {
-        s_ = memory(src_);
-        d_ = memory(dst_);
-    }
     size_t ScratchFloats() const override { return scratch_; }
     std::string Info() const override { return info_; }
 
 protected:
     void* context_;
     Ref src_, dst_;
-    const float* s_ = nullptr;
-    float* d_ = nullptr;
     size_t scratch_ = 0;
     std::string info_;
 };
@@ -49,7 +43,9 @@ public:
         SimdSynetConvolution32fSetParams(context_, weight, nullptr, bias, params);
         CheckLibrary(name);
     }
-    void Run(float* scratch) override { SimdSynetConvolution32fForward(context_, s_, scratch, d_); }
+    void Run(const Memory& memory, float* scratch) const override {
+        SimdSynetConvolution32fForward(context_, memory(src_), scratch, memory(dst_));
+    }
 };
 
 // The executor counts scratch in floats; the INT8 framework in bytes.
@@ -69,10 +65,10 @@ public:
         SimdSynetConvolution8iSetParams(context_, weight, bias, params, stats);
         CheckLibrary(name);
     }
-    void Run(float* scratch) override {
-        SimdSynetConvolution8iForward(context_, reinterpret_cast<const uint8_t*>(s_),
+    void Run(const Memory& memory, float* scratch) const override {
+        SimdSynetConvolution8iForward(context_, reinterpret_cast<const uint8_t*>(memory(src_)),
                                       reinterpret_cast<uint8_t*>(scratch),
-                                      reinterpret_cast<uint8_t*>(d_));
+                                      reinterpret_cast<uint8_t*>(memory(dst_)));
     }
 };
 
@@ -92,8 +88,8 @@ public:
                                                params.data());
         CheckLibrary(name);
     }
-    void Run(float* scratch) override {
-        SimdSynetMergedConvolution32fForward(context_, s_, scratch, d_);
+    void Run(const Memory& memory, float* scratch) const override {
+        SimdSynetMergedConvolution32fForward(context_, memory(src_), scratch, memory(dst_));
     }
 };
 
@@ -107,8 +103,8 @@ public:
         SimdSynetDeconvolution32fSetParams(context_, weight, nullptr, bias, params);
         CheckLibrary(name);
     }
-    void Run(float* scratch) override {
-        SimdSynetDeconvolution32fForward(context_, s_, scratch, d_);
+    void Run(const Memory& memory, float* scratch) const override {
+        SimdSynetDeconvolution32fForward(context_, memory(src_), scratch, memory(dst_));
     }
 };
 
@@ -122,16 +118,14 @@ public:
           s_(shape),
           srcRef_(src),
           dstRef_(dst) {}
-    void Bind(const Memory& memory) override {
-        src_ = memory(srcRef_);
-        dst_ = memory(dstRef_);
-    }
-    void Run(float*) override {
+    void Run(const Memory& memory, float*) const override {
+        const float* src = memory(srcRef_);
+        float* dst = memory(dstRef_);
         const size_t srcImage = s_.channels * s_.srcH * s_.srcW;
         const size_t dstImage = s_.channels * s_.dstH * s_.dstW;
         for (size_t b = 0; b < s_.batch; ++b) {
-            const float* from = src_ + b * srcImage;
-            float* to = dst_ + b * dstImage;
+            const float* from = src + b * srcImage;
+            float* to = dst + b * dstImage;
             if (kind_ == PoolingKind::Max)
                 SimdSynetPoolingMax32f(from, s_.channels, s_.srcH, s_.srcW, 1, s_.kernelY,
                                        s_.kernelX, 1, s_.strideY, s_.strideX, 0, s_.padY, s_.padX,
@@ -149,8 +143,6 @@ private:
     PoolingKind kind_;
     PoolingShape s_;
     Ref srcRef_, dstRef_;
-    const float* src_ = nullptr;
-    float* dst_ = nullptr;
 };
 
 class ScaleStep : public Step {
@@ -160,21 +152,17 @@ public:
         : Step(name, shape.relu ? "scale+relu" : "scale", Category::Kernel),
           refs_{src, scale, bias, dst},
           s_(shape) {}
-    void Bind(const Memory& memory) override {
-        src_ = memory(refs_[0]);
-        scale_ = memory(refs_[1]);
-        bias_ = memory(refs_[2]);
-        dst_ = memory(refs_[3]);
-    }
-    void Run(float*) override {
+    void Run(const Memory& memory, float*) const override {
+        const float *src = memory(refs_[0]), *scale = memory(refs_[1]), *bias = memory(refs_[2]);
+        float* dst = memory(refs_[3]);
         if (s_.format == SimdTensorFormatNhwc && s_.scaleStride == 0 && s_.biasStride == 0) {
-            Call(src_, scale_, bias_, s_.spatial * s_.images, dst_);
+            Call(src, scale, bias, s_.spatial * s_.images, dst);
             return;
         }
         const size_t image = s_.channels * s_.spatial;
         for (size_t b = 0; b < s_.images; ++b)
-            Call(src_ + b * image, scale_ + b * s_.scaleStride,
-                 bias_ ? bias_ + b * s_.biasStride : nullptr, s_.spatial, dst_ + b * image);
+            Call(src + b * image, scale + b * s_.scaleStride,
+                 bias ? bias + b * s_.biasStride : nullptr, s_.spatial, dst + b * image);
     }
 
 private:
@@ -190,8 +178,6 @@ private:
 
     Ref refs_[4];
     ScaleShape s_;
-    const float *src_ = nullptr, *scale_ = nullptr, *bias_ = nullptr;
-    float* dst_ = nullptr;
 };
 
 class ConcatScaleReluStep : public Step {
@@ -203,17 +189,15 @@ public:
           channels0_(channels0),
           channels1_(channels1),
           spatial_(spatial) {}
-    void Bind(const Memory& memory) override {
-        for (int i = 0; i < 6; ++i) p_[i] = memory(refs_[i]);
-    }
-    void Run(float*) override {
-        SimdSynetFusedLayerForward9(p_[0], p_[1], p_[2], p_[3], channels0_, channels1_, spatial_,
-                                    p_[4], p_[5], SimdTensorFormatNhwc);
+    void Run(const Memory& memory, float*) const override {
+        float* p[6];
+        for (int i = 0; i < 6; ++i) p[i] = memory(refs_[i]);
+        SimdSynetFusedLayerForward9(p[0], p[1], p[2], p[3], channels0_, channels1_, spatial_, p[4],
+                                    p[5], SimdTensorFormatNhwc);
     }
 
 private:
     Ref refs_[6];
-    float* p_[6] = {};
     size_t channels0_, channels1_, spatial_;
 };
 
@@ -358,14 +342,11 @@ public:
           params_(params) {
         params_.resize(4, 0.0f);
     }
-    void Bind(const Memory& memory) override {
-        src_.clear();
-        for (const Ref& r : refs_) src_.push_back(memory(r));
-        chunk_.resize(src_.size());
-        dst_ = memory(dstRef_);
-    }
-    void Run(float*) override {
-        EltwiseChunks(type_, src_, weights_, size_, activation_, params_, chunk_, dst_);
+    void Run(const Memory& memory, float*) const override {
+        std::vector<const float*> src, chunk(refs_.size());
+        src.reserve(refs_.size());
+        for (const Ref& r : refs_) src.push_back(memory(r));
+        EltwiseChunks(type_, src, weights_, size_, activation_, params_, chunk, memory(dstRef_));
     }
 
 private:
@@ -376,8 +357,6 @@ private:
     Ref dstRef_;
     std::optional<Activation> activation_;
     std::vector<float> params_;
-    std::vector<const float*> src_, chunk_;
-    float* dst_ = nullptr;
 };
 
 class ActivationStep : public Step {
@@ -392,19 +371,15 @@ public:
           size_(size) {
         params_.resize(4, 0.0f);
     }
-    void Bind(const Memory& memory) override {
-        src_ = memory(srcRef_);
-        dst_ = memory(dstRef_);
+    void Run(const Memory& memory, float*) const override {
+        Activate(kind_, params_.data(), memory(srcRef_), size_, memory(dstRef_));
     }
-    void Run(float*) override { Activate(kind_, params_.data(), src_, size_, dst_); }
 
 private:
     Activation kind_;
     std::vector<float> params_;
     Ref srcRef_, dstRef_;
     size_t size_;
-    const float* src_ = nullptr;
-    float* dst_ = nullptr;
 };
 
 class PreluStep : public Step {
@@ -417,23 +392,21 @@ public:
           spatial_(spatial),
           images_(images),
           format_(format) {}
-    void Bind(const Memory& memory) override {
-        for (int i = 0; i < 3; ++i) p_[i] = memory(refs_[i]);
-    }
-    void Run(float*) override {
+    void Run(const Memory& memory, float*) const override {
+        float* p[3];
+        for (int i = 0; i < 3; ++i) p[i] = memory(refs_[i]);
         if (format_ == SimdTensorFormatNhwc) {
-            SimdSynetPreluLayerForward(p_[0], p_[1], channels_, spatial_ * images_, p_[2], format_);
+            SimdSynetPreluLayerForward(p[0], p[1], channels_, spatial_ * images_, p[2], format_);
             return;
         }
         const size_t image = channels_ * spatial_;
         for (size_t b = 0; b < images_; ++b)
-            SimdSynetPreluLayerForward(p_[0] + b * image, p_[1], channels_, spatial_,
-                                       p_[2] + b * image, format_);
+            SimdSynetPreluLayerForward(p[0] + b * image, p[1], channels_, spatial_,
+                                       p[2] + b * image, format_);
     }
 
 private:
     Ref refs_[3];
-    float* p_[3] = {};
     size_t channels_, spatial_, images_;
     SimdTensorFormatType format_;
 };
@@ -446,16 +419,14 @@ public:
           outer_(outer),
           count_(count),
           inner_(inner) {}
-    void Bind(const Memory& memory) override {
-        for (int i = 0; i < 2; ++i) p_[i] = memory(refs_[i]);
-    }
-    void Run(float*) override {
-        SimdSynetSoftmaxLayerForward(p_[0], outer_, count_, inner_, p_[1]);
+    void Run(const Memory& memory, float*) const override {
+        float* p[2];
+        for (int i = 0; i < 2; ++i) p[i] = memory(refs_[i]);
+        SimdSynetSoftmaxLayerForward(p[0], outer_, count_, inner_, p[1]);
     }
 
 private:
     Ref refs_[2];
-    float* p_[2] = {};
     size_t outer_, count_, inner_;
 };
 
@@ -468,19 +439,18 @@ public:
           outer_(outer),
           count_(count),
           inner_(inner) {}
-    void Bind(const Memory& memory) override {
-        for (int i = 0; i < 2; ++i) p_[i] = memory(refs_[i]);
-    }
     // The exponentials of one outer slice, then the max and the sum per inner position.
     size_t ScratchFloats() const override { return count_ * inner_ + 2 * inner_; }
-    void Run(float* scratch) override {
+    void Run(const Memory& memory, float* scratch) const override {
+        float* p[2];
+        for (int i = 0; i < 2; ++i) p[i] = memory(refs_[i]);
         const size_t slice = count_ * inner_;
         float* e = scratch;
         float* top = scratch + slice;
         float* sum = top + inner_;
         for (size_t o = 0; o < outer_; ++o) {
-            const float* x = p_[0] + o * slice;
-            float* y = p_[1] + o * slice;
+            const float* x = p[0] + o * slice;
+            float* y = p[1] + o * slice;
             std::memcpy(top, x, inner_ * sizeof(float));
             for (size_t k = 1; k < count_; ++k)
                 for (size_t j = 0; j < inner_; ++j) {
@@ -501,7 +471,6 @@ public:
 
 private:
     Ref refs_[2];
-    float* p_[2] = {};
     size_t outer_, count_, inner_;
 };
 
@@ -515,17 +484,15 @@ public:
           channels_(channels),
           spatial_(spatial),
           k_(k) {}
-    void Bind(const Memory& memory) override {
-        for (int i = 0; i < 2; ++i) p_[i] = memory(refs_[i]);
-    }
-    void Run(float*) override {
-        SimdSynetLrnLayerCrossChannels(p_[0], half_, channels_, spatial_, k_.data(), p_[1],
+    void Run(const Memory& memory, float*) const override {
+        float* p[2];
+        for (int i = 0; i < 2; ++i) p[i] = memory(refs_[i]);
+        SimdSynetLrnLayerCrossChannels(p[0], half_, channels_, spatial_, k_.data(), p[1],
                                        SimdTensorFormatNhwc);
     }
 
 private:
     Ref refs_[2];
-    float* p_[2] = {};
     size_t half_, channels_, spatial_;
     std::vector<float> k_;
 };
@@ -544,22 +511,20 @@ public:
           spatial_(spatial),
           eps_(eps),
           format_(format) {}
-    void Bind(const Memory& memory) override {
-        for (int i = 0; i < 4; ++i) p_[i] = memory(refs_[i]);
-    }
-    void Run(float*) override {
+    void Run(const Memory& memory, float*) const override {
+        float* p[4];
+        for (int i = 0; i < 4; ++i) p[i] = memory(refs_[i]);
         if (version_ == 2)
-            SimdSynetNormalizeLayerForwardV2(p_[0], batch_, channels_, spatial_, p_[1], p_[2],
-                                             &eps_, format_, nullptr, p_[3]);
+            SimdSynetNormalizeLayerForwardV2(p[0], batch_, channels_, spatial_, p[1], p[2], &eps_,
+                                             format_, nullptr, p[3]);
         else
-            SimdSynetNormalizeLayerForwardV3(p_[0], batch_, channels_, spatial_, p_[1], p_[2],
-                                             &eps_, format_, nullptr, p_[3]);
+            SimdSynetNormalizeLayerForwardV3(p[0], batch_, channels_, spatial_, p[1], p[2], &eps_,
+                                             format_, nullptr, p[3]);
     }
 
 private:
     int version_;
     Ref refs_[4];
-    float* p_[4] = {};
     size_t batch_, channels_, spatial_;
     float eps_;
     SimdTensorFormatType format_;
@@ -574,22 +539,20 @@ public:
           rows_(rows),
           count_(count),
           size_(size) {}
-    void Bind(const Memory& memory) override {
-        for (int i = 0; i < 4; ++i) p_[i] = memory(refs_[i]);
-    }
-    void Run(float*) override {
+    void Run(const Memory& memory, float*) const override {
+        float* p[4];
+        for (int i = 0; i < 4; ++i) p[i] = memory(refs_[i]);
         if (rows_ == 1) {
-            SimdSynetInnerProductLayerForward(p_[0], p_[1], p_[2], count_, size_, p_[3]);
+            SimdSynetInnerProductLayerForward(p[0], p[1], p[2], count_, size_, p[3]);
             return;
         }
         const float one = 1.0f, zero = 0.0f;
-        SimdGemm32fNT(rows_, count_, size_, &one, p_[0], size_, p_[1], size_, &zero, p_[3], count_);
-        if (p_[2]) SimdSynetAddBias(p_[2], count_, rows_, p_[3], SimdTensorFormatNhwc);
+        SimdGemm32fNT(rows_, count_, size_, &one, p[0], size_, p[1], size_, &zero, p[3], count_);
+        if (p[2]) SimdSynetAddBias(p[2], count_, rows_, p[3], SimdTensorFormatNhwc);
     }
 
 private:
     Ref refs_[4];
-    float* p_[4] = {};
     size_t rows_, count_, size_;
 };
 
@@ -599,20 +562,18 @@ class MatMulStep : public Step {
 public:
     MatMulStep(const std::string& name, Ref a, Ref b, const MatMulShape& shape, Ref dst)
         : Step(name, "matmul", Category::Kernel), refs_{a, b, dst}, shape_(shape) {}
-    void Bind(const Memory& memory) override {
-        for (int i = 0; i < 3; ++i) p_[i] = memory(refs_[i]);
-    }
-    void Run(float*) override {
+    void Run(const Memory& memory, float*) const override {
+        float* p[3];
+        for (int i = 0; i < 3; ++i) p[i] = memory(refs_[i]);
         const MatMulShape& s = shape_;
         const float one = 1.0f, zero = 0.0f;
         for (size_t i = 0; i < s.batch; ++i)
-            SimdGemm32fNN(s.m, s.n, s.k, &one, p_[0] + i * s.strideA, s.k, p_[1] + i * s.strideB,
-                          s.n, &zero, p_[2] + i * s.m * s.n, s.n);
+            SimdGemm32fNN(s.m, s.n, s.k, &one, p[0] + i * s.strideA, s.k, p[1] + i * s.strideB, s.n,
+                          &zero, p[2] + i * s.m * s.n, s.n);
     }
 
 private:
     Ref refs_[3];
-    float* p_[3] = {};
     MatMulShape shape_;
 };
 
@@ -625,17 +586,15 @@ public:
           channels0_(channels0),
           channels1_(channels1),
           spatial_(spatial) {}
-    void Bind(const Memory& memory) override {
-        for (int i = 0; i < 4; ++i) p_[i] = memory(refs_[i]);
-    }
-    void Run(float*) override {
-        SimdSynetShuffleLayerForward(p_[0], channels0_, p_[1], channels1_, spatial_, p_[2], p_[3],
+    void Run(const Memory& memory, float*) const override {
+        float* p[4];
+        for (int i = 0; i < 4; ++i) p[i] = memory(refs_[i]);
+        SimdSynetShuffleLayerForward(p[0], channels0_, p[1], channels1_, spatial_, p[2], p[3],
                                      (channels0_ + channels1_) / 2, SimdTensorFormatNhwc);
     }
 
 private:
     Ref refs_[4];
-    float* p_[4] = {};
     size_t channels0_, channels1_, spatial_;
 };
 
@@ -649,18 +608,16 @@ public:
           channels_(channels),
           spatial_(spatial),
           toNhwc_(toNhwc) {}
-    void Bind(const Memory& memory) override {
-        for (int i = 0; i < 2; ++i) p_[i] = memory(refs_[i]);
-    }
-    void Run(float*) override {
-        SimdSynetConvertImage(batch_, channels_, spatial_, p_[0],
-                              toNhwc_ ? SimdTensorFormatNchw : SimdTensorFormatNhwc, p_[1],
+    void Run(const Memory& memory, float*) const override {
+        float* p[2];
+        for (int i = 0; i < 2; ++i) p[i] = memory(refs_[i]);
+        SimdSynetConvertImage(batch_, channels_, spatial_, p[0],
+                              toNhwc_ ? SimdTensorFormatNchw : SimdTensorFormatNhwc, p[1],
                               toNhwc_ ? SimdTensorFormatNhwc : SimdTensorFormatNchw);
     }
 
 private:
     Ref refs_[2];
-    float* p_[2] = {};
     size_t batch_, channels_, spatial_;
     bool toNhwc_;
 };
