@@ -1,9 +1,9 @@
-// The executor of simdsynet.onnx: a plan of steps over one arena of activations, built once at
-// load and run in one C++ call per inference. Every step is a call of the public C API
-// (SimdSynet.h) on preallocated memory, or glue the C API lacks (copies, transposes, padding,
-// tiling, resizing, reductions, dilated max pooling, log-softmax) written here. The Python loader
-// decides the plan (fusions, layouts, where each tensor lives in the arena); this file only runs
-// it.
+// The executor of the network runtime: a plan of steps over one arena of activations, built
+// once at load (Loader.cpp, from a network file) and run in one C++ call per inference. Every
+// step is a call of the public C API (SimdSynet.h) on preallocated memory, or glue the C API
+// lacks (copies, transposes, padding, tiling, resizing, reductions, dilated max pooling,
+// log-softmax) written here. The compiler (python/simdsynet) decides the plan (fusions,
+// layouts, where each tensor lives in the arena); this file only runs it.
 #pragma once
 
 #include <atomic>
