@@ -1,6 +1,7 @@
 #include "Npy.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
