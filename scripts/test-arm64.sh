@@ -42,4 +42,4 @@ SIMD_SYNET_NETWORK_FILES="$files" PYTHONPATH="$x86/python" \
     SIMD_SYNET_MODEL_CACHE="$x86/models" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
     python/tests/test_onnx_models.py -k network_file
 /usr/bin/python3 scripts/check-network-files.py "$files" qemu-aarch64-static -L / \
-    "$build/runtime/simdsynet-run"
+    "$build/runtime/tools/simdsynet-run"
