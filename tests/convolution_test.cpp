@@ -792,6 +792,78 @@ TEST_P(ConvolutionTest, DepthwiseShapes) {
             }
 }
 
+// ---- Grouped convolution with few channels per group (NHWC, 2, 4 or 8 per group, several
+// groups to a vector: ConvolutionGrouped.cpp): every group size each target holds several of,
+// widths that leave interior blocks and tails (1, 3, 7, 15, 17, 33 columns), stride 2,
+// dilation, asymmetric and large pads, 1x1 and 5x5 kernels, every activation in turn, batch 2;
+// and shapes that must keep the GEMM path (channel counts that are not whole vectors, unequal
+// input and output groups).
+TEST_P(ConvolutionTest, GroupedShapes) {
+    const std::string isa = SimdSynetIsa();
+    const size_t lanes = isa == "avx512" ? 16 : isa == "avx2" ? 8 : isa == "scalar" ? 1 : 4;
+    const Shape shapes[] = {
+        // srcC dstC  H   W  kY kX sY sX dY dX pY pX pH pW group
+        {32, 32, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},
+        {32, 32, 4, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},
+        {64, 64, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},
+        {64, 64, 6, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},
+        {128, 128, 5, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32},
+        {32, 32, 4, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
+        {64, 64, 9, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16},  // stride 2
+        {32, 32, 8, 20, 3, 3, 2, 2, 1, 1, 0, 1, 1, 0, 8},   // asymmetric pads
+        {32, 32, 9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 16},  // dilation 2
+        {48, 48, 6, 9, 5, 5, 1, 1, 1, 1, 4, 4, 3, 2, 12},   // pads near the kernel
+        {32, 32, 5, 11, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 8},   // 1x1
+        {16, 16, 7, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},    // 2 per group
+        {36, 36, 5, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 9},    // not whole vectors: GEMM
+        {32, 64, 5, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},    // 4 in, 8 out: GEMM
+    };
+    uint32_t seed = 2100;
+    size_t index = 0;
+    for (const Shape& s : shapes)
+        for (size_t batch : {1, 2}) {
+            const SimdConvolutionActivationType act = kActivations[index % 11];
+            const SimdConvolutionParameters p = Make(s, SimdTensorFormatNhwc, act);
+            const bool withBias = index % 3 != 1, callerBuffer = index % 2 == 1;
+            std::string info;
+            EXPECT_TRUE(RunCase(p, batch, withBias, callerBuffer, nullptr, seed, &info))
+                << Describe(p, batch) << " bias " << withBias << " buf " << callerBuffer;
+            const size_t g = s.srcC / s.group;
+            const bool grouped = s.srcC == s.dstC && (g == 2 || g == 4 || g == 8) && lanes > g &&
+                                 s.srcC % lanes == 0;
+            EXPECT_EQ(info.find("nhwc-grouped") != std::string::npos, grouped)
+                << info << " " << Describe(p, batch);
+            seed += 3;
+            ++index;
+        }
+}
+
+// A NaN input pixel of a grouped convolution makes NaN exactly the outputs of its group whose
+// windows read it; other groups and pixels stay numbers.
+TEST_P(ConvolutionTest, GroupedNaNStaysInItsGroup) {
+    const Shape s{64, 64, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16};
+    const SimdConvolutionParameters p =
+        Make(s, SimdTensorFormatNhwc, SimdConvolutionActivationRelu);
+    Data data = MakeData(p, 1, 2300);
+    const size_t y = 2, x = 4, c = 21;  // group 5 (channels 20-23)
+    data.src[(y * s.srcW + x) * s.srcC + c] = std::numeric_limits<float>::quiet_NaN();
+    void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+    ASSERT_NE(context, nullptr);
+    SimdSynetConvolution32fSetParams(context, data.weight.data(), nullptr, data.bias.data(),
+                                     nullptr);
+    std::vector<float> dst(p.dstC * p.dstH * p.dstW);
+    SimdSynetConvolution32fForward(context, data.src.data(), nullptr, dst.data());
+    SimdRelease(context);
+    for (size_t oy = 0; oy < p.dstH; ++oy)
+        for (size_t ox = 0; ox < p.dstW; ++ox)
+            for (size_t oc = 0; oc < p.dstC; ++oc) {
+                const bool reads =
+                    oc / 4 == c / 4 && oy + 1 >= y && oy <= y + 1 && ox + 1 >= x && ox <= x + 1;
+                EXPECT_EQ(std::isnan(dst[(oy * p.dstW + ox) * p.dstC + oc]), reads)
+                    << oy << " " << ox << " " << oc;
+            }
+}
+
 // ---- NCHW row convolution of first layers (3x3, left pad 1; stride 2 with 2 dstW <= srcW, or
 // stride 1 with one pad column on each side; at most 8 input channels, vectors of 8 lanes or
 // more; ConvolutionNchwRows.cpp): channel blocks with tails (2, 5, 7, 15, 17, 33 output

@@ -22,6 +22,7 @@
 //   *-usergemm  through the caller's SimdGemm32fNNPtr with explicit im2col/im2row matrices
 //               (none for unpadded 1x1 stride 1).
 //   depthwise   group == srcC == dstC: ConvolutionDepthwise.cpp.
+//   nhwc-grouped NHWC groups of 2, 4 or 8 channels, several to a vector: ConvolutionGrouped.cpp.
 //   winograd    3x3 stride 1 where measured faster: ConvolutionWinograd.cpp.
 // Forward splits pixel or channel ranges over the thread budget without changing any sum.
 #undef HWY_TARGET_INCLUDE
@@ -30,6 +31,7 @@
 #include "hwy/highway.h"
 #include "convolution/Convolution32f.h"
 #include "convolution/ConvolutionDepthwise.h"
+#include "convolution/ConvolutionGrouped.h"
 #include "convolution/ConvolutionNchwRows.h"
 #include "convolution/ConvolutionWinograd.h"
 #include "convolution/NhwcDirect.h"
@@ -339,6 +341,8 @@ Convolution32f* Convolution32fCreate(size_t batch, const SimdConvolutionParamete
         if (Convolution32f* winograd = CreateConvolutionWinograd(batch, *p)) return winograd;
     // Other first layers in NCHW straight along the rows (a caller's GEMM keeps the GEMM path).
     if (!nhwc && gemm == nullptr && NchwRowsFits(*p)) return NchwRowsCreate(batch, *p);
+    if (nhwc && gemm == nullptr)
+        if (Convolution32f* grouped = GroupedNhwcCreate(batch, *p)) return grouped;
     if (nhwc) return new conv32f::NhwcGemm(batch, *p, gemm);
     // NCHW: W * im2col keeps its edge (no transposes) where B panels are filled without
     // padding waste and either no im2col expansion is needed (pointwise) or the outputs are too
