@@ -33,12 +33,11 @@ class MappedFile : public Storage {
 public:
     explicit MappedFile(const char* path) {
         const int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            throw ExecutorError(std::string("cannot open ") + path + ": " + strerror(errno));
+        if (fd < 0) throw ExecutorError(std::string("cannot open: ") + strerror(errno));
         struct stat st;
         if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
             close(fd);
-            throw ExecutorError(std::string(path) + " is not a regular file");
+            throw ExecutorError("not a regular file");
         }
         size_ = size_t(st.st_size);
         if (size_ != 0) {
@@ -46,7 +45,7 @@ public:
             if (p == MAP_FAILED) {
                 const int error = errno;
                 close(fd);
-                throw ExecutorError(std::string("cannot map ") + path + ": " + strerror(error));
+                throw ExecutorError(std::string("cannot map: ") + strerror(error));
             }
             data_ = static_cast<const uint8_t*>(p);
         }
