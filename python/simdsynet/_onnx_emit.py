@@ -288,8 +288,19 @@ class Emitter:
         else:
             weight[...] = w
         weight.flags.writeable = False
-        self.ex.inner_product(op.name, offset(x), weight, f32(op["bias"]), x.shape[0], count,
-                              size, offset(y))
+        rows = x.shape[0]
+        if rows > 1:
+            # Several rows (a batch, a transformer's tokens): a 1x1 convolution over a
+            # rows x 1 NHWC image, whose context packs the weights once at load, where a
+            # GEMM per run would pack them at every run (vit_b_16's token layers).
+            desc = dict(src_c=size, src_h=rows, src_w=1, dst_c=count, dst_h=rows, dst_w=1,
+                        kernel=(1, 1), stride=(1, 1), dilation=(1, 1), pad=(0, 0, 0, 0),
+                        group=1, activation=0, format="nhwc")
+            self.ex.convolution(op.name, 1, desc, weight.reshape(count, size, 1, 1),
+                                f32(op["bias"]), None, offset(x), offset(y))
+            return
+        self.ex.inner_product(op.name, offset(x), weight, f32(op["bias"]), rows, count, size,
+                              offset(y))
 
     def emit_matmul(self, op):
         a, b = op.inputs
