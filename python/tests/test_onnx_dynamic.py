@@ -158,6 +158,25 @@ def test_shapes_compile_ahead(exported, monkeypatch):
     assert net.plan_shapes() == [((2, 3, SIZE, SIZE),), ((4, 3, SIZE, SIZE),)]
 
 
+def test_network_file_of_one_shape(exported, tmp_path):
+    """A file holds one plan: a model with a dynamic batch compiles for the shape given
+    (library call and command line), and is refused without one."""
+    path, reference = exported["resnet18"]
+    ref = np.load(reference)
+    file = tmp_path / "batch3.ssn"
+    simdsynet.onnx.compile(path, str(file), shapes={"input": (3, 3, SIZE, SIZE)})
+    compiled = simdsynet.onnx.load_compiled(str(file))
+    assert compiled.inputs == [("input", (3, 3, SIZE, SIZE))]
+    assert_matches(compiled.run(ref["input1"]), reference_outputs(ref, 1))
+    with pytest.raises(ValueError, match="one set of input shapes"):
+        simdsynet.onnx.compile(path)
+    cli = tmp_path / "cli.ssn"
+    out = subprocess.run([sys.executable, "-m", "simdsynet.compile", path, "-o", str(cli),
+                          "--shape", f"3x3x{SIZE}x{SIZE}"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert cli.read_bytes() == file.read_bytes()
+
+
 def test_plan_cache_is_bounded_least_recently_run_first(exported, monkeypatch):
     plans = CountingPlans(monkeypatch)
     net = simdsynet.onnx.load(exported["spatial"][0], max_plans=2)

@@ -123,6 +123,23 @@ def test_guarded_plan_threads_and_calibration_inputs(exported):
         simdsynet.onnx.load(path, int8=[])
 
 
+@pytest.mark.parametrize("name", MODELS)
+def test_int8_network_file(exported, name, tmp_path):
+    """An INT8 plan compiled into a file (its statistics and UINT8 tensors included) and read
+    back by the loader runs exactly as the plan in memory, also through the command line."""
+    net = simdsynet.onnx.load(exported[name], int8=True)
+    x = random_input(net, 7)
+    file = tmp_path / (name + ".ssn")
+    simdsynet.onnx.compile(exported[name], str(file), int8=True)
+    np.testing.assert_array_equal(simdsynet.onnx.load_compiled(str(file)).run(x)[0],
+                                  net.run(x)[0])
+    cli = tmp_path / "cli.ssn"
+    out = subprocess.run([sys.executable, "-m", "simdsynet.compile", exported[name], "-o",
+                          str(cli), "--int8"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert cli.read_bytes() == file.read_bytes()
+
+
 def test_refusals_unchanged(tmp_path):
     from test_onnx_run import write_refused
     model = tmp_path / "erf.onnx"
