@@ -308,6 +308,11 @@ public:
         : c_(c), name_(name), data_(data) {}
 
     StepPtr Build(const file::Step& step) {
+        // The verifier accepts a union whose type is set and whose table is absent; every
+        // layer_as_*() below would then be NULL.
+        if (step.layer() == nullptr && step.layer_type() != file::Layer::NONE &&
+            step.layer_type() <= file::Layer::MAX)
+            c_.Fail("the layer table is missing");
         switch (step.layer_type()) {
             case file::Layer::Convolution:
                 return Convolution(*step.layer_as_Convolution());
@@ -785,7 +790,8 @@ Binding MakeBinding(const StepChecker& c, const file::Binding* b, bool output) {
 }  // namespace
 
 std::unique_ptr<Executor> LoadNetwork(const uint8_t* data, size_t size, const LoadLimits& limits) {
-    if (data == nullptr) throw ExecutorError("network file: no data");
+    // An empty file maps to no data: its size says more than "no data".
+    if (data == nullptr && size != 0) throw ExecutorError("network file: no data");
     if (size < 8 || size >= FLATBUFFERS_MAX_BUFFER_SIZE)
         throw ExecutorError("network file: " + std::to_string(size) +
                             " bytes is not the size of a network file");
