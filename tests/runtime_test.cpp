@@ -791,6 +791,18 @@ TEST(Loader, IndicesOutsideTheImage) {
     EXPECT_EQ(LoadError(dilated(1, 2)), "");
     ExpectRejected(dilated(5, 1), "a pooling window holds no pixel of the image");
     ExpectRejected(dilated(1, 0), "a zero dilation");
+    // Windows of 2^60 taps, all in the padding: refused without walking them.
+    const auto wide = [](uint64_t channels, uint64_t dstH) {
+        return OneStep([&](Writer& n) {
+            const uint64_t huge = uint64_t(1) << 60;
+            const file::PoolingShape p(1, channels, 4, 4, huge, 1, 1, 1, huge, 0, dstH, 4);
+            const file::Ref s = InArena(0), o = InArena(32);
+            n.AddStep("dpool", file::Layer::DilatedMaxPooling,
+                      file::CreateDilatedMaxPooling(n.fbb, &p, 1, 1, &s, &o));
+        });
+    };
+    ExpectRejected(wide(1, 1), "a pooling window holds no pixel of the image");
+    ExpectRejected(wide(0, uint64_t(1) << 50), "a dilated pooling of no images or channels");
 }
 
 TEST(Loader, MissingFields) {

@@ -262,16 +262,18 @@ Activation StepActivation(const StepChecker& c, file::ActivationKind kind) {
     return Activation(int(kind));
 }
 
-// Checks that a dilated window always holds a tap inside the image along one axis.
+// Checks that a dilated window always holds a tap inside the image along one axis. Each window
+// is checked in constant time: a hostile file's kernel and padding may be 2^60 taps wide.
 void CheckDilatedAxis(const StepChecker& c, size_t src, size_t dst, size_t kernel, size_t stride,
                       size_t pad, size_t dilation) {
     c.Require(dilation != 0, "a zero dilation");
+    c.Require(kernel != 0, "a zero kernel or stride");
     for (size_t o = 0; o < dst; ++o) {
-        bool inside = false;
-        for (size_t k = 0; k < kernel && !inside; ++k) {
-            const size_t at = c.Add(c.Mul(o, stride), c.Mul(k, dilation));
-            inside = at >= pad && at - pad < src;
-        }
+        // Tap k is at o*stride + k*dilation - pad; the first at or after the image's start:
+        const size_t start = c.Mul(o, stride);
+        const size_t k =
+            start >= pad ? 0 : (pad - start) / dilation + ((pad - start) % dilation != 0);
+        const bool inside = k < kernel && c.Add(start, c.Mul(k, dilation)) - pad < src;
         if (!inside) c.Fail("a pooling window holds no pixel of the image");
     }
 }
@@ -497,10 +499,13 @@ private:
     StepPtr DilatedPooling(const file::DilatedMaxPooling& t) {
         const PoolingShape s = Pooling(c_, t.shape());
         const size_t dy = c_.Size(t.dilation_y()), dx = c_.Size(t.dilation_x());
-        CheckDilatedAxis(c_, s.srcH, s.dstH, s.kernelY, s.strideY, s.padY, dy);
-        CheckDilatedAxis(c_, s.srcW, s.dstW, s.kernelX, s.strideX, s.padX, dx);
+        // The tensors first: inside the arena, they bound the windows checked below. The glue
+        // walks every window even without channels, so an empty tensor bounds nothing.
+        c_.Require(s.batch != 0 && s.channels != 0, "a dilated pooling of no images or channels");
         const Ref src = c_.Take(t.src(), c_.Mul({s.batch, s.channels, s.srcH, s.srcW}), "src");
         const Ref dst = c_.Written(t.dst(), c_.Mul({s.batch, s.channels, s.dstH, s.dstW}), "dst");
+        CheckDilatedAxis(c_, s.srcH, s.dstH, s.kernelY, s.strideY, s.padY, dy);
+        CheckDilatedAxis(c_, s.srcW, s.dstW, s.kernelX, s.strideX, s.padX, dx);
         return MakeDilatedMaxPooling(name_, s, dy, dx, src, dst);
     }
 
