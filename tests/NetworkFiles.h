@@ -31,7 +31,8 @@ public:
 
     uint64_t AddConstant(const std::vector<float>& values) {
         // As the compiler writes them, so that LoadMemory's aligned copy is read in place.
-        fbb.ForceVectorAlignment(values.size(), sizeof(float), 64);
+        // (ForceVectorAlignment asserts alignments up to 32 only.)
+        fbb.PreAlign(values.size() * sizeof(float), 64);
         constants_.push_back(file::CreateConstant(fbb, fbb.CreateVector(values)));
         return constants_.size() - 1;
     }
