@@ -403,8 +403,9 @@ std::string LoadError(const Bytes& bytes, size_t maxArenaFloats = 1 << 16) {
         std::vector<std::vector<float>> in, out;
         std::vector<const float*> inputs;
         std::vector<float*> outputs;
-        for (const auto& b : executor->Inputs()) in.emplace_back(b.Size(), 0.0f);
-        for (const auto& b : executor->Outputs()) out.emplace_back(b.Size(), 0.0f);
+        // One float more: an empty tensor still gets a pointer, as the C API requires.
+        for (const auto& b : executor->Inputs()) in.emplace_back(b.Size() + 1, 0.0f);
+        for (const auto& b : executor->Outputs()) out.emplace_back(b.Size() + 1, 0.0f);
         for (auto& v : in) inputs.push_back(v.data());
         for (auto& v : out) outputs.push_back(v.data());
         try {
@@ -547,6 +548,20 @@ TEST(Loader, ReferencesOutsideTheArena) {
                        n.AddStep("copy", file::Layer::Copy, file::CreateCopyDirect(n.fbb, &r));
                    }),
                    "a size overflows");
+    // Glue copying with memcpy from an array into one that overlaps it.
+    ExpectRejected(OneStep([](Writer& n) {
+                       const std::vector<file::CopyRegion> r{
+                           file::CopyRegion(InArena(0), InArena(4), 1, 16, 16, 16)};
+                       n.AddStep("copy", file::Layer::Copy, file::CreateCopyDirect(n.fbb, &r));
+                   }),
+                   "step 0 (copy): src and dst overlap in the arena");
+    ExpectRejected(OneStep([](Writer& n) {
+                       const std::vector<uint64_t> from{1, 8}, to{2, 8};
+                       const file::Ref s = InArena(8), o = InArena(0);
+                       n.AddStep("tile", file::Layer::Tile,
+                                 file::CreateTileDirect(n.fbb, &s, &from, &to, &o));
+                   }),
+                   "src and dst overlap in the arena");
     // Bindings.
     Writer n;
     n.AddInput("x", {4, 4}, {0, 1}, 60);
@@ -556,6 +571,49 @@ TEST(Loader, ReferencesOutsideTheArena) {
     m.AddInput("x", {4}, {0}, 0);
     m.AddOutput("y", {uint64_t(1) << 32, uint64_t(1) << 32, 2}, {0, 1, 2}, 0);
     ExpectRejected(m.Finish(64), "a size overflows");
+}
+
+// Empty tensors are not bounded by the arena, but steps loop over their other extents.
+TEST(Loader, EmptyTensorsWithHugeExtents) {
+    const uint64_t images = (uint64_t(1) << 56) + 1;
+    ExpectRejected(
+        OneStep([&](Writer& n) {
+            const file::PoolingShape p(images, 0, 2, 2, 3, 3, 1, 1, 1, 1, 2, 2);
+            const file::Ref s = InArena(0), o = InArena(32);
+            n.AddStep("pool", file::Layer::Pooling,
+                      file::CreatePooling(n.fbb, file::PoolingKind::AverageExcludePad, &p, &s, &o));
+        }),
+        "step 0 (pool): an empty array has an extent of 72057594037927937, more than "
+        "the arena");
+    ExpectRejected(OneStep([&](Writer& n) {
+                       const file::Ref s = InArena(0), w = InConstant(0), o = InArena(32);
+                       n.AddStep(
+                           "fc", file::Layer::InnerProduct,
+                           file::CreateInnerProduct(n.fbb, &s, &w, nullptr, images, 4, 0, &o));
+                   }),
+                   "an empty array has an extent of");
+    ExpectRejected(OneStep([&](Writer& n) {
+                       const std::vector<file::CopyRegion> r{
+                           file::CopyRegion(InArena(0), InArena(32), images, 0, 1, 1)};
+                       n.AddStep("copy", file::Layer::Copy, file::CreateCopyDirect(n.fbb, &r));
+                   }),
+                   "an empty array has an extent of");
+    ExpectRejected(OneStep([&](Writer& n) {
+                       const std::vector<uint64_t> shape{0, images}, before{0, 0}, after{0, 0};
+                       const file::Ref s = InArena(0), o = InArena(32);
+                       n.AddStep("pad", file::Layer::Pad,
+                                 file::CreatePadDirect(n.fbb, &s, &shape, &before, &after,
+                                                       file::PadMode::Constant, 0.0f, &o));
+                   }),
+                   "an empty array has an extent of");
+    // Small empty tensors stay valid.
+    EXPECT_EQ(LoadError(OneStep([&](Writer& n) {
+                  const file::PoolingShape p(2, 0, 2, 2, 3, 3, 1, 1, 1, 1, 2, 2);
+                  const file::Ref s = InArena(0), o = InArena(32);
+                  n.AddStep("pool", file::Layer::Pooling,
+                            file::CreatePooling(n.fbb, file::PoolingKind::Max, &p, &s, &o));
+              })),
+              "");
 }
 
 TEST(Loader, SizeOverflows) {
@@ -803,6 +861,42 @@ TEST(Loader, IndicesOutsideTheImage) {
     };
     ExpectRejected(wide(1, 1), "a pooling window holds no pixel of the image");
     ExpectRejected(wide(0, uint64_t(1) << 50), "a dilated pooling of no images or channels");
+}
+
+// Fields no size depends on, at their extremes: the file is refused, or it loads and runs
+// (LoadError runs it) without an access outside its tensors, which the sanitizer build reports.
+TEST(Loader, ExtremeValuesOfOtherFields) {
+    const uint64_t huge = ~uint64_t(0);
+    const auto lrn = [](uint64_t half) {
+        return OneStep([&](Writer& n) {
+            const std::vector<float> k{1, 1e-4f, -0.75f};
+            const file::Ref s = InArena(0), o = InArena(32);
+            n.AddStep("lrn", file::Layer::Lrn,
+                      file::CreateLrnDirect(n.fbb, &s, half, 4, 4, &k, &o));
+        });
+    };
+    const auto pooling = [](file::PoolingKind kind, uint64_t kernel, uint64_t stride,
+                            uint64_t pad) {
+        return OneStep([&](Writer& n) {
+            const file::PoolingShape p(1, 4, 2, 2, kernel, kernel, stride, stride, pad, pad, 2, 2);
+            const file::Ref s = InArena(0), o = InArena(32);
+            n.AddStep("pool", file::Layer::Pooling, file::CreatePooling(n.fbb, kind, &p, &s, &o));
+        });
+    };
+    size_t loaded = 0;
+    for (const Bytes& bytes :
+         {lrn(huge), lrn(huge / 2), lrn(4), pooling(file::PoolingKind::Max, huge, 1, 0),
+          pooling(file::PoolingKind::Average, huge, 1, 0),
+          pooling(file::PoolingKind::AverageExcludePad, 2, huge, huge),
+          pooling(file::PoolingKind::Max, 3, 1, huge), pooling(file::PoolingKind::Max, 3, 1, 5)}) {
+        const std::string e = LoadError(bytes);
+        loaded += e.empty();
+        SimdSynetNetwork* net = SimdSynetNetworkLoadMemory(bytes.data(), bytes.size(), nullptr);
+        EXPECT_EQ(net == nullptr, !e.empty()) << e;
+        EXPECT_EQ(LastError(), e.empty() ? "" : "simd-synet runtime: " + e);
+        SimdSynetNetworkRelease(net);
+    }
+    EXPECT_GT(loaded, 0u);
 }
 
 TEST(Loader, MissingFields) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -43,10 +44,20 @@ public:
         if (b != 0 && a > std::numeric_limits<size_t>::max() / b) Fail("a size overflows");
         return a * b;
     }
+    // The size of an array of `values` extents. An empty array is not bounded by the arena, but
+    // the steps still loop over its other extents (images, rows): those must stay within the
+    // arena, or a hostile file of zero channels and 2^56 images keeps a run busy for ever.
     size_t Mul(std::initializer_list<size_t> values) const {
         size_t p = 1;
         for (size_t v : values) p = Mul(p, v);
+        if (p == 0)
+            for (size_t v : values) Empty(v);
         return p;
+    }
+    void Empty(size_t extent) const {
+        if (extent > std::max<size_t>(arena_, 1))
+            Fail("an empty array has an extent of " + std::to_string(extent) +
+                 ", more than the arena");
     }
     size_t Add(size_t a, size_t b) const {
         if (a > std::numeric_limits<size_t>::max() - b) Fail("a size overflows");
@@ -54,7 +65,9 @@ public:
     }
     size_t Product(const Vec<uint64_t>* v) const {
         size_t p = 1;
-        for (uint64_t e : *v) p = Mul(p, Size(e));
+        for (uint64_t e : Vector(v, "a shape")) p = Mul(p, Size(e));
+        if (p == 0)
+            for (uint64_t e : *v) Empty(Size(e));
         return p;
     }
     size_t Size(uint64_t v) const {
@@ -63,6 +76,7 @@ public:
     }
     // Floats a run of `rows` rows of `length` floats, rows `stride` apart, spans.
     size_t Span(size_t rows, size_t length, size_t stride) const {
+        if (length == 0) Empty(rows);
         return rows == 0 ? 0 : Add(Mul(rows - 1, stride), length);
     }
 
@@ -99,10 +113,26 @@ public:
     Ref Written(const file::Ref* r, size_t floats, const char* field, bool required = true) const {
         return Take(r, floats, field, required, true);
     }
+    // Glue that copies with memcpy reads `src` while it writes `dst`: overlapping arrays are
+    // undefined there, and a plan never has them (a step's output is a buffer of its own).
+    void Disjoint(const Ref& src, size_t srcFloats, const Ref& dst, size_t dstFloats) const {
+        if (src.kind != Ref::Arena || dst.kind != Ref::Arena || srcFloats == 0 || dstFloats == 0)
+            return;
+        if (src.index < dst.index + dstFloats && dst.index < src.index + srcFloats)
+            Fail("src and dst overlap in the arena");
+    }
 
+    // The verifier checks a vector's length field for 4-byte alignment only: a hostile file can
+    // place vectors of 8-byte elements (ulong, Ref, ConvolutionDesc, CopyRegion) where each read
+    // of them would be misaligned, so their start is checked here (the buffer itself is
+    // aligned: mapped, or copied to 64 bytes).
     template <class T>
     const Vec<T>& Vector(const Vec<T>* v, const char* field) const {
         if (v == nullptr) Fail(std::string(field) + " is missing");
+        using Element = std::remove_cv_t<std::remove_pointer_t<T>>;
+        // (An empty vector is never read; the C++ builder does not align those.)
+        if (v->size() != 0 && reinterpret_cast<uintptr_t>(v->Data()) % alignof(Element) != 0)
+            Fail(std::string(field) + " is misaligned in the file");
         return *v;
     }
     std::vector<size_t> Sizes(const Vec<uint64_t>* v, const char* field) const {
@@ -504,6 +534,8 @@ private:
         c_.Require(s.batch != 0 && s.channels != 0, "a dilated pooling of no images or channels");
         const Ref src = c_.Take(t.src(), c_.Mul({s.batch, s.channels, s.srcH, s.srcW}), "src");
         const Ref dst = c_.Written(t.dst(), c_.Mul({s.batch, s.channels, s.dstH, s.dstW}), "dst");
+        c_.Disjoint(src, c_.Mul({s.batch, s.channels, s.srcH, s.srcW}), dst,
+                    c_.Mul({s.batch, s.channels, s.dstH, s.dstW}));
         CheckDilatedAxis(c_, s.srcH, s.dstH, s.kernelY, s.strideY, s.padY, dy);
         CheckDilatedAxis(c_, s.srcW, s.dstW, s.kernelX, s.strideX, s.padX, dx);
         return MakeDilatedMaxPooling(name_, s, dy, dx, src, dst);
@@ -532,12 +564,12 @@ private:
     StepPtr ConcatScaleRelu(const file::ConcatScaleRelu& t) {
         const size_t c0 = c_.Size(t.channels0()), c1 = c_.Size(t.channels1());
         const size_t spatial = c_.Size(t.spatial()), channels = c_.Add(c0, c1);
-        const Ref src0 = c_.Take(t.src0(), c_.Mul(c0, spatial), "src0");
-        const Ref src1 = c_.Take(t.src1(), c_.Mul(c1, spatial), "src1");
+        const Ref src0 = c_.Take(t.src0(), c_.Mul({c0, spatial}), "src0");
+        const Ref src1 = c_.Take(t.src1(), c_.Mul({c1, spatial}), "src1");
         const Ref scale = c_.Take(t.scale(), channels, "scale");
         const Ref bias = c_.Take(t.bias(), channels, "bias");
-        const Ref dst0 = c_.Written(t.dst0(), c_.Mul(channels, spatial), "dst0");
-        const Ref dst1 = c_.Written(t.dst1(), c_.Mul(channels, spatial), "dst1", false);
+        const Ref dst0 = c_.Written(t.dst0(), c_.Mul({channels, spatial}), "dst0");
+        const Ref dst1 = c_.Written(t.dst1(), c_.Mul({channels, spatial}), "dst1", false);
         return MakeConcatScaleRelu(name_, src0, c0, src1, c1, spatial, scale, bias, dst0, dst1);
     }
 
@@ -623,13 +655,14 @@ private:
                        "an extent is not a multiple of the source's");
         const Ref src = c_.Take(t.src(), c_.Product(t.src_shape()), "src");
         const Ref dst = c_.Written(t.dst(), c_.Product(t.dst_shape()), "dst");
+        c_.Disjoint(src, c_.Product(t.src_shape()), dst, c_.Product(t.dst_shape()));
         return MakeTile(name_, src, from, to, dst);
     }
 
     StepPtr Lrn(const file::Lrn& t) {
         const size_t channels = c_.Size(t.channels()), spatial = c_.Size(t.spatial());
         const std::vector<float> k = c_.Floats(t.k(), "k", 3);
-        const size_t size = c_.Mul(channels, spatial);
+        const size_t size = c_.Mul({channels, spatial});
         const Ref src = c_.Take(t.src(), size, "src");
         const Ref dst = c_.Written(t.dst(), size, "dst");
         return MakeLrn(name_, src, c_.Size(t.half()), channels, spatial, k, dst);
@@ -651,18 +684,18 @@ private:
 
     StepPtr InnerProduct(const file::InnerProduct& t) {
         const size_t rows = c_.Size(t.rows()), count = c_.Size(t.count()), size = c_.Size(t.size());
-        const Ref src = c_.Take(t.src(), c_.Mul(rows, size), "src");
-        const Ref weight = c_.Take(t.weight(), c_.Mul(count, size), "weight");
+        const Ref src = c_.Take(t.src(), c_.Mul({rows, size}), "src");
+        const Ref weight = c_.Take(t.weight(), c_.Mul({count, size}), "weight");
         const Ref bias = c_.Take(t.bias(), count, "bias", false);
-        const Ref dst = c_.Written(t.dst(), c_.Mul(rows, count), "dst");
+        const Ref dst = c_.Written(t.dst(), c_.Mul({rows, count}), "dst");
         return MakeInnerProduct(name_, src, weight, bias, rows, count, size, dst);
     }
 
     StepPtr MatMul(const file::MatMul& t) {
         MatMulShape s{c_.Size(t.batch()), c_.Size(t.m()),        c_.Size(t.n()),
                       c_.Size(t.k()),     c_.Size(t.stride_a()), c_.Size(t.stride_b())};
-        const Ref a = c_.Take(t.a(), c_.Span(s.batch, c_.Mul(s.m, s.k), s.strideA), "a");
-        const Ref b = c_.Take(t.b(), c_.Span(s.batch, c_.Mul(s.k, s.n), s.strideB), "b");
+        const Ref a = c_.Take(t.a(), c_.Span(s.batch, c_.Mul({s.m, s.k}), s.strideA), "a");
+        const Ref b = c_.Take(t.b(), c_.Span(s.batch, c_.Mul({s.k, s.n}), s.strideB), "b");
         const Ref dst = c_.Written(t.dst(), c_.Mul({s.batch, s.m, s.n}), "dst");
         return MakeMatMul(name_, a, b, s, dst);
     }
@@ -672,10 +705,10 @@ private:
                      spatial = c_.Size(t.spatial());
         const size_t channels = c_.Add(c0, c1);
         c_.Require(channels % 2 == 0, "a shuffle needs an even channel count");
-        const Ref src0 = c_.Take(t.src0(), c_.Mul(c0, spatial), "src0");
-        const Ref src1 = c_.Take(t.src1(), c_.Mul(c1, spatial), "src1");
-        const Ref dst0 = c_.Written(t.dst0(), c_.Mul(channels / 2, spatial), "dst0");
-        const Ref dst1 = c_.Written(t.dst1(), c_.Mul(channels / 2, spatial), "dst1");
+        const Ref src0 = c_.Take(t.src0(), c_.Mul({c0, spatial}), "src0");
+        const Ref src1 = c_.Take(t.src1(), c_.Mul({c1, spatial}), "src1");
+        const Ref dst0 = c_.Written(t.dst0(), c_.Mul({channels / 2, spatial}), "dst0");
+        const Ref dst1 = c_.Written(t.dst1(), c_.Mul({channels / 2, spatial}), "dst1");
         return MakeShuffle(name_, src0, c0, src1, c1, spatial, dst0, dst1);
     }
 
@@ -701,6 +734,8 @@ private:
                 c_.Take(&r->src(), c_.Span(region.rows, region.length, region.srcStride), "src");
             region.dst =
                 c_.Written(&r->dst(), c_.Span(region.rows, region.length, region.dstStride), "dst");
+            c_.Disjoint(region.src, c_.Span(region.rows, region.length, region.srcStride),
+                        region.dst, c_.Span(region.rows, region.length, region.dstStride));
             regions.push_back(region);
         }
         return MakeCopy(name_, regions);
@@ -735,8 +770,15 @@ private:
                 c_.Require(shape[a] != 0 || before[a] + after[a] == 0,
                            "edge padding of an empty axis");
         }
+        if (srcSize == 0 || dstSize == 0)
+            for (size_t a = 0; a < shape.size(); ++a) {
+                c_.Empty(shape[a]);
+                c_.Empty(before[a]);
+                c_.Empty(after[a]);
+            }
         const Ref src = c_.Take(t.src(), srcSize, "src");
         const Ref dst = c_.Written(t.dst(), dstSize, "dst");
+        c_.Disjoint(src, srcSize, dst, dstSize);
         return MakePad(name_, src, shape, before, after, int(t.mode()), t.value(), dst);
     }
 
@@ -750,6 +792,8 @@ private:
         const Ref src = c_.Take(t.src(), c_.Mul({batch, h, w, channels}), "src");
         const Ref dst =
             c_.Written(t.dst(), c_.Mul({batch, rows.size(), cols.size(), channels}), "dst");
+        c_.Disjoint(src, c_.Mul({batch, h, w, channels}), dst,
+                    c_.Mul({batch, rows.size(), cols.size(), channels}));
         return MakeResizeNearest(name_, src, batch, h, w, channels, rows, cols, dst);
     }
 
@@ -761,6 +805,8 @@ private:
         const Ref src = c_.Take(t.src(), c_.Mul({batch, h, w, channels}), "src");
         const Ref dst = c_.Written(
             t.dst(), c_.Mul({batch, rows.first.size(), cols.first.size(), channels}), "dst");
+        c_.Disjoint(src, c_.Mul({batch, h, w, channels}), dst,
+                    c_.Mul({batch, rows.first.size(), cols.first.size(), channels}));
         return MakeResizeLinear(name_, src, batch, h, w, channels, rows, cols, dst);
     }
 
