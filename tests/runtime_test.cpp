@@ -899,6 +899,32 @@ TEST(Loader, ExtremeValuesOfOtherFields) {
     EXPECT_GT(loaded, 0u);
 }
 
+// INT8 weights and statistics are converted to int by the library: NaN, infinity or values
+// whose products pass FLT_MAX are refused (the fuzzer found NaN reaching the conversion).
+TEST(Loader, Int8ConvolutionValues) {
+    const auto int8 = [](float weight, float statistic) {
+        return OneStep([&](Writer& n) {
+            const uint64_t w = n.AddConstant(std::vector<float>(16, weight));
+            const uint64_t lo = n.AddConstant(std::vector<float>(4, -1.0f));
+            const uint64_t hi = n.AddConstant(std::vector<float>(4, statistic));
+            const file::ConvolutionDesc d(4, 2, 2, 4, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0,
+                                          file::TensorFormat::Nhwc, file::TensorType::Float32,
+                                          file::TensorType::Float32);
+            const std::vector<file::Ref> stats{InConstant(lo), InConstant(hi), InConstant(lo),
+                                               InConstant(hi)};
+            const file::Ref rw = InConstant(w), s = InArena(0), o = InArena(32);
+            n.AddStep("conv8i", file::Layer::Convolution8i,
+                      file::CreateConvolution8iDirect(n.fbb, 1, &d, &rw, nullptr, nullptr, &stats,
+                                                      0, &s, &o));
+        });
+    };
+    EXPECT_EQ(LoadError(int8(0.5f, 1.0f)), "");
+    ExpectRejected(int8(0.5f, std::nanf("")), "step 0 (conv8i): stats holds nan");
+    ExpectRejected(int8(0.5f, 1e30f), "stats holds");
+    ExpectRejected(int8(HUGE_VALF, 1.0f), "weight holds inf");
+    ExpectRejected(int8(-3e38f, 1.0f), "beyond what INT8 quantization takes");
+}
+
 TEST(Loader, MissingFields) {
     {
         Writer n;

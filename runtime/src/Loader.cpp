@@ -6,6 +6,7 @@
 #include "Loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -440,9 +441,11 @@ private:
             const Ref r = c_.Take(stats.Get(uint32_t(i)), output ? p.dstC : p.srcC, "stats",
                                   !output || uint8Output);
             s[i] = r.kind == Ref::None ? nullptr : ConstantData(c_, r, data_, "stats");
+            if (s[i]) Quantizable(s[i], output ? p.dstC : p.srcC, "stats");
         }
         const int compatibility = t.compatibility();
         c_.Require(compatibility >= 0 && compatibility <= 0xFF, "unknown INT8 compatibility");
+        Quantizable(ConstantData(c_, weight, data_, "weight"), WeightFloats(c_, p), "weight");
         std::vector<float> converted;
         const float* w =
             ConvolutionWeights(c_, p, ConstantData(c_, weight, data_, "weight"), converted);
@@ -808,6 +811,16 @@ private:
         c_.Disjoint(src, c_.Mul({batch, h, w, channels}), dst,
                     c_.Mul({batch, rows.first.size(), cols.first.size(), channels}));
         return MakeResizeLinear(name_, src, batch, h, w, channels, rows, cols, dst);
+    }
+
+    // INT8 SetParams scales weights by their statistics' range and converts them to int: an
+    // infinite or NaN value, or a product past FLT_MAX, becomes NaN there, and converting NaN to
+    // int is undefined (UBSan, found by the fuzzer). 1e18 squared stays below FLT_MAX.
+    void Quantizable(const float* values, size_t n, const char* field) const {
+        for (size_t i = 0; i < n; ++i)
+            if (!(std::fabs(values[i]) <= 1e18f))
+                c_.Fail(std::string(field) + " holds " + std::to_string(values[i]) +
+                        ", beyond what INT8 quantization takes");
     }
 
     // A constant's data, or NULL for an absent reference (biases); arena references are not
