@@ -40,6 +40,11 @@ public:
     void AddStep(const char* name, file::Layer type, flatbuffers::Offset<T> layer) {
         steps_.push_back(file::CreateStepDirect(fbb, name, type, layer.Union()));
     }
+    template <class T>
+    void AddNamedStep(flatbuffers::Offset<flatbuffers::String> name, file::Layer type,
+                      flatbuffers::Offset<T> layer) {
+        steps_.push_back(file::CreateStep(fbb, name, type, layer.Union()));
+    }
     void AddInput(const char* name, const Shape& shape, const Shape& perm, uint64_t offset) {
         inputs_.push_back(file::CreateBindingDirect(fbb, name, &shape, &perm, offset));
     }

@@ -925,6 +925,38 @@ TEST(Loader, Int8ConvolutionValues) {
     ExpectRejected(int8(-3e38f, 1.0f), "beyond what INT8 quantization takes");
 }
 
+TEST(Loader, NamesAndLibraryRefusals) {
+    const std::string nul("co\0nv", 5);
+    ExpectRejected(OneStep([&](Writer& n) {
+                       const std::vector<float> p{0};
+                       const file::Ref s = InArena(0), o = InArena(32);
+                       const auto layer = file::CreateActivationDirect(
+                           n.fbb, file::ActivationKind::Relu, &p, &s, 16, &o);
+                       n.AddNamedStep(n.fbb.CreateString(nul), file::Layer::Activation, layer);
+                   }),
+                   "step 0: the step name holds a NUL byte");
+    {
+        Writer n;
+        n.AddBinding(
+            false, file::CreateBinding(n.fbb, n.fbb.CreateString(nul), n.fbb.CreateVector(Shape{4}),
+                                       n.fbb.CreateVector(Shape{0}), 0));
+        n.AddOutput("y", {4}, {0}, 0);
+        ExpectRejected(n.Finish(4), "a binding name holds a NUL byte");
+    }
+    // A convolution whose output size does not follow from its input: the library refuses the
+    // context, and the message names the step by its number too.
+    ExpectRejected(
+        OneStep([](Writer& n) {
+            const file::ConvolutionDesc d(4, 2, 2, 4, 3, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0,
+                                          file::TensorFormat::Nhwc, file::TensorType::Float32,
+                                          file::TensorType::Float32);
+            const file::Ref w = InConstant(0), s = InArena(0), o = InArena(32);
+            n.AddStep("conv", file::Layer::Convolution,
+                      file::CreateConvolution(n.fbb, 1, &d, &w, nullptr, nullptr, &s, &o));
+        }),
+        "step 0 (conv): conv: ");
+}
+
 TEST(Loader, MissingFields) {
     {
         Writer n;

@@ -841,6 +841,7 @@ Binding MakeBinding(const StepChecker& c, const file::Binding* b, bool output) {
     if (b->name() == nullptr) c.Fail("a binding has no name");
     Binding binding;
     binding.name = b->name()->str();
+    if (binding.name.find('\0') != std::string::npos) c.Fail("a binding name holds a NUL byte");
     binding.shape = c.Sizes(b->shape(), "shape");
     binding.perm = c.Sizes(b->perm(), "perm");
     if (binding.perm.size() != binding.shape.size() || !IsPermutation(binding.perm))
@@ -899,9 +900,20 @@ std::unique_ptr<Executor> LoadNetwork(const uint8_t* data, size_t size, const Lo
     for (uint32_t i = 0; i < steps.size(); ++i) {
         const file::Step* step = steps.Get(i);
         const std::string name = step->name() ? step->name()->str() : std::string();
-        const StepChecker checker("step " + std::to_string(i) + " (" + name + ")", arena,
-                                  constantFloats);
-        executor->AddStep(StepBuilder(checker, name, constants).Build(*step));
+        const std::string where = "step " + std::to_string(i);
+        // Names reach C strings (messages, StepDescribe): a NUL would cut them, and a message
+        // starting with the name would read as empty.
+        if (name.find('\0') != std::string::npos)
+            throw ExecutorError(where + ": the step name holds a NUL byte");
+        const StepChecker checker(where + " (" + name + ")", arena, constantFloats);
+        try {
+            executor->AddStep(StepBuilder(checker, name, constants).Build(*step));
+        } catch (const ExecutorError& e) {
+            // The library's refusals (contexts, parameters) name the step only by its name.
+            const std::string what = e.what();
+            if (what.rfind(where + " (", 0) == 0) throw;
+            throw ExecutorError(where + " (" + name + "): " + what);
+        }
     }
     const StepChecker io("network file", arena, constantFloats);
     for (const file::Binding* b : io.Vector(net->inputs(), "the input list"))
