@@ -5,6 +5,7 @@
 // the file and the network (the sanitizer build runs this too).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
