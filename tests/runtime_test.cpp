@@ -860,7 +860,15 @@ TEST(Loader, IndicesOutsideTheImage) {
                       file::CreateDilatedMaxPooling(n.fbb, &p, 1, 1, &s, &o));
         });
     };
-    ExpectRejected(wide(1, 1), "a pooling window holds no pixel of the image");
+    ExpectRejected(wide(1, 1), "a dilated pooling walks more window taps than 64 per arena");
+    ExpectRejected(OneStep([](Writer& n) {
+                       // The fuzzer's: 822083586 taps a row, each window holding pixels.
+                       const file::PoolingShape p(1, 4, 2, 2, 2, 822083586, 1, 1, 1, 1, 2, 2);
+                       const file::Ref s = InArena(0), o = InArena(32);
+                       n.AddStep("dpool", file::Layer::DilatedMaxPooling,
+                                 file::CreateDilatedMaxPooling(n.fbb, &p, 2, 2, &s, &o));
+                   }),
+                   "a dilated pooling walks more window taps than 64 per arena float");
     ExpectRejected(wide(0, uint64_t(1) << 50), "a dilated pooling of no images or channels");
 }
 

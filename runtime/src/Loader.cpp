@@ -33,6 +33,7 @@ public:
     StepChecker(std::string where, size_t arenaFloats, const std::vector<size_t>& constantFloats)
         : where_(std::move(where)), arena_(arenaFloats), constants_(constantFloats) {}
 
+    size_t Arena() const { return arena_; }
     [[noreturn]] void Fail(const std::string& what) const {
         throw ExecutorError(where_ + ": " + what);
     }
@@ -539,6 +540,12 @@ private:
         const Ref dst = c_.Written(t.dst(), c_.Mul({s.batch, s.channels, s.dstH, s.dstW}), "dst");
         c_.Disjoint(src, c_.Mul({s.batch, s.channels, s.srcH, s.srcW}), dst,
                     c_.Mul({s.batch, s.channels, s.dstH, s.dstW}));
+        // The glue visits every tap of every window, inside the image or not: a kernel of 2^30
+        // taps ran for ever (fuzzer). The walk is bounded by 64 taps per arena float, which any
+        // plan's pooling (a few taps a window, an output of batch x channels x pixels floats
+        // in the arena) keeps well within.
+        if (c_.Mul({s.batch, s.dstH, s.dstW, s.kernelY, s.kernelX}) > c_.Mul(c_.Arena(), 64))
+            c_.Fail("a dilated pooling walks more window taps than 64 per arena float");
         CheckDilatedAxis(c_, s.srcH, s.dstH, s.kernelY, s.strideY, s.padY, dy);
         CheckDilatedAxis(c_, s.srcW, s.dstW, s.kernelX, s.strideX, s.padX, dx);
         return MakeDilatedMaxPooling(name_, s, dy, dx, src, dst);
