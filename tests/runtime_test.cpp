@@ -838,6 +838,8 @@ TEST(Loader, IndicesOutsideTheImage) {
     EXPECT_EQ(LoadError(tile({2, 4}, {4, 4})), "");
     ExpectRejected(tile({2, 4}, {3, 4}), "an extent is not a multiple of the source's");
     ExpectRejected(tile({0, 4}, {0, 4}), "an extent is not a multiple of the source's");
+    // The fuzzer's: an empty destination of a source of 36 floats.
+    ExpectRejected(tile({9, 2, 2}, {0, 2, 4}), "a tiled extent is smaller than the source's");
     ExpectRejected(tile({2, 4}, {4}), "tiling needs shapes of one rank");
     const auto dilated = [](uint64_t pad, uint64_t dilation) {
         return OneStep([&](Writer& n) {

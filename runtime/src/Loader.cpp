@@ -660,9 +660,13 @@ private:
         const std::vector<size_t> from = c_.Sizes(t.src_shape(), "src_shape");
         const std::vector<size_t> to = c_.Sizes(t.dst_shape(), "dst_shape");
         c_.Require(from.size() == to.size() && !from.empty(), "tiling needs shapes of one rank");
-        for (size_t a = 0; a < from.size(); ++a)
+        for (size_t a = 0; a < from.size(); ++a) {
             c_.Require(from[a] != 0 && to[a] % from[a] == 0,
                        "an extent is not a multiple of the source's");
+            // 0 is a multiple, but the glue copies the source once before it repeats it: an
+            // empty destination of a non-empty source was written past its end (fuzzer, ASan).
+            c_.Require(to[a] >= from[a], "a tiled extent is smaller than the source's");
+        }
         const Ref src = c_.Take(t.src(), c_.Product(t.src_shape()), "src");
         const Ref dst = c_.Written(t.dst(), c_.Product(t.dst_shape()), "dst");
         c_.Disjoint(src, c_.Product(t.src_shape()), dst, c_.Product(t.dst_shape()));
