@@ -563,6 +563,26 @@ TEST(Loader, ReferencesOutsideTheArena) {
                                  file::CreateTileDirect(n.fbb, &s, &from, &to, &o));
                    }),
                    "src and dst overlap in the arena");
+    // Library functions documented not to take overlapping arrays.
+    ExpectRejected(OneStep([](Writer& n) {
+                       // The fuzzer's: dst one float after src.
+                       const file::Ref s = InArena(0), o = InArena(1);
+                       n.AddStep("convert", file::Layer::ConvertImage,
+                                 file::CreateConvertImage(n.fbb, &s, 1, 4, 1, true, &o));
+                   }),
+                   "step 0 (convert): src and dst overlap in the arena");
+    const auto eltwise = [](uint64_t dst) {
+        return OneStep([&](Writer& n) {
+            const std::vector<file::Ref> sources{InArena(0), InArena(16), InArena(32)};
+            const file::Ref o = InArena(dst);
+            n.AddStep("max", file::Layer::Eltwise,
+                      file::CreateEltwiseDirect(n.fbb, SimdSynetEltwiseOperationMax, &sources,
+                                                nullptr, 16, &o));
+        });
+    };
+    EXPECT_EQ(LoadError(eltwise(16)), "");  // in place on src[1]
+    ExpectRejected(eltwise(32), "src and dst overlap in the arena");
+    ExpectRejected(eltwise(8), "src and dst overlap in the arena");
     // Bindings.
     Writer n;
     n.AddInput("x", {4, 4}, {0, 1}, 60);

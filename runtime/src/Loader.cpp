@@ -115,8 +115,10 @@ public:
     Ref Written(const file::Ref* r, size_t floats, const char* field, bool required = true) const {
         return Take(r, floats, field, required, true);
     }
-    // Glue that copies with memcpy reads `src` while it writes `dst`: overlapping arrays are
-    // undefined there, and a plan never has them (a step's output is a buffer of its own).
+    // Glue that copies with memcpy, and the library functions whose documentation says so,
+    // read `src` while they write `dst`: overlapping arrays are undefined there (the fuzzer
+    // found memcpy-param-overlap in both), and a plan never has them (steps other than
+    // element-wise ones get an output buffer of their own).
     void Disjoint(const Ref& src, size_t srcFloats, const Ref& dst, size_t dstFloats) const {
         if (src.kind != Ref::Arena || dst.kind != Ref::Arena || srcFloats == 0 || dstFloats == 0)
             return;
@@ -513,6 +515,8 @@ private:
         const PoolingShape s = Pooling(c_, t.shape());
         const Ref src = c_.Take(t.src(), c_.Mul({s.batch, s.channels, s.srcH, s.srcW}), "src");
         const Ref dst = c_.Written(t.dst(), c_.Mul({s.batch, s.channels, s.dstH, s.dstW}), "dst");
+        c_.Disjoint(src, c_.Mul({s.batch, s.channels, s.srcH, s.srcW}), dst,
+                    c_.Mul({s.batch, s.channels, s.dstH, s.dstW}));
         PoolingKind kind;
         switch (t.kind()) {
             case file::PoolingKind::Max:
@@ -580,6 +584,11 @@ private:
         const Ref bias = c_.Take(t.bias(), channels, "bias");
         const Ref dst0 = c_.Written(t.dst0(), c_.Mul({channels, spatial}), "dst0");
         const Ref dst1 = c_.Written(t.dst1(), c_.Mul({channels, spatial}), "dst1", false);
+        for (const Ref& out : {dst0, dst1}) {
+            c_.Disjoint(src0, c_.Mul({c0, spatial}), out, c_.Mul({channels, spatial}));
+            c_.Disjoint(src1, c_.Mul({c1, spatial}), out, c_.Mul({channels, spatial}));
+        }
+        c_.Disjoint(dst0, c_.Mul({channels, spatial}), dst1, c_.Mul({channels, spatial}));
         return MakeConcatScaleRelu(name_, src0, c0, src1, c1, spatial, scale, bias, dst0, dst1);
     }
 
@@ -614,6 +623,10 @@ private:
             params = c_.Floats(t.params(), "params", StepActivationParams(*activation));
         }
         const Ref dst = c_.Written(t.dst(), size, "dst");
+        // The library lets dst be src[0] or src[1] exactly (in place), nothing else.
+        for (size_t i = 0; i < refs.size(); ++i)
+            if (!(i < 2 && refs[i].kind == dst.kind && refs[i].index == dst.index))
+                c_.Disjoint(refs[i], size, dst, size);
         return MakeEltwise(name_, SimdSynetEltwiseOperationType(type), refs, weights, size, dst,
                            activation, params);
     }
@@ -679,6 +692,7 @@ private:
         const size_t size = c_.Mul({channels, spatial});
         const Ref src = c_.Take(t.src(), size, "src");
         const Ref dst = c_.Written(t.dst(), size, "dst");
+        c_.Disjoint(src, size, dst, size);
         return MakeLrn(name_, src, c_.Size(t.half()), channels, spatial, k, dst);
     }
 
@@ -711,6 +725,10 @@ private:
         const Ref a = c_.Take(t.a(), c_.Span(s.batch, c_.Mul({s.m, s.k}), s.strideA), "a");
         const Ref b = c_.Take(t.b(), c_.Span(s.batch, c_.Mul({s.k, s.n}), s.strideB), "b");
         const Ref dst = c_.Written(t.dst(), c_.Mul({s.batch, s.m, s.n}), "dst");
+        c_.Disjoint(a, c_.Span(s.batch, c_.Mul({s.m, s.k}), s.strideA), dst,
+                    c_.Mul({s.batch, s.m, s.n}));
+        c_.Disjoint(b, c_.Span(s.batch, c_.Mul({s.k, s.n}), s.strideB), dst,
+                    c_.Mul({s.batch, s.m, s.n}));
         return MakeMatMul(name_, a, b, s, dst);
     }
 
@@ -723,6 +741,12 @@ private:
         const Ref src1 = c_.Take(t.src1(), c_.Mul({c1, spatial}), "src1");
         const Ref dst0 = c_.Written(t.dst0(), c_.Mul({channels / 2, spatial}), "dst0");
         const Ref dst1 = c_.Written(t.dst1(), c_.Mul({channels / 2, spatial}), "dst1");
+        const size_t half = c_.Mul({channels / 2, spatial});
+        for (const Ref& out : {dst0, dst1}) {
+            c_.Disjoint(src0, c_.Mul({c0, spatial}), out, half);
+            c_.Disjoint(src1, c_.Mul({c1, spatial}), out, half);
+        }
+        c_.Disjoint(dst0, half, dst1, half);
         return MakeShuffle(name_, src0, c0, src1, c1, spatial, dst0, dst1);
     }
 
@@ -732,6 +756,7 @@ private:
         const size_t size = c_.Mul({batch, channels, spatial});
         const Ref src = c_.Take(t.src(), size, "src");
         const Ref dst = c_.Written(t.dst(), size, "dst");
+        c_.Disjoint(src, size, dst, size);
         return MakeConvertImage(name_, src, batch, channels, spatial, t.to_nhwc(), dst);
     }
 
