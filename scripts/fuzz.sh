@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target (clang 14, -O0, ASan + UBSan, coverage instrumentation of the
-# whole library) in its own build directory and runs it for a bounded time, starting from the
-# seeds of fuzz/seeds.txt plus whatever corpus earlier runs left in the build directory.
+# Builds the libFuzzer targets (clang 14, -O0, ASan + UBSan, coverage instrumentation of the
+# whole library) in their own build directory and runs each for a bounded time: synet_fuzz (the
+# kernels' C API) from the seeds of fuzz/seeds.txt, then synet_fuzz_loader (the network file
+# loader) from seed files written by synet_fuzz_loader_seeds, each plus whatever corpus earlier
+# runs left in the build directory.
 # Fails on any crash, sanitizer report, contract violation, leak or slow input; the
-# reproducer is left as <build>/crash-* (or leak-*, timeout-*): replay it with
+# reproducer is left as <build>/crash-* (or leak-*, timeout-*; <build>/loader-crash-* and so on
+# for the loader): replay it with
 #   SIMD_SYNET_FUZZ_VERBOSE=1 <build>/fuzz/synet_fuzz <file>
-# which prints the decoded call before running it.
+# which prints the decoded call before running it, or <build>/fuzz/synet_fuzz_loader <file>.
 # Usage: bash scripts/fuzz.sh [seconds (60)] [build-dir (build-fuzz)] [libFuzzer options...]
+# (the options go to both targets); SIMD_SYNET_FUZZ_LOADER_SECONDS (90) bounds the loader's run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -22,7 +26,8 @@ bash scripts/deps.sh clang
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" \
     -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DSIMD_SYNET_FUZZ=ON \
     -DSIMD_SYNET_TESTS=OFF -DSIMD_SYNET_BENCH=OFF -DSIMD_SYNET_PYTHON=OFF >/dev/null
-cmake --build "$build" --target synet_fuzz -j"$(nproc)"
+cmake --build "$build" --target synet_fuzz synet_fuzz_loader synet_fuzz_loader_seeds \
+    -j"$(nproc)"
 
 # The seeds: one input per line of fuzz/seeds.txt, hexadecimal bytes ('#' starts a comment).
 corpus="$build/corpus"
@@ -44,3 +49,13 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # -rss_limit_mb guards against inputs that make the library allocate without bound.
 "$build/fuzz/synet_fuzz" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$build/" "$@" "$corpus"
+
+# The loader: the input is a network file. Its seeds (a valid network and one per step kind,
+# about 30 KB) are written by the build, not kept in the repository. -max_len: the largest seed
+# is 4 KB; twice that lets mutations grow vectors and tables.
+loader_corpus="$build/corpus-loader"
+mkdir -p "$loader_corpus"
+"$build/fuzz/synet_fuzz_loader_seeds" "$loader_corpus"
+"$build/fuzz/synet_fuzz_loader" -max_total_time="${SIMD_SYNET_FUZZ_LOADER_SECONDS:-90}" \
+    -timeout=5 -rss_limit_mb=2048 -max_len=8192 -dict=fuzz/loader.dict -print_final_stats=1 \
+    -artifact_prefix="$build/loader-" "$@" "$loader_corpus"

@@ -6,9 +6,11 @@
 #include "Loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -31,6 +33,7 @@ public:
     StepChecker(std::string where, size_t arenaFloats, const std::vector<size_t>& constantFloats)
         : where_(std::move(where)), arena_(arenaFloats), constants_(constantFloats) {}
 
+    size_t Arena() const { return arena_; }
     [[noreturn]] void Fail(const std::string& what) const {
         throw ExecutorError(where_ + ": " + what);
     }
@@ -43,10 +46,20 @@ public:
         if (b != 0 && a > std::numeric_limits<size_t>::max() / b) Fail("a size overflows");
         return a * b;
     }
+    // The size of an array of `values` extents. An empty array is not bounded by the arena, but
+    // the steps still loop over its other extents (images, rows): those must stay within the
+    // arena, or a hostile file of zero channels and 2^56 images keeps a run busy for ever.
     size_t Mul(std::initializer_list<size_t> values) const {
         size_t p = 1;
         for (size_t v : values) p = Mul(p, v);
+        if (p == 0)
+            for (size_t v : values) Empty(v);
         return p;
+    }
+    void Empty(size_t extent) const {
+        if (extent > std::max<size_t>(arena_, 1))
+            Fail("an empty array has an extent of " + std::to_string(extent) +
+                 ", more than the arena");
     }
     size_t Add(size_t a, size_t b) const {
         if (a > std::numeric_limits<size_t>::max() - b) Fail("a size overflows");
@@ -54,7 +67,9 @@ public:
     }
     size_t Product(const Vec<uint64_t>* v) const {
         size_t p = 1;
-        for (uint64_t e : *v) p = Mul(p, Size(e));
+        for (uint64_t e : Vector(v, "a shape")) p = Mul(p, Size(e));
+        if (p == 0)
+            for (uint64_t e : *v) Empty(Size(e));
         return p;
     }
     size_t Size(uint64_t v) const {
@@ -63,6 +78,7 @@ public:
     }
     // Floats a run of `rows` rows of `length` floats, rows `stride` apart, spans.
     size_t Span(size_t rows, size_t length, size_t stride) const {
+        if (length == 0) Empty(rows);
         return rows == 0 ? 0 : Add(Mul(rows - 1, stride), length);
     }
 
@@ -99,10 +115,28 @@ public:
     Ref Written(const file::Ref* r, size_t floats, const char* field, bool required = true) const {
         return Take(r, floats, field, required, true);
     }
+    // Glue that copies with memcpy, and the library functions whose documentation says so,
+    // read `src` while they write `dst`: overlapping arrays are undefined there (the fuzzer
+    // found memcpy-param-overlap in both), and a plan never has them (steps other than
+    // element-wise ones get an output buffer of their own).
+    void Disjoint(const Ref& src, size_t srcFloats, const Ref& dst, size_t dstFloats) const {
+        if (src.kind != Ref::Arena || dst.kind != Ref::Arena || srcFloats == 0 || dstFloats == 0)
+            return;
+        if (src.index < dst.index + dstFloats && dst.index < src.index + srcFloats)
+            Fail("src and dst overlap in the arena");
+    }
 
+    // The verifier checks a vector's length field for 4-byte alignment only: a hostile file can
+    // place vectors of 8-byte elements (ulong, Ref, ConvolutionDesc, CopyRegion) where each read
+    // of them would be misaligned, so their start is checked here (the buffer itself is
+    // aligned: mapped, or copied to 64 bytes).
     template <class T>
     const Vec<T>& Vector(const Vec<T>* v, const char* field) const {
         if (v == nullptr) Fail(std::string(field) + " is missing");
+        using Element = std::remove_cv_t<std::remove_pointer_t<T>>;
+        // (An empty vector is never read; the C++ builder does not align those.)
+        if (v->size() != 0 && reinterpret_cast<uintptr_t>(v->Data()) % alignof(Element) != 0)
+            Fail(std::string(field) + " is misaligned in the file");
         return *v;
     }
     std::vector<size_t> Sizes(const Vec<uint64_t>* v, const char* field) const {
@@ -262,16 +296,18 @@ Activation StepActivation(const StepChecker& c, file::ActivationKind kind) {
     return Activation(int(kind));
 }
 
-// Checks that a dilated window always holds a tap inside the image along one axis.
+// Checks that a dilated window always holds a tap inside the image along one axis. Each window
+// is checked in constant time: a hostile file's kernel and padding may be 2^60 taps wide.
 void CheckDilatedAxis(const StepChecker& c, size_t src, size_t dst, size_t kernel, size_t stride,
                       size_t pad, size_t dilation) {
     c.Require(dilation != 0, "a zero dilation");
+    c.Require(kernel != 0, "a zero kernel or stride");
     for (size_t o = 0; o < dst; ++o) {
-        bool inside = false;
-        for (size_t k = 0; k < kernel && !inside; ++k) {
-            const size_t at = c.Add(c.Mul(o, stride), c.Mul(k, dilation));
-            inside = at >= pad && at - pad < src;
-        }
+        // Tap k is at o*stride + k*dilation - pad; the first at or after the image's start:
+        const size_t start = c.Mul(o, stride);
+        const size_t k =
+            start >= pad ? 0 : (pad - start) / dilation + ((pad - start) % dilation != 0);
+        const bool inside = k < kernel && c.Add(start, c.Mul(k, dilation)) - pad < src;
         if (!inside) c.Fail("a pooling window holds no pixel of the image");
     }
 }
@@ -308,6 +344,11 @@ public:
         : c_(c), name_(name), data_(data) {}
 
     StepPtr Build(const file::Step& step) {
+        // The verifier accepts a union whose type is set and whose table is absent; every
+        // layer_as_*() below would then be NULL.
+        if (step.layer() == nullptr && step.layer_type() != file::Layer::NONE &&
+            step.layer_type() <= file::Layer::MAX)
+            c_.Fail("the layer table is missing");
         switch (step.layer_type()) {
             case file::Layer::Convolution:
                 return Convolution(*step.layer_as_Convolution());
@@ -403,9 +444,11 @@ private:
             const Ref r = c_.Take(stats.Get(uint32_t(i)), output ? p.dstC : p.srcC, "stats",
                                   !output || uint8Output);
             s[i] = r.kind == Ref::None ? nullptr : ConstantData(c_, r, data_, "stats");
+            if (s[i]) Quantizable(s[i], output ? p.dstC : p.srcC, "stats");
         }
         const int compatibility = t.compatibility();
         c_.Require(compatibility >= 0 && compatibility <= 0xFF, "unknown INT8 compatibility");
+        Quantizable(ConstantData(c_, weight, data_, "weight"), WeightFloats(c_, p), "weight");
         std::vector<float> converted;
         const float* w =
             ConvolutionWeights(c_, p, ConstantData(c_, weight, data_, "weight"), converted);
@@ -472,6 +515,8 @@ private:
         const PoolingShape s = Pooling(c_, t.shape());
         const Ref src = c_.Take(t.src(), c_.Mul({s.batch, s.channels, s.srcH, s.srcW}), "src");
         const Ref dst = c_.Written(t.dst(), c_.Mul({s.batch, s.channels, s.dstH, s.dstW}), "dst");
+        c_.Disjoint(src, c_.Mul({s.batch, s.channels, s.srcH, s.srcW}), dst,
+                    c_.Mul({s.batch, s.channels, s.dstH, s.dstW}));
         PoolingKind kind;
         switch (t.kind()) {
             case file::PoolingKind::Max:
@@ -492,10 +537,21 @@ private:
     StepPtr DilatedPooling(const file::DilatedMaxPooling& t) {
         const PoolingShape s = Pooling(c_, t.shape());
         const size_t dy = c_.Size(t.dilation_y()), dx = c_.Size(t.dilation_x());
-        CheckDilatedAxis(c_, s.srcH, s.dstH, s.kernelY, s.strideY, s.padY, dy);
-        CheckDilatedAxis(c_, s.srcW, s.dstW, s.kernelX, s.strideX, s.padX, dx);
+        // The tensors first: inside the arena, they bound the windows checked below. The glue
+        // walks every window even without channels, so an empty tensor bounds nothing.
+        c_.Require(s.batch != 0 && s.channels != 0, "a dilated pooling of no images or channels");
         const Ref src = c_.Take(t.src(), c_.Mul({s.batch, s.channels, s.srcH, s.srcW}), "src");
         const Ref dst = c_.Written(t.dst(), c_.Mul({s.batch, s.channels, s.dstH, s.dstW}), "dst");
+        c_.Disjoint(src, c_.Mul({s.batch, s.channels, s.srcH, s.srcW}), dst,
+                    c_.Mul({s.batch, s.channels, s.dstH, s.dstW}));
+        // The glue visits every tap of every window, inside the image or not: a kernel of 2^30
+        // taps ran for ever (fuzzer). The walk is bounded by 64 taps per arena float, which any
+        // plan's pooling (a few taps a window, an output of batch x channels x pixels floats
+        // in the arena) keeps well within.
+        if (c_.Mul({s.batch, s.dstH, s.dstW, s.kernelY, s.kernelX}) > c_.Mul(c_.Arena(), 64))
+            c_.Fail("a dilated pooling walks more window taps than 64 per arena float");
+        CheckDilatedAxis(c_, s.srcH, s.dstH, s.kernelY, s.strideY, s.padY, dy);
+        CheckDilatedAxis(c_, s.srcW, s.dstW, s.kernelX, s.strideX, s.padX, dx);
         return MakeDilatedMaxPooling(name_, s, dy, dx, src, dst);
     }
 
@@ -522,12 +578,17 @@ private:
     StepPtr ConcatScaleRelu(const file::ConcatScaleRelu& t) {
         const size_t c0 = c_.Size(t.channels0()), c1 = c_.Size(t.channels1());
         const size_t spatial = c_.Size(t.spatial()), channels = c_.Add(c0, c1);
-        const Ref src0 = c_.Take(t.src0(), c_.Mul(c0, spatial), "src0");
-        const Ref src1 = c_.Take(t.src1(), c_.Mul(c1, spatial), "src1");
+        const Ref src0 = c_.Take(t.src0(), c_.Mul({c0, spatial}), "src0");
+        const Ref src1 = c_.Take(t.src1(), c_.Mul({c1, spatial}), "src1");
         const Ref scale = c_.Take(t.scale(), channels, "scale");
         const Ref bias = c_.Take(t.bias(), channels, "bias");
-        const Ref dst0 = c_.Written(t.dst0(), c_.Mul(channels, spatial), "dst0");
-        const Ref dst1 = c_.Written(t.dst1(), c_.Mul(channels, spatial), "dst1", false);
+        const Ref dst0 = c_.Written(t.dst0(), c_.Mul({channels, spatial}), "dst0");
+        const Ref dst1 = c_.Written(t.dst1(), c_.Mul({channels, spatial}), "dst1", false);
+        for (const Ref& out : {dst0, dst1}) {
+            c_.Disjoint(src0, c_.Mul({c0, spatial}), out, c_.Mul({channels, spatial}));
+            c_.Disjoint(src1, c_.Mul({c1, spatial}), out, c_.Mul({channels, spatial}));
+        }
+        c_.Disjoint(dst0, c_.Mul({channels, spatial}), dst1, c_.Mul({channels, spatial}));
         return MakeConcatScaleRelu(name_, src0, c0, src1, c1, spatial, scale, bias, dst0, dst1);
     }
 
@@ -562,6 +623,10 @@ private:
             params = c_.Floats(t.params(), "params", StepActivationParams(*activation));
         }
         const Ref dst = c_.Written(t.dst(), size, "dst");
+        // The library lets dst be src[0] or src[1] exactly (in place), nothing else.
+        for (size_t i = 0; i < refs.size(); ++i)
+            if (!(i < 2 && refs[i].kind == dst.kind && refs[i].index == dst.index))
+                c_.Disjoint(refs[i], size, dst, size);
         return MakeEltwise(name_, SimdSynetEltwiseOperationType(type), refs, weights, size, dst,
                            activation, params);
     }
@@ -608,20 +673,26 @@ private:
         const std::vector<size_t> from = c_.Sizes(t.src_shape(), "src_shape");
         const std::vector<size_t> to = c_.Sizes(t.dst_shape(), "dst_shape");
         c_.Require(from.size() == to.size() && !from.empty(), "tiling needs shapes of one rank");
-        for (size_t a = 0; a < from.size(); ++a)
+        for (size_t a = 0; a < from.size(); ++a) {
             c_.Require(from[a] != 0 && to[a] % from[a] == 0,
                        "an extent is not a multiple of the source's");
+            // 0 is a multiple, but the glue copies the source once before it repeats it: an
+            // empty destination of a non-empty source was written past its end (fuzzer, ASan).
+            c_.Require(to[a] >= from[a], "a tiled extent is smaller than the source's");
+        }
         const Ref src = c_.Take(t.src(), c_.Product(t.src_shape()), "src");
         const Ref dst = c_.Written(t.dst(), c_.Product(t.dst_shape()), "dst");
+        c_.Disjoint(src, c_.Product(t.src_shape()), dst, c_.Product(t.dst_shape()));
         return MakeTile(name_, src, from, to, dst);
     }
 
     StepPtr Lrn(const file::Lrn& t) {
         const size_t channels = c_.Size(t.channels()), spatial = c_.Size(t.spatial());
         const std::vector<float> k = c_.Floats(t.k(), "k", 3);
-        const size_t size = c_.Mul(channels, spatial);
+        const size_t size = c_.Mul({channels, spatial});
         const Ref src = c_.Take(t.src(), size, "src");
         const Ref dst = c_.Written(t.dst(), size, "dst");
+        c_.Disjoint(src, size, dst, size);
         return MakeLrn(name_, src, c_.Size(t.half()), channels, spatial, k, dst);
     }
 
@@ -641,19 +712,23 @@ private:
 
     StepPtr InnerProduct(const file::InnerProduct& t) {
         const size_t rows = c_.Size(t.rows()), count = c_.Size(t.count()), size = c_.Size(t.size());
-        const Ref src = c_.Take(t.src(), c_.Mul(rows, size), "src");
-        const Ref weight = c_.Take(t.weight(), c_.Mul(count, size), "weight");
+        const Ref src = c_.Take(t.src(), c_.Mul({rows, size}), "src");
+        const Ref weight = c_.Take(t.weight(), c_.Mul({count, size}), "weight");
         const Ref bias = c_.Take(t.bias(), count, "bias", false);
-        const Ref dst = c_.Written(t.dst(), c_.Mul(rows, count), "dst");
+        const Ref dst = c_.Written(t.dst(), c_.Mul({rows, count}), "dst");
         return MakeInnerProduct(name_, src, weight, bias, rows, count, size, dst);
     }
 
     StepPtr MatMul(const file::MatMul& t) {
         MatMulShape s{c_.Size(t.batch()), c_.Size(t.m()),        c_.Size(t.n()),
                       c_.Size(t.k()),     c_.Size(t.stride_a()), c_.Size(t.stride_b())};
-        const Ref a = c_.Take(t.a(), c_.Span(s.batch, c_.Mul(s.m, s.k), s.strideA), "a");
-        const Ref b = c_.Take(t.b(), c_.Span(s.batch, c_.Mul(s.k, s.n), s.strideB), "b");
+        const Ref a = c_.Take(t.a(), c_.Span(s.batch, c_.Mul({s.m, s.k}), s.strideA), "a");
+        const Ref b = c_.Take(t.b(), c_.Span(s.batch, c_.Mul({s.k, s.n}), s.strideB), "b");
         const Ref dst = c_.Written(t.dst(), c_.Mul({s.batch, s.m, s.n}), "dst");
+        c_.Disjoint(a, c_.Span(s.batch, c_.Mul({s.m, s.k}), s.strideA), dst,
+                    c_.Mul({s.batch, s.m, s.n}));
+        c_.Disjoint(b, c_.Span(s.batch, c_.Mul({s.k, s.n}), s.strideB), dst,
+                    c_.Mul({s.batch, s.m, s.n}));
         return MakeMatMul(name_, a, b, s, dst);
     }
 
@@ -662,10 +737,16 @@ private:
                      spatial = c_.Size(t.spatial());
         const size_t channels = c_.Add(c0, c1);
         c_.Require(channels % 2 == 0, "a shuffle needs an even channel count");
-        const Ref src0 = c_.Take(t.src0(), c_.Mul(c0, spatial), "src0");
-        const Ref src1 = c_.Take(t.src1(), c_.Mul(c1, spatial), "src1");
-        const Ref dst0 = c_.Written(t.dst0(), c_.Mul(channels / 2, spatial), "dst0");
-        const Ref dst1 = c_.Written(t.dst1(), c_.Mul(channels / 2, spatial), "dst1");
+        const Ref src0 = c_.Take(t.src0(), c_.Mul({c0, spatial}), "src0");
+        const Ref src1 = c_.Take(t.src1(), c_.Mul({c1, spatial}), "src1");
+        const Ref dst0 = c_.Written(t.dst0(), c_.Mul({channels / 2, spatial}), "dst0");
+        const Ref dst1 = c_.Written(t.dst1(), c_.Mul({channels / 2, spatial}), "dst1");
+        const size_t half = c_.Mul({channels / 2, spatial});
+        for (const Ref& out : {dst0, dst1}) {
+            c_.Disjoint(src0, c_.Mul({c0, spatial}), out, half);
+            c_.Disjoint(src1, c_.Mul({c1, spatial}), out, half);
+        }
+        c_.Disjoint(dst0, half, dst1, half);
         return MakeShuffle(name_, src0, c0, src1, c1, spatial, dst0, dst1);
     }
 
@@ -675,6 +756,7 @@ private:
         const size_t size = c_.Mul({batch, channels, spatial});
         const Ref src = c_.Take(t.src(), size, "src");
         const Ref dst = c_.Written(t.dst(), size, "dst");
+        c_.Disjoint(src, size, dst, size);
         return MakeConvertImage(name_, src, batch, channels, spatial, t.to_nhwc(), dst);
     }
 
@@ -691,6 +773,8 @@ private:
                 c_.Take(&r->src(), c_.Span(region.rows, region.length, region.srcStride), "src");
             region.dst =
                 c_.Written(&r->dst(), c_.Span(region.rows, region.length, region.dstStride), "dst");
+            c_.Disjoint(region.src, c_.Span(region.rows, region.length, region.srcStride),
+                        region.dst, c_.Span(region.rows, region.length, region.dstStride));
             regions.push_back(region);
         }
         return MakeCopy(name_, regions);
@@ -725,8 +809,15 @@ private:
                 c_.Require(shape[a] != 0 || before[a] + after[a] == 0,
                            "edge padding of an empty axis");
         }
+        if (srcSize == 0 || dstSize == 0)
+            for (size_t a = 0; a < shape.size(); ++a) {
+                c_.Empty(shape[a]);
+                c_.Empty(before[a]);
+                c_.Empty(after[a]);
+            }
         const Ref src = c_.Take(t.src(), srcSize, "src");
         const Ref dst = c_.Written(t.dst(), dstSize, "dst");
+        c_.Disjoint(src, srcSize, dst, dstSize);
         return MakePad(name_, src, shape, before, after, int(t.mode()), t.value(), dst);
     }
 
@@ -740,6 +831,8 @@ private:
         const Ref src = c_.Take(t.src(), c_.Mul({batch, h, w, channels}), "src");
         const Ref dst =
             c_.Written(t.dst(), c_.Mul({batch, rows.size(), cols.size(), channels}), "dst");
+        c_.Disjoint(src, c_.Mul({batch, h, w, channels}), dst,
+                    c_.Mul({batch, rows.size(), cols.size(), channels}));
         return MakeResizeNearest(name_, src, batch, h, w, channels, rows, cols, dst);
     }
 
@@ -751,7 +844,19 @@ private:
         const Ref src = c_.Take(t.src(), c_.Mul({batch, h, w, channels}), "src");
         const Ref dst = c_.Written(
             t.dst(), c_.Mul({batch, rows.first.size(), cols.first.size(), channels}), "dst");
+        c_.Disjoint(src, c_.Mul({batch, h, w, channels}), dst,
+                    c_.Mul({batch, rows.first.size(), cols.first.size(), channels}));
         return MakeResizeLinear(name_, src, batch, h, w, channels, rows, cols, dst);
+    }
+
+    // INT8 SetParams scales weights by their statistics' range and converts them to int: an
+    // infinite or NaN value, or a product past FLT_MAX, becomes NaN there, and converting NaN to
+    // int is undefined (UBSan, found by the fuzzer). 1e18 squared stays below FLT_MAX.
+    void Quantizable(const float* values, size_t n, const char* field) const {
+        for (size_t i = 0; i < n; ++i)
+            if (!(std::fabs(values[i]) <= 1e18f))
+                c_.Fail(std::string(field) + " holds " + std::to_string(values[i]) +
+                        ", beyond what INT8 quantization takes");
     }
 
     // A constant's data, or NULL for an absent reference (biases); arena references are not
@@ -772,6 +877,7 @@ Binding MakeBinding(const StepChecker& c, const file::Binding* b, bool output) {
     if (b->name() == nullptr) c.Fail("a binding has no name");
     Binding binding;
     binding.name = b->name()->str();
+    if (binding.name.find('\0') != std::string::npos) c.Fail("a binding name holds a NUL byte");
     binding.shape = c.Sizes(b->shape(), "shape");
     binding.perm = c.Sizes(b->perm(), "perm");
     if (binding.perm.size() != binding.shape.size() || !IsPermutation(binding.perm))
@@ -785,7 +891,8 @@ Binding MakeBinding(const StepChecker& c, const file::Binding* b, bool output) {
 }  // namespace
 
 std::unique_ptr<Executor> LoadNetwork(const uint8_t* data, size_t size, const LoadLimits& limits) {
-    if (data == nullptr) throw ExecutorError("network file: no data");
+    // An empty file maps to no data: its size says more than "no data".
+    if (data == nullptr && size != 0) throw ExecutorError("network file: no data");
     if (size < 8 || size >= FLATBUFFERS_MAX_BUFFER_SIZE)
         throw ExecutorError("network file: " + std::to_string(size) +
                             " bytes is not the size of a network file");
@@ -829,9 +936,20 @@ std::unique_ptr<Executor> LoadNetwork(const uint8_t* data, size_t size, const Lo
     for (uint32_t i = 0; i < steps.size(); ++i) {
         const file::Step* step = steps.Get(i);
         const std::string name = step->name() ? step->name()->str() : std::string();
-        const StepChecker checker("step " + std::to_string(i) + " (" + name + ")", arena,
-                                  constantFloats);
-        executor->AddStep(StepBuilder(checker, name, constants).Build(*step));
+        const std::string where = "step " + std::to_string(i);
+        // Names reach C strings (messages, StepDescribe): a NUL would cut them, and a message
+        // starting with the name would read as empty.
+        if (name.find('\0') != std::string::npos)
+            throw ExecutorError(where + ": the step name holds a NUL byte");
+        const StepChecker checker(where + " (" + name + ")", arena, constantFloats);
+        try {
+            executor->AddStep(StepBuilder(checker, name, constants).Build(*step));
+        } catch (const ExecutorError& e) {
+            // The library's refusals (contexts, parameters) name the step only by its name.
+            const std::string what = e.what();
+            if (what.rfind(where + " (", 0) == 0) throw;
+            throw ExecutorError(where + " (" + name + "): " + what);
+        }
     }
     const StepChecker io("network file", arena, constantFloats);
     for (const file::Binding* b : io.Vector(net->inputs(), "the input list"))
