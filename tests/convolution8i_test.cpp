@@ -572,6 +572,34 @@ TEST_P(Convolution8iTest, ThreadCountsGiveIdenticalBits) {
         }
 }
 
+// A NaN weight quantizes to 0 (as the library's conversions to integers do; converting NaN to
+// int would be undefined, which UBSan reports): the context computes what it computes with a 0
+// weight there.
+TEST_P(Convolution8iTest, NaNWeightQuantizesToZero) {
+    const Shape s{16, 8, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    const SimdConvolutionParameters p = Make(s, SimdTensorFormatNhwc, SimdConvolutionActivationRelu,
+                                             SimdTensorData32f, SimdTensorData32f);
+    const Data data = MakeData(p, 1, SimdSynetCompatibility8iPrecise, 51);
+    std::vector<float> nan = data.weight, zero = data.weight;
+    nan[37] = std::numeric_limits<float>::quiet_NaN();
+    zero[37] = 0.0f;
+    std::vector<float> out[2];
+    int i = 0;
+    for (const std::vector<float>* w : {&nan, &zero}) {
+        void* context = SimdSynetConvolution8iInit(1, &p, SimdSynetCompatibility8iPrecise);
+        ASSERT_NE(context, nullptr);
+        SimdSynetConvolution8iSetParams(context, w->data(), data.bias.data(), nullptr,
+                                        data.statsPtr);
+        ASSERT_EQ(SimdSynetGetLastError(), nullptr);
+        out[i].resize(p.dstC * p.dstH * p.dstW);
+        SimdSynetConvolution8iForward(context, data.src.data(), nullptr,
+                                      reinterpret_cast<uint8_t*>(out[i].data()));
+        SimdRelease(context);
+        ++i;
+    }
+    EXPECT_EQ(out[0], out[1]);
+}
+
 // One context, two user threads with their own scratch, under library budgets 1-3: results equal
 // those of lone calls (UINT8 and FP32 sources and outputs, both layouts, depthwise included).
 TEST_P(Convolution8iTest, SharedContextTwoThreads) {

@@ -66,7 +66,11 @@ void Convolution8i::SetParams(const float* weight, const float* bias, const floa
         for (size_t tap = 0; tap < taps; ++tap)
             for (size_t ci = 0; ci < Cg; ++ci) {
                 const float v = std::nearbyint(weightAt(d, tap, ci) * step[ci] * s);
-                const int q = int(std::min(std::max(v, float(mode_.iMin)), float(mode_.iMax)));
+                // A NaN (from a NaN or infinite weight or statistic) quantizes to 0, as the
+                // library's other conversions to integers do; converting it to int is undefined.
+                const int q = std::isnan(v) ? 0
+                                            : int(std::min(std::max(v, float(mode_.iMin)),
+                                                           float(mode_.iMax)));
                 w8[tap * Cg + ci] = int8_t(q);
                 corr += int64_t(q) * srcZero_;
             }
