@@ -9,6 +9,7 @@
 
 #include "FuzzInput.h"
 #include "SimdSynet.h"
+#include "SimdSynet.hpp"
 
 namespace fuzz {
 namespace {
@@ -39,24 +40,6 @@ SimdConvolutionActivationType Activation(Input& in) {
     const uint8_t b = in.Byte();
     // 11..15 are unknown (still inside the enumeration's value range).
     return SimdConvolutionActivationType(b < 240 ? b % 11 : b % 16);
-}
-
-size_t ParamCount(SimdConvolutionActivationType a, size_t dstC) {
-    switch (a) {
-        case SimdConvolutionActivationLeakyRelu:
-        case SimdConvolutionActivationElu:
-        case SimdConvolutionActivationMish:
-        case SimdConvolutionActivationSwish:
-            return 1;
-        case SimdConvolutionActivationRestrictRange:
-        case SimdConvolutionActivationHswish:
-        case SimdConvolutionActivationHardSigmoid:
-            return 2;
-        case SimdConvolutionActivationPrelu:
-            return dstC;
-        default:
-            return 0;
-    }
 }
 
 // Activation parameters of the documented size; RestrictRange gets lower <= upper (a
@@ -219,7 +202,7 @@ void FuzzFramework32f(Input& in, const Framework32f& fw) {
     const size_t weightSize = p.kernelY * p.kernelX *
                               (fw.deconv ? p.srcC * (p.dstC / p.group) : p.srcC / p.group * p.dstC);
     Buffer<float> src(srcSize), weight(weightSize), bias(p.dstC);
-    Buffer<float> params(ParamCount(p.activation, p.dstC));
+    Buffer<float> params(Simd::ConvolutionActivationParams(p.activation, p.dstC));
     const uint32_t seed = in.Seed();
     const bool special = in.OneIn(8);
     FillFloats(src.data(), src.size(), seed, special);
@@ -301,7 +284,7 @@ void FuzzDeconvolution16b(Input& in) {
     const size_t dstElem = p.dstT == SimdTensorData16b ? 2 : 4;
     Buffer<uint8_t> src(batch * p.srcC * p.srcH * p.srcW * srcElem);
     Buffer<float> weight(p.srcC * (p.dstC / p.group) * p.kernelY * p.kernelX), bias(p.dstC);
-    Buffer<float> params(ParamCount(p.activation, p.dstC));
+    Buffer<float> params(Simd::ConvolutionActivationParams(p.activation, p.dstC));
     const uint32_t seed = in.Seed();
     const bool special = in.OneIn(8);
     if (srcElem == 2)
@@ -437,7 +420,7 @@ void FuzzMergedConvolution(Input& in) {
         const SimdConvolutionParameters& p = convs[i];
         auto* wt = new Buffer<float>(p.kernelY * p.kernelX * p.srcC / p.group * p.dstC);
         auto* bs = new Buffer<float>(p.dstC);
-        auto* pr = new Buffer<float>(ParamCount(p.activation, p.dstC));
+        auto* pr = new Buffer<float>(Simd::ConvolutionActivationParams(p.activation, p.dstC));
         owned.insert(owned.end(), {wt, bs, pr});
         FillFloats(wt->data(), wt->size(), seed + 1 + uint32_t(i), special);
         FillFloats(bs->data(), bs->size(), seed + 4 + uint32_t(i), false);

@@ -5,6 +5,7 @@
  *  - Simd::View<A>: a minimal 8-bit image (pixels, size, row pitch, pixel format) that either
  *    owns its memory (allocated through A) or wraps memory owned by the caller.
  *  - Simd::SynetSetInput: SimdSynetSetInput for a View, with the BGR/RGB channel-order switch.
+ *  - Simd::ConvolutionActivationParams: how many floats of `params` an activation reads.
  *
  * Needs only SimdSynet.h and the C++ standard library; C++11 or later.
  */
@@ -215,6 +216,29 @@ inline void SynetSetInput(const View<A>& src, const float* lower, const float* u
     }
     SimdSynetSetInput(src.data, src.width, src.height, src.stride, pixelFormat, lower, upper, dst,
                       channels, format);
+}
+
+/**
+ * The number of floats the convolution frameworks read from the `params` of SetParams for
+ * `activation` (SimdConvolutionActivationType) and `dstC` output channels: dstC for Prelu, 1 or
+ * 2 for the activations with scalar parameters, 0 for the others (params may then be NULL).
+ */
+inline size_t ConvolutionActivationParams(SimdConvolutionActivationType activation, size_t dstC) {
+    switch (activation) {
+        case SimdConvolutionActivationLeakyRelu:
+        case SimdConvolutionActivationElu:
+        case SimdConvolutionActivationMish:
+        case SimdConvolutionActivationSwish:
+            return 1;
+        case SimdConvolutionActivationRestrictRange:
+        case SimdConvolutionActivationHswish:
+        case SimdConvolutionActivationHardSigmoid:
+            return 2;
+        case SimdConvolutionActivationPrelu:
+            return dstC;
+        default:
+            return 0;
+    }
 }
 
 }  // namespace Simd

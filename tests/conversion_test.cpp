@@ -691,3 +691,16 @@ TEST(ConversionErrors, ConvertFilterRejectsBadArguments) {
 }
 
 }  // namespace
+
+// The params counts the frameworks read (SimdSynet.hpp), one per activation of §3.1.
+TEST(ConversionCpp, ConvolutionActivationParams) {
+    const std::pair<SimdConvolutionActivationType, size_t> expected[] = {
+        {SimdConvolutionActivationIdentity, 0},    {SimdConvolutionActivationRelu, 0},
+        {SimdConvolutionActivationLeakyRelu, 1},   {SimdConvolutionActivationRestrictRange, 2},
+        {SimdConvolutionActivationPrelu, 33},      {SimdConvolutionActivationElu, 1},
+        {SimdConvolutionActivationHswish, 2},      {SimdConvolutionActivationMish, 1},
+        {SimdConvolutionActivationHardSigmoid, 2}, {SimdConvolutionActivationSwish, 1},
+        {SimdConvolutionActivationGelu, 0}};
+    for (const auto& [activation, count] : expected)
+        EXPECT_EQ(Simd::ConvolutionActivationParams(activation, 33), count) << int(activation);
+}

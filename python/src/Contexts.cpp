@@ -1,6 +1,8 @@
 // LayerContext (see Contexts.h) and the keyword description of a layer.
 #include "Contexts.h"
 
+#include "SimdSynet.hpp"
+
 namespace simdsynet_python {
 
 // ---------------------------------------------------------------------------------------------
@@ -129,24 +131,6 @@ py::dict DescriptionDict(const SimdConvolutionParameters& p) {
                     "dst_type"_a = FromEnum(g_tensorData, p.dstT));
 }
 
-size_t ActivationParamCount(SimdConvolutionActivationType activation, size_t dstC) {
-    switch (activation) {
-        case SimdConvolutionActivationLeakyRelu:
-        case SimdConvolutionActivationElu:
-        case SimdConvolutionActivationMish:
-        case SimdConvolutionActivationSwish:
-            return 1;
-        case SimdConvolutionActivationRestrictRange:
-        case SimdConvolutionActivationHswish:
-        case SimdConvolutionActivationHardSigmoid:
-            return 2;
-        case SimdConvolutionActivationPrelu:
-            return dstC;
-        default:
-            return 0;
-    }
-}
-
 Shape WeightShape(const SimdConvolutionParameters& p, SizeRule rule) {
     auto s = [](size_t v) { return py::ssize_t(v); };
     bool nhwc = p.srcF == SimdTensorFormatNhwc;
@@ -162,7 +146,8 @@ LayerParams::LayerParams(const SimdConvolutionParameters& p, SizeRule rule, py::
     weight = Input<float>(w, ("weight" + suffix).c_str(), WeightShape(p, rule));
     if (!b.is_none()) bias = Vector(b, ("bias" + suffix).c_str(), p.dstC);
     if (!a.is_none())
-        params = Floats(a, ("params" + suffix).c_str(), ActivationParamCount(p.activation, p.dstC));
+        params = Floats(a, ("params" + suffix).c_str(),
+                        Simd::ConvolutionActivationParams(p.activation, p.dstC));
 }
 
 LayerFields Fields(py::object srcC, py::object srcH, py::object srcW, py::object dstC,

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "SimdSynet.hpp"
 #include "SimdSynetNetwork_generated.h"
 #include "SimdSynetRuntime.h"
 #include "Steps.h"
@@ -218,23 +219,9 @@ size_t DstFloats(const StepChecker& c, size_t batch, const SimdConvolutionParame
     return TensorFloats(c, c.Mul({batch, p.dstC, p.dstH, p.dstW}), p.dstT);
 }
 
-// The floats of `params` the activation reads (SimdConvolutionActivationType).
+// The floats of `params` the activation reads.
 size_t ActivationParams(const SimdConvolutionParameters& p) {
-    switch (p.activation) {
-        case SimdConvolutionActivationLeakyRelu:
-        case SimdConvolutionActivationElu:
-        case SimdConvolutionActivationMish:
-        case SimdConvolutionActivationSwish:
-            return 1;
-        case SimdConvolutionActivationRestrictRange:
-        case SimdConvolutionActivationHswish:
-        case SimdConvolutionActivationHardSigmoid:
-            return 2;
-        case SimdConvolutionActivationPrelu:
-            return p.dstC;
-        default:
-            return 0;
-    }
+    return Simd::ConvolutionActivationParams(p.activation, p.dstC);
 }
 
 // The constant data of a reference that must be a constant (weights converted at load).
