@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "Loader.h"
+#include "NetworkFiles.h"
 #include "SimdSynet.h"
 
 using namespace simdsynet_executor;
@@ -41,16 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         Check(e, "at load");
     }
     if (executor) {
-        std::vector<std::vector<float>> in, out;
-        std::vector<const float*> inputs;
-        std::vector<float*> outputs;
-        // One float more: an empty tensor still gets a pointer, as the C API requires.
-        for (const auto& b : executor->Inputs()) in.emplace_back(b.Size() + 1, 0.0f);
-        for (const auto& b : executor->Outputs()) out.emplace_back(b.Size() + 1, 0.0f);
-        for (auto& v : in) inputs.push_back(v.data());
-        for (auto& v : out) outputs.push_back(v.data());
         try {
-            executor->Run(inputs, outputs, false);
+            netfile::RunOnZeroInputs(*executor);
         } catch (const ExecutorError& e) {
             Check(e, "at run");
         }

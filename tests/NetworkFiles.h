@@ -7,10 +7,24 @@
 #include <random>
 #include <vector>
 
+#include "Executor.h"
 #include "SimdSynetNetwork_generated.h"
 #include "SimdSynetRuntime.h"
 
 namespace netfile {
+
+// Runs a loaded network once on zero inputs; a run's ExecutorError reaches the caller. Each
+// array has one float more: an empty tensor still gets a pointer, as the C API requires.
+inline void RunOnZeroInputs(simdsynet_executor::Executor& executor) {
+    std::vector<std::vector<float>> in, out;
+    std::vector<const float*> inputs;
+    std::vector<float*> outputs;
+    for (const auto& b : executor.Inputs()) in.emplace_back(b.Size() + 1, 0.0f);
+    for (const auto& b : executor.Outputs()) out.emplace_back(b.Size() + 1, 0.0f);
+    for (auto& v : in) inputs.push_back(v.data());
+    for (auto& v : out) outputs.push_back(v.data());
+    executor.Run(inputs, outputs, false);
+}
 
 namespace file = SimdSynetFile;
 using Bytes = std::vector<uint8_t>;

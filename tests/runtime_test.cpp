@@ -401,16 +401,8 @@ std::string LoadError(const Bytes& bytes, size_t maxArenaFloats = 1 << 16) {
     limits.maxArenaFloats = maxArenaFloats;
     try {
         auto executor = LoadNetwork(bytes.data(), bytes.size(), limits);
-        std::vector<std::vector<float>> in, out;
-        std::vector<const float*> inputs;
-        std::vector<float*> outputs;
-        // One float more: an empty tensor still gets a pointer, as the C API requires.
-        for (const auto& b : executor->Inputs()) in.emplace_back(b.Size() + 1, 0.0f);
-        for (const auto& b : executor->Outputs()) out.emplace_back(b.Size() + 1, 0.0f);
-        for (auto& v : in) inputs.push_back(v.data());
-        for (auto& v : out) outputs.push_back(v.data());
         try {
-            executor->Run(inputs, outputs, false);
+            netfile::RunOnZeroInputs(*executor);
         } catch (const ExecutorError&) {
             // A library refusal at run time is a message too, not an access outside memory.
         }
