@@ -41,6 +41,44 @@ def conv_pads(node, spatial, kernel, strides, dilations, transposed=False):
     return [begin[0], begin[1], end[0], end[1]]
 
 
+def taps_inside(src, before, kernel, dilation, stride, dst):
+    """The first and last taps along one axis that fall inside the image for some output index,
+    or None when none does: o*stride + k*dilation - before in [0, src) for some o < dst."""
+    inside = []
+    for k in range(kernel):
+        lo = max(0, before - k * dilation)
+        hi = min((dst - 1) * stride, before - k * dilation + src - 1)
+        if lo <= hi and -(-lo // stride) * stride <= hi:
+            inside.append(k)
+    return (inside[0], inside[-1]) if inside else None
+
+
+def prune_padding_taps(w, pads, dilations, strides, spatial, out):
+    """A convolution whose outer kernel rows or columns read only the zero padding (a dilated
+    kernel on a small map: DeepLab's atrous rates 24 and 36 on a 20x20 map leave the centre
+    tap alone) as the same convolution without them: the weights sliced, the pads reduced by
+    the taps removed (when they stay >= 0), a kernel of one tap undilated. The output size and
+    every output value stay the same, zero-padded products dropped."""
+    w, pads, dilations = w, list(pads), list(dilations)
+    for axis in (0, 1):
+        kernel, d = w.shape[2 + axis], dilations[axis]
+        taps = taps_inside(spatial[axis], pads[axis], kernel, d, strides[axis], out[axis])
+        if taps is None or taps == (0, kernel - 1):
+            continue
+        first, last = taps
+        before = pads[axis] - first * d
+        after = pads[axis + 2] - (kernel - 1 - last) * d
+        if before < 0 or after < 0:
+            continue
+        index = [slice(None)] * 4
+        index[2 + axis] = slice(first, last + 1)
+        w = w[tuple(index)]
+        pads[axis], pads[axis + 2] = before, after
+        if last == first:
+            dilations[axis] = 1
+    return w, pads, dilations
+
+
 def broadcast_shape(a, b):
     rank = max(len(a), len(b))
     a, b = (1,) * (rank - len(a)) + tuple(a), (1,) * (rank - len(b)) + tuple(b)
@@ -178,6 +216,7 @@ def lower_conv(ctx, node):
     oh = (h + pads[0] + pads[2] - ((kh - 1) * dilations[0] + 1)) // strides[0] + 1
     ow = (wd + pads[1] + pads[3] - ((kw - 1) * dilations[1] + 1)) // strides[1] + 1
     y, pending = out_2d(ctx, node, (n, o, oh, ow), lifted)
+    w, pads, dilations = prune_padding_taps(w, pads, dilations, strides, (h, wd), (oh, ow))
     ctx.emit(node, "conv", [x], [y], weight=as_float(w),
              bias=None if b is None else as_float(b), group=group, strides=strides,
              pads=pads, dilations=dilations, act="identity", act_params=None)

@@ -445,3 +445,48 @@ def test_api_load_from_path_and_profile(tmp_path):
     p = net.profile(uniform(1, 3, 4, 5), runs=3)
     assert [s["kind"] for s in p["steps"]] == ["activation"]
     assert p["total_ms"] >= p["kernel_ms"] >= 0 and p["outside_ms"] >= 0
+
+
+def reference_conv(x, w, b, strides, pads, dilations):
+    """Direct 2-D convolution from its definition (zero padding), for the tests below."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    padded = np.zeros((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]), np.float64)
+    padded[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    oh = (padded.shape[2] - (kh - 1) * dilations[0] - 1) // strides[0] + 1
+    ow = (padded.shape[3] - (kw - 1) * dilations[1] - 1) // strides[1] + 1
+    y = np.zeros((n, o, oh, ow)) + b.reshape(1, o, 1, 1)
+    for ky in range(kh):
+        for kx in range(kw):
+            y0, x0 = ky * dilations[0], kx * dilations[1]
+            window = padded[:, :, y0:y0 + (oh - 1) * strides[0] + 1:strides[0],
+                            x0:x0 + (ow - 1) * strides[1] + 1:strides[1]]
+            y += np.einsum("nchw,oc->nohw", window, w[:, :, ky, kx])
+    return y.astype(np.float32)
+
+
+@pytest.mark.parametrize("size,kernel,dilations,pads,strides,taps", [
+    ((20, 20), (3, 3), (24, 24), (24, 24, 24, 24), (1, 1), 1),   # DeepLab's rate 24: centre only
+    ((20, 20), (3, 3), (36, 36), (36, 36, 36, 36), (1, 1), 1),
+    ((20, 20), (3, 3), (12, 12), (12, 12, 12, 12), (1, 1), 9),   # rate 12: every row reaches in
+    ((5, 9), (3, 3), (6, 2), (6, 2, 6, 2), (1, 1), 3),           # rows pruned, columns kept
+    ((6, 6), (5, 5), (3, 3), (7, 6, 5, 9), (2, 2), 16),          # asymmetric pads, stride 2
+    ((4, 4), (3, 3), (5, 5), (4, 4, 6, 6), (1, 1), 9),           # pads too small to prune
+])
+def test_taps_reading_only_padding_are_dropped(size, kernel, dilations, pads, strides, taps):
+    """Kernel rows and columns whose taps fall in the zero padding for every output are not
+    computed (the FLOP count shows the taps left), and the outputs are the convolution's."""
+    x = uniform(2, 8, *size)
+    w = uniform(6, 8, *kernel)
+    b = uniform(6)
+    proto = model([helper.make_node("Conv", ["x", "w", "b"], ["y"], name="atrous",
+                                    dilations=list(dilations), pads=list(pads),
+                                    strides=list(strides))],
+                  [("x", x.shape)], ["y"], [("w", w), ("b", b)])
+    net = simdsynet.onnx.load(proto.SerializeToString())
+    y = net.run(x)[0]
+    expected = reference_conv(x, w, b, strides, pads, dilations)
+    assert y.shape == expected.shape
+    assert_close(y, expected)
+    n, o, oh, ow = expected.shape
+    assert net.flops == 2 * n * oh * ow * o * 8 * taps
