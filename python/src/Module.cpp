@@ -77,6 +77,20 @@ void RegisterHelpers(py::module_& m) {
         "None. Functions of this module raise simdsynet.Error with it already, so this is "
         "None after any call that returned normally.");
     m.def(
+        "set_last_error",
+        [](py::object message) {
+            if (message.is_none()) {
+                SimdSynetSetLastError(nullptr);
+                return;
+            }
+            const std::string text = message.cast<std::string>();
+            SimdSynetSetLastError(text.c_str());
+        },
+        "message"_a,
+        "Records `message` (its first 1023 bytes) as this thread's last error, or clears it "
+        "with None (SimdSynetSetLastError: for code built on the library that reports through "
+        "the same slot).");
+    m.def(
         "specify_tensor_format",
         [](py::handle format) {
             auto f = SimdTensorFormatType(ToEnum(format, g_tensorFormat, "format"));

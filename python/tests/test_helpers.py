@@ -112,7 +112,8 @@ HEADER = pathlib.Path(__file__).resolve().parents[2] / "include" / "SimdSynet.h"
 # C functions whose Python form is not the mechanical snake-case name.
 RENAMED = {"SimdSynetConvert32fTo8u": "convert_32f_to_8u",
            "SimdSynetConvert8uTo32f": "convert_8u_to_32f",
-           "SimdSynetGetLastError": "last_error", "SimdAllocate": "empty", "SimdFree": "empty",
+           "SimdSynetGetLastError": "last_error", "SimdSynetSetLastError": "set_last_error",
+           "SimdAllocate": "empty", "SimdFree": "empty",
            "SimdRelease": "LayerContext.close"}
 CONTEXTS = ("Convolution32f", "Deconvolution32f", "Deconvolution16b", "MergedConvolution32f",
             "Convolution8i")
@@ -143,6 +144,15 @@ def test_every_c_function_has_a_binding():
         if not found:
             missing.append(name)
     assert not missing
+
+
+def test_set_last_error_fills_the_threads_slot():
+    ss.set_last_error("a runtime's message")
+    assert ss.last_error() == "a runtime's message"
+    ss.set_last_error("x" * 2000)
+    assert ss.last_error() == "x" * 1023
+    ss.set_last_error(None)
+    assert ss.last_error() is None
 
 
 def test_a_second_extension_module_shares_the_library_errors_and_enums():
