@@ -10,7 +10,7 @@
 #   SIMD_SYNET_FUZZ_VERBOSE=1 <build>/fuzz/synet_fuzz <file>
 # which prints the decoded call before running it, or <build>/fuzz/synet_fuzz_loader <file>.
 # Usage: bash scripts/fuzz.sh [seconds (60)] [build-dir (build-fuzz)] [libFuzzer options...]
-# (the options go to both targets); SIMD_SYNET_FUZZ_LOADER_SECONDS (90) bounds the loader's run.
+# (the options go to both targets); SIMD_SYNET_FUZZ_LOADER_SECONDS (60) bounds the loader's run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -56,6 +56,6 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 loader_corpus="$build/corpus-loader"
 mkdir -p "$loader_corpus"
 "$build/fuzz/synet_fuzz_loader_seeds" "$loader_corpus"
-"$build/fuzz/synet_fuzz_loader" -max_total_time="${SIMD_SYNET_FUZZ_LOADER_SECONDS:-90}" \
+"$build/fuzz/synet_fuzz_loader" -max_total_time="${SIMD_SYNET_FUZZ_LOADER_SECONDS:-60}" \
     -timeout=5 -rss_limit_mb=2048 -max_len=8192 -dict=fuzz/loader.dict -print_final_stats=1 \
     -artifact_prefix="$build/loader-" "$@" "$loader_corpus"
