@@ -92,6 +92,13 @@ py::list Run(PyExecutor& self, const py::list& inputs, bool profile) {
     return result;
 }
 
+// (name, shape) per input or output, shapes as the model declares them.
+py::list NamesAndShapes(const std::vector<Binding>& bindings) {
+    py::list list;
+    for (const Binding& b : bindings) list.append(py::make_tuple(b.name, b.shape));
+    return list;
+}
+
 const char* CategoryName(Category c) {
     switch (c) {
         case Category::Kernel:
@@ -143,21 +150,8 @@ PYBIND11_MODULE(_executor, m) {
              [](PyExecutor& self, const std::vector<std::pair<size_t, size_t>>& zones) {
                  self.executor->SetGuards(zones);
              })
-        .def("inputs",
-             [](PyExecutor& self) {
-                 // (name, shape) per input, shapes as the model declares them.
-                 py::list list;
-                 for (const Binding& b : self.executor->Inputs())
-                     list.append(py::make_tuple(b.name, b.shape));
-                 return list;
-             })
-        .def("outputs",
-             [](PyExecutor& self) {
-                 py::list list;
-                 for (const Binding& b : self.executor->Outputs())
-                     list.append(py::make_tuple(b.name, b.shape));
-                 return list;
-             })
+        .def("inputs", [](PyExecutor& self) { return NamesAndShapes(self.executor->Inputs()); })
+        .def("outputs", [](PyExecutor& self) { return NamesAndShapes(self.executor->Outputs()); })
         .def("run", &Run, "inputs"_a, "profile"_a = false)
         .def_property(
             "threads", [](PyExecutor& self) { return self.executor->Threads(); },
@@ -180,15 +174,17 @@ PYBIND11_MODULE(_executor, m) {
         .def("profile",
              [](PyExecutor& self) {
                  // Seconds per step summed over the profiled runs, and the totals.
-                 const Executor& ex = *self.executor;
+                 // One snapshot, so the totals and the steps count the same runs.
+                 const RunProfile profile = self.executor->Profile();
                  py::list steps, fastest;
-                 for (const StepProfile& p : ex.Profile()) {
+                 for (const StepProfile& p : profile.steps) {
                      steps.append(p.seconds);
                      fastest.append(p.fastest);
                  }
-                 return py::dict("runs"_a = ex.ProfiledRuns(), "steps"_a = steps,
-                                 "fastest"_a = fastest, "input"_a = ex.InputSeconds(),
-                                 "output"_a = ex.OutputSeconds(), "total"_a = ex.TotalSeconds());
+                 return py::dict("runs"_a = profile.runs, "steps"_a = steps, "fastest"_a = fastest,
+                                 "input"_a = profile.inputSeconds,
+                                 "output"_a = profile.outputSeconds,
+                                 "total"_a = profile.totalSeconds);
              })
         .def("reset_profile", [](PyExecutor& self) { self.executor->ResetProfile(); });
 }

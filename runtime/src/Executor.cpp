@@ -213,7 +213,7 @@ void Executor::Finalize(size_t arenaFloats) {
     free_.push_back(NewWorkspace());
     workspaces_ = 1;
     last_ = free_.back().get();
-    profile_.assign(steps_.size(), StepProfile());
+    profile_.steps.assign(steps_.size(), StepProfile());
     finalized_ = true;
 }
 
@@ -298,36 +298,15 @@ void Executor::CheckGuards(const Workspace& workspace, const std::string& after)
         throw ExecutorError(after + " wrote past its scratch buffer");
 }
 
-std::vector<StepProfile> Executor::Profile() const {
+RunProfile Executor::Profile() const {
     std::lock_guard<std::mutex> lock(profileMutex_);
     return profile_;
 }
 
-double Executor::InputSeconds() const {
-    std::lock_guard<std::mutex> lock(profileMutex_);
-    return inputSeconds_;
-}
-
-double Executor::OutputSeconds() const {
-    std::lock_guard<std::mutex> lock(profileMutex_);
-    return outputSeconds_;
-}
-
-double Executor::TotalSeconds() const {
-    std::lock_guard<std::mutex> lock(profileMutex_);
-    return totalSeconds_;
-}
-
-size_t Executor::ProfiledRuns() const {
-    std::lock_guard<std::mutex> lock(profileMutex_);
-    return runs_;
-}
-
 void Executor::ResetProfile() {
     std::lock_guard<std::mutex> lock(profileMutex_);
-    profile_.assign(steps_.size(), StepProfile());
-    inputSeconds_ = outputSeconds_ = totalSeconds_ = 0;
-    runs_ = 0;
+    profile_ = RunProfile();
+    profile_.steps.assign(steps_.size(), StepProfile());
 }
 
 void Executor::Run(const std::vector<const float*>& inputs, const std::vector<float*>& outputs,
@@ -380,14 +359,14 @@ void Executor::Run(const std::vector<const float*>& inputs, const std::vector<fl
         const auto end = Clock::now();
         std::lock_guard<std::mutex> lock(profileMutex_);
         for (size_t i = 0; i < steps_.size(); ++i) {
-            StepProfile& p = profile_[i];
+            StepProfile& p = profile_.steps[i];
             p.seconds += seconds[i];
-            p.fastest = runs_ == 0 ? seconds[i] : std::min(p.fastest, seconds[i]);
+            p.fastest = profile_.runs == 0 ? seconds[i] : std::min(p.fastest, seconds[i]);
         }
-        inputSeconds_ += std::chrono::duration<double>(inputEnd - start).count();
-        outputSeconds_ += std::chrono::duration<double>(end - last).count();
-        totalSeconds_ += std::chrono::duration<double>(end - start).count();
-        ++runs_;
+        profile_.inputSeconds += std::chrono::duration<double>(inputEnd - start).count();
+        profile_.outputSeconds += std::chrono::duration<double>(end - last).count();
+        profile_.totalSeconds += std::chrono::duration<double>(end - start).count();
+        ++profile_.runs;
     }
 }
 

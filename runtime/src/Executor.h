@@ -115,6 +115,13 @@ struct StepProfile {
     double fastest = 0;  // the fastest run (robust when other work shares the machine)
 };
 
+// What the profiled runs accumulated: per step, and the input and output copies and whole runs.
+struct RunProfile {
+    std::vector<StepProfile> steps;
+    double inputSeconds = 0, outputSeconds = 0, totalSeconds = 0;
+    size_t runs = 0;
+};
+
 class Executor {
 public:
     Executor() = default;
@@ -151,12 +158,8 @@ public:
     const std::vector<Binding>& Inputs() const { return inputs_; }
     const std::vector<Binding>& Outputs() const { return outputs_; }
     const std::vector<std::unique_ptr<Step>>& Steps() const { return steps_; }
-    // Copies: profiled runs may be accumulating meanwhile.
-    std::vector<StepProfile> Profile() const;
-    double InputSeconds() const;
-    double OutputSeconds() const;
-    double TotalSeconds() const;
-    size_t ProfiledRuns() const;
+    // A copy taken at one moment: profiled runs may be accumulating meanwhile.
+    RunProfile Profile() const;
     void ResetProfile();
     size_t ArenaFloats() const { return arenaFloats_; }
     // The arena of the most recently completed run (calibration reads tensors from it). A run
@@ -193,9 +196,7 @@ private:
     const Workspace* last_ = nullptr;  // the most recently completed run's, in free_ or in use
 
     mutable std::mutex profileMutex_;
-    std::vector<StepProfile> profile_;
-    double inputSeconds_ = 0, outputSeconds_ = 0, totalSeconds_ = 0;
-    size_t runs_ = 0;
+    RunProfile profile_;
 
     std::unique_ptr<Workspace> NewWorkspace() const;
     std::unique_ptr<Workspace> Acquire();
