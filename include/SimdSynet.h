@@ -1094,7 +1094,8 @@ SIMD_API void* SimdSynetDeconvolution16bInit(size_t batch, const SimdConvolution
 SIMD_API size_t SimdSynetDeconvolution16bExternalBufferSize(const void* context);
 
 /** Size in BYTES of the memory the context currently owns (re-ordered BF16 weights kept as
- * FP32, bias, activation parameters, its own scratch). Informational. */
+ * FP32, or as BF16 where AMX tiles multiply them; bias, activation parameters, its own
+ * scratch). Informational. */
 SIMD_API size_t SimdSynetDeconvolution16bInternalBufferSize(const void* context);
 
 /** Short description of the chosen implementation ("<isa>::<algorithm>..."), owned by the

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -588,12 +589,19 @@ double OutputAt(const SimdConvolutionParameters& p, const Bytes& dst, size_t i) 
                           data.weight.size(), withBias ? data.bias.data() : nullptr,
                           data.params.data(), ref, mag);
     if (!dst.GuardsIntact()) return ::testing::AssertionFailure() << "guard zone overwritten";
-    if (p.dstT == SimdTensorData32f)
-        return test::AllOf(ref.size(), [&](size_t i) {
-            return test::Near(OutputAt(p, dst, i), ref[i], mag[i], 1e-5, 1e-6);
-        });
     return test::AllOf(ref.size(), [&](size_t i) {
         const double got = OutputAt(p, dst, i);
+        // A NaN or an infinity of the reference (a NaN or infinite source value reached the
+        // output) must come out as the same class of value, whatever the summation order.
+        if (std::isnan(ref[i]) || std::isnan(got)) {
+            if (std::isnan(ref[i]) && std::isnan(got)) return ::testing::AssertionSuccess();
+            return ::testing::AssertionFailure() << "got " << got << " want " << ref[i];
+        }
+        if (std::isinf(ref[i]) || std::isinf(got)) {
+            if (got == ref[i]) return ::testing::AssertionSuccess();
+            return ::testing::AssertionFailure() << "got " << got << " want " << ref[i];
+        }
+        if (p.dstT == SimdTensorData32f) return test::Near(got, ref[i], mag[i], 1e-5, 1e-6);
         const double rounded = Bf16ToFloat(FloatToBf16(float(ref[i])));
         const double limit =
             Bf16Ulp(std::max(std::fabs(got), std::fabs(rounded))) + 1e-5 * mag[i] + 1e-6;
@@ -608,13 +616,52 @@ struct Run16b {
     std::string info;
 };
 
-// Init, SetParams, Forward (caller buffer or NULL) of the 16b framework; compares with the
-// reference when `check`.
+// Scoped SIMD_SYNET_AMX=0: contexts created meanwhile keep off the AMX tiles (the plain
+// AVX-512 kernels on a CPU that has them).
+class PlainTiles {
+public:
+    explicit PlainTiles(bool active) : active_(active) {
+        if (active_) setenv("SIMD_SYNET_AMX", "0", 1);
+    }
+    ~PlainTiles() {
+        if (active_) unsetenv("SIMD_SYNET_AMX");
+    }
+
+private:
+    bool active_;
+};
+
+bool OnTiles(const std::string& info) {
+    return info.find("-amx-") != std::string::npos;
+}
+
+// The paths a 16b test runs on: the kernels this target chooses, and, where those are the AMX
+// tiles (seen by a context's Info), once more without them.
+std::vector<bool> PlainPasses() {
+    // Overlapping patches: the column algorithm, the one with a tile path.
+    const Shape s = {8, 8, 3, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1};
+    SimdConvolutionParameters p = Make(s, SimdTensorFormatNhwc, SimdConvolutionActivationIdentity);
+    p.srcT = p.dstT = SimdTensorData16b;
+    void* context = SimdSynetDeconvolution16bInit(1, &p, SimdSynetCompatibilityDefault);
+    const bool tiles = context != nullptr && OnTiles(SimdSynetDeconvolution16bInfo(context));
+    SimdRelease(context);
+    if (tiles) return {false, true};
+    return {false};
+}
+
+// Init, SetParams, Forward (caller buffer or NULL) of the 16b framework, compared with the
+// reference; when the context runs on the AMX tiles, the whole case again without them
+// (`result` then receives the first run). `data`: the case's inputs instead of MakeData's.
 ::testing::AssertionResult RunCase16b(const SimdConvolutionParameters& p, size_t batch,
                                       bool withBias, bool callerBuffer, uint32_t seed,
-                                      Run16b* result = nullptr) {
-    const Data data = MakeData(p, batch, seed);
-    void* context = SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault);
+                                      Run16b* result = nullptr, bool forcePlain = false,
+                                      const Data* given = nullptr) {
+    const Data data = given ? *given : MakeData(p, batch, seed);
+    void* context;
+    {
+        const PlainTiles plain(forcePlain);
+        context = SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault);
+    }
     if (context == nullptr)
         return ::testing::AssertionFailure()
                << "Init failed: " << (SimdSynetGetLastError() ? SimdSynetGetLastError() : "");
@@ -640,8 +687,12 @@ struct Run16b {
     }
     if (callerBuffer && !buf.GuardsIntact())
         return ::testing::AssertionFailure() << "scratch guard overwritten (" << name << ")";
+    if (forcePlain && OnTiles(name))
+        return ::testing::AssertionFailure() << name << ": SIMD_SYNET_AMX=0 ignored";
     ::testing::AssertionResult r = Compare16b(p, batch, data, withBias, dst);
     if (!r) return ::testing::AssertionFailure() << name << ": " << r.message();
+    if (!forcePlain && OnTiles(name))
+        return RunCase16b(p, batch, withBias, callerBuffer, seed, nullptr, true, &data);
     return ::testing::AssertionSuccess();
 }
 
@@ -716,6 +767,28 @@ TEST_P(Deconvolution16bTest, RoundedSourceEqualsBf16Source) {
         }
 }
 
+// NaN and infinities of the source reach exactly the outputs their taps reach, on every path
+// (the AMX tiles read BF16 denormals as zero, but keep NaN and infinities).
+TEST_P(Deconvolution16bTest, NanAndInfinityPropagate) {
+    const Shape shapes[] = {{17, 33, 5, 13, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+                            {40, 16, 6, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}};
+    uint32_t seed = 2500;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc})
+            for (SimdTensorDataType srcT : kTypes)
+                for (SimdTensorDataType dstT : kTypes) {
+                    const SimdConvolutionParameters p =
+                        Make16b(s, f, SimdConvolutionActivationIdentity, srcT, dstT);
+                    Data data = MakeData(p, 1, seed++);
+                    const size_t n = data.src.size();
+                    data.src[3] = std::numeric_limits<float>::quiet_NaN();
+                    data.src[n / 2] = std::numeric_limits<float>::infinity();
+                    data.src[n - 5] = -std::numeric_limits<float>::infinity();
+                    EXPECT_TRUE(RunCase16b(p, 1, true, false, seed, nullptr, false, &data))
+                        << Describe(p, 1) << Types(p);
+                }
+}
+
 // Thread budgets 1 and 3 give the same bits.
 TEST_P(Deconvolution16bTest, ThreadCountsBitIdentical) {
     ThreadBudgetGuard restore;
@@ -724,42 +797,48 @@ TEST_P(Deconvolution16bTest, ThreadCountsBitIdentical) {
                             {32, 16, 13, 13, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
                             {8, 8, 13, 13, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 2}};
     uint32_t seed = 3000;
-    for (const Shape& s : shapes)
-        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
-            if (f == SimdTensorFormatNhwc && s.group != 1) continue;
-            for (SimdTensorDataType srcT : kTypes)
-                for (SimdTensorDataType dstT : kTypes) {
-                    const SimdConvolutionParameters p =
-                        Make16b(s, f, SimdConvolutionActivationSwish, srcT, dstT);
-                    const size_t batch = 2;
-                    const Data a = MakeData(p, batch, seed++);
-                    const std::vector<uint8_t> srcA = SourceBytes(p, a.src);
-                    void* context =
-                        SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault);
-                    ASSERT_NE(context, nullptr) << Describe(p, batch);
-                    SimdSynetDeconvolution16bSetParams(context, a.weight.data(), a.bias.data(),
-                                                       a.params.data());
-                    const size_t bufBytes = SimdSynetDeconvolution16bExternalBufferSize(context);
-                    const size_t dstBytes = DstSize(p, batch) * ElemSize(p.dstT);
-                    std::vector<std::vector<uint16_t>> out;
-                    for (size_t threads : {1, 3}) {
-                        SimdSetThreadNumber(threads);
-                        std::vector<uint8_t> buf(bufBytes);
-                        Bytes dst = MakeBytes(dstBytes);
-                        SimdSynetDeconvolution16bForward(context, srcA.data(), buf.data(),
-                                                         BytesOf(dst));
-                        if (threads == 1) {
-                            EXPECT_TRUE(Compare16b(p, batch, a, true, dst))
-                                << Describe(p, batch) << Types(p);
+    for (const bool plain : PlainPasses())
+        for (const Shape& s : shapes)
+            for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+                if (f == SimdTensorFormatNhwc && s.group != 1) continue;
+                for (SimdTensorDataType srcT : kTypes)
+                    for (SimdTensorDataType dstT : kTypes) {
+                        const SimdConvolutionParameters p =
+                            Make16b(s, f, SimdConvolutionActivationSwish, srcT, dstT);
+                        const size_t batch = 2;
+                        const Data a = MakeData(p, batch, seed++);
+                        const std::vector<uint8_t> srcA = SourceBytes(p, a.src);
+                        void* context;
+                        {
+                            const PlainTiles scope(plain);
+                            context = SimdSynetDeconvolution16bInit(batch, &p,
+                                                                    SimdSynetCompatibilityDefault);
                         }
-                        EXPECT_TRUE(dst.GuardsIntact());
-                        out.push_back(dst.Vector());
+                        ASSERT_NE(context, nullptr) << Describe(p, batch);
+                        SimdSynetDeconvolution16bSetParams(context, a.weight.data(), a.bias.data(),
+                                                           a.params.data());
+                        const size_t bufBytes =
+                            SimdSynetDeconvolution16bExternalBufferSize(context);
+                        const size_t dstBytes = DstSize(p, batch) * ElemSize(p.dstT);
+                        std::vector<std::vector<uint16_t>> out;
+                        for (size_t threads : {1, 3}) {
+                            SimdSetThreadNumber(threads);
+                            std::vector<uint8_t> buf(bufBytes);
+                            Bytes dst = MakeBytes(dstBytes);
+                            SimdSynetDeconvolution16bForward(context, srcA.data(), buf.data(),
+                                                             BytesOf(dst));
+                            if (threads == 1) {
+                                EXPECT_TRUE(Compare16b(p, batch, a, true, dst))
+                                    << Describe(p, batch) << Types(p);
+                            }
+                            EXPECT_TRUE(dst.GuardsIntact());
+                            out.push_back(dst.Vector());
+                        }
+                        SimdSetThreadNumber(1);
+                        EXPECT_EQ(out[0], out[1]) << Describe(p, batch) << Types(p) << " 3 threads";
+                        SimdRelease(context);
                     }
-                    SimdSetThreadNumber(1);
-                    EXPECT_EQ(out[0], out[1]) << Describe(p, batch) << Types(p) << " 3 threads";
-                    SimdRelease(context);
-                }
-        }
+            }
 }
 
 // One context used by two user threads at once, each with its own scratch (any alignment),
@@ -768,36 +847,41 @@ TEST_P(Deconvolution16bTest, ThreadCountsBitIdentical) {
 TEST_P(Deconvolution16bTest, SharedContextTwoThreads) {
     std::set<std::string> algorithms;
     uint32_t seed = 3500;
-    for (const Shape& s : kAlgorithmShapes)
-        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
-            if (f == SimdTensorFormatNhwc && s.group != 1) continue;
-            for (SimdTensorDataType srcT : kTypes)
-                for (SimdTensorDataType dstT : kTypes) {
-                    const SimdConvolutionParameters p =
-                        Make16b(s, f, SimdConvolutionActivationRelu, srcT, dstT);
-                    const Data a = MakeData(p, 1, seed++), b = MakeData(p, 1, seed++);
-                    const std::vector<uint8_t> inputs[2] = {SourceBytes(p, a.src),
-                                                            SourceBytes(p, b.src)};
-                    void* context =
-                        SimdSynetDeconvolution16bInit(1, &p, SimdSynetCompatibilityDefault);
-                    ASSERT_NE(context, nullptr) << Describe(p, 1);
-                    SimdSynetDeconvolution16bSetParams(context, a.weight.data(), a.bias.data(),
-                                                       nullptr);
-                    const std::string info = SimdSynetDeconvolution16bInfo(context);
-                    algorithms.insert(AlgorithmOf(info));
-                    // One byte more, and the scratch starts one byte in: an odd address.
-                    EXPECT_TRUE(test::ConcurrentForwardMatchesLoneCalls(
-                        SimdSynetDeconvolution16bExternalBufferSize(context) + 1,
-                        DstSize(p, 1) * ElemSize(p.dstT),
-                        [&](int i, void* buf, void* dst) {
-                            SimdSynetDeconvolution16bForward(context, inputs[i].data(),
-                                                             static_cast<uint8_t*>(buf) + 1,
-                                                             static_cast<uint8_t*>(dst));
-                        }))
-                        << Describe(p, 1) << Types(p) << " " << info;
-                    SimdRelease(context);
-                }
-        }
+    for (const bool plain : PlainPasses())
+        for (const Shape& s : kAlgorithmShapes)
+            for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+                if (f == SimdTensorFormatNhwc && s.group != 1) continue;
+                for (SimdTensorDataType srcT : kTypes)
+                    for (SimdTensorDataType dstT : kTypes) {
+                        const SimdConvolutionParameters p =
+                            Make16b(s, f, SimdConvolutionActivationRelu, srcT, dstT);
+                        const Data a = MakeData(p, 1, seed++), b = MakeData(p, 1, seed++);
+                        const std::vector<uint8_t> inputs[2] = {SourceBytes(p, a.src),
+                                                                SourceBytes(p, b.src)};
+                        void* context;
+                        {
+                            const PlainTiles scope(plain);
+                            context =
+                                SimdSynetDeconvolution16bInit(1, &p, SimdSynetCompatibilityDefault);
+                        }
+                        ASSERT_NE(context, nullptr) << Describe(p, 1);
+                        SimdSynetDeconvolution16bSetParams(context, a.weight.data(), a.bias.data(),
+                                                           nullptr);
+                        const std::string info = SimdSynetDeconvolution16bInfo(context);
+                        algorithms.insert(AlgorithmOf(info));
+                        // One byte more, and the scratch starts one byte in: an odd address.
+                        EXPECT_TRUE(test::ConcurrentForwardMatchesLoneCalls(
+                            SimdSynetDeconvolution16bExternalBufferSize(context) + 1,
+                            DstSize(p, 1) * ElemSize(p.dstT),
+                            [&](int i, void* buf, void* dst) {
+                                SimdSynetDeconvolution16bForward(context, inputs[i].data(),
+                                                                 static_cast<uint8_t*>(buf) + 1,
+                                                                 static_cast<uint8_t*>(dst));
+                            }))
+                            << Describe(p, 1) << Types(p) << " " << info;
+                        SimdRelease(context);
+                    }
+            }
     std::string names;
     for (const std::string& name : algorithms) names += " " + name;
     for (const char* name : {"nchw-gemm", "nhwc-gemm", "nhwc-direct"})
@@ -826,9 +910,10 @@ TEST_P(Deconvolution16bTest, SizesAndInfo) {
                     const Data data = MakeData(p, 1, 5);
                     SimdSynetDeconvolution16bSetParams(context, data.weight.data(), nullptr,
                                                        nullptr);
-                    // Bytes: at least the BF16 weights kept as FP32.
-                    EXPECT_GE(SimdSynetDeconvolution16bInternalBufferSize(context),
-                              data.weight.size() * sizeof(float));
+                    // Bytes: at least the BF16 weights (kept as FP32, or as BF16 for the tiles).
+                    EXPECT_GE(
+                        SimdSynetDeconvolution16bInternalBufferSize(context),
+                        data.weight.size() * (OnTiles(info) ? sizeof(uint16_t) : sizeof(float)));
                     SimdRelease(context);
                 }
 }

@@ -1,8 +1,9 @@
 // The NHWC column algorithm of the deconvolution frameworks, group 1 (Info
-// "nhwc-gemm-RxC-col2im", "nhwc-usergemm-col2im", and "nchw-via-nhwc-gemm-..." between
-// transposes): per band of source rows (ColumnBands-inl.h), col[band pixels x kY*kX*dstC] =
-// src * W (the weights, already [srcC x kY*kX*dstC], packed into B panels at SetParams), then
-// each output pixel gathers its taps along the channels.
+// "nhwc-gemm-RxC-col2im", "nhwc-usergemm-col2im", "nhwc-amx-col2im" for the BF16 framework on
+// AMX tiles, and "nchw-via-nhwc-gemm-..." between transposes): per band of source rows
+// (ColumnBands-inl.h), col[band pixels x kY*kX*dstC] = src * W (the weights, already
+// [srcC x kY*kX*dstC], packed into B panels at SetParams), then each output pixel gathers its
+// taps along the channels.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "deconvolution/DeconvolutionNhwcGemm.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -17,10 +18,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "gemm/GemmAmxBf16.h"
 #include "gemm/GemmBlocking.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -40,10 +43,13 @@ public:
     NhwcGemm(size_t batch, const SimdConvolutionParameters& p, SimdGemm32fNNPtr gemm, bool bf16)
         : Banded(batch, p, gemm, bf16) {
         N_ = q_.K * q_.dstC;
+        amx_ = gemm == nullptr && AmxBf16Usable(bf16);
         blocks_ = GemmChooseBlocks(bandRows_ * q_.srcW, N_, q_.srcC, T::kRows, T::kCols);
-        info_ = std::string(TargetIsa()) + (gemm ? "::nhwc-usergemm-col2im"
-                                                 : "::nhwc-gemm-" + std::to_string(T::kRows) + "x" +
-                                                       std::to_string(T::kCols) + "-col2im");
+        info_ =
+            std::string(TargetIsa()) + (gemm   ? "::nhwc-usergemm-col2im"
+                                        : amx_ ? "::nhwc-amx-col2im"
+                                               : "::nhwc-gemm-" + std::to_string(T::kRows) + "x" +
+                                                     std::to_string(T::kCols) + "-col2im");
         info_ += "-band" + std::to_string(bandRows_) + TypeSuffix(*this);
     }
 
@@ -51,6 +57,10 @@ protected:
     // One image (the NCHW wrapper's step).
     void RunImage(const float* src, float* buf, float* dst) const { RunImages(src, buf, dst, 1); }
     size_t PackFloats() const override {
+#if SIMD_SYNET_DECONV_AMX
+        // The band's pixels as BF16 rows of whole tiles (two BF16 values per float).
+        if (amx_) return amx::PackedRows(bandRows_ * q_.srcW) * amx::PackedDepth(q_.srcC) / 2;
+#endif
         return gemm_ ? 0 : GemmPackedASize<D>(blocks_.mc, blocks_.kc);
     }
     size_t BOffset(size_t j, size_t k, size_t nc) const {
@@ -63,6 +73,16 @@ protected:
             weights_.assign(w, w + q_.srcC * N_);
             return;
         }
+#if SIMD_SYNET_DECONV_AMX
+        if (amx_) {
+            // w is already rounded to BF16: its upper halves are the BF16 values, exactly.
+            std::vector<uint16_t> bits(q_.srcC * N_);
+            ConvertRow(w, bits.size(), bits.data());
+            weights_.assign(amx::PackedBSize(q_.srcC, N_) / 2, 0.0f);
+            amx::PackB(bits.data(), N_, q_.srcC, N_, reinterpret_cast<uint16_t*>(weights_.data()));
+            return;
+        }
+#endif
         const D d;
         weights_.assign(q_.srcC * RoundUp(N_, T::kCols), 0.0f);
         for (size_t j = 0; j < N_; j += blocks_.nc) {
@@ -93,6 +113,12 @@ protected:
                 return;
             }
         }
+#if SIMD_SYNET_DECONV_AMX
+        if (amx_) {
+            ColumnsAmx(A, M, reinterpret_cast<uint16_t*>(pack), col);
+            return;
+        }
+#endif
         const D d;
         for (size_t i = 0; i < M; i += blocks_.mc) {
             const size_t mc = std::min(blocks_.mc, M - i);
@@ -108,6 +134,25 @@ protected:
             }
         }
     }
+
+#if SIMD_SYNET_DECONV_AMX
+    // The GEMM on AMX tiles: the M source pixels at A as BF16 rows of whole tiles (rounded from
+    // FP32 here, the one rounding of the source; copied from BF16), then col = A * W.
+    template <class Elem>
+    void ColumnsAmx(const Elem* A, size_t M, uint16_t* a16, float* col) const {
+        const size_t depth = amx::PackedDepth(q_.srcC), rows = amx::PackedRows(M);
+        for (size_t r = 0; r < M; ++r) {
+            uint16_t* row = a16 + r * depth;
+            if constexpr (std::is_same_v<Elem, uint16_t>)
+                std::memcpy(row, A + r * q_.srcC, q_.srcC * sizeof(uint16_t));
+            else
+                ConvertRow(A + r * q_.srcC, q_.srcC, row);
+            std::fill(row + q_.srcC, row + depth, uint16_t(0));
+        }
+        std::fill(a16 + M * depth, a16 + rows * depth, uint16_t(0));
+        amx::Gemm(M, N_, q_.srcC, a16, reinterpret_cast<const uint16_t*>(weights_.data()), col, N_);
+    }
+#endif
 
     // pix[c] = (init ? pix[c] : 0) + sum of col[base[i] + c] over the n taps (c < dstC).
     void AccumulateChannels(const float* col, const size_t* base, size_t n, bool init,
@@ -172,6 +217,7 @@ protected:
     }
 
     size_t N_;
+    bool amx_;
     GemmBlocks blocks_;
 };
 

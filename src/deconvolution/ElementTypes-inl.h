@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/Bf16-inl.h"
+#include "core/CpuFeatures.h"
 #include "core/IsaName.h"
 #include "deconvolution/Deconvolution32f.h"
 #include "gemm/Gemm-inl.h"
@@ -38,9 +39,9 @@ inline const char* TargetIsa() {
 // below make that packing the one place where the source is rounded to BF16 (srcT 32f in the
 // BF16 framework) or widened from BF16 (srcT 16b), so no FP32 copy of the image is made and the
 // FP32 micro-kernel runs unchanged. Highway 1.0.3 has no target with BF16 dot products
-// (AVX512_BF16 / AMX are not among its targets), so BF16 operands are widened on every target;
-// products of two BF16 values are exact in FP32, so the sums equal those of a BF16 kernel with
-// FP32 accumulation up to the summation order.
+// (AVX512_BF16 / AMX are not among its targets), so BF16 operands are widened on every target
+// except where the AMX tiles run (below); products of two BF16 values are exact in FP32, so
+// the sums equal those of a BF16 kernel with FP32 accumulation up to the summation order.
 
 // FP32 source rounded to BF16, as FP32.
 struct ReadF32AsBf16 {
@@ -58,6 +59,19 @@ struct ReadBf16 {
         return LoadF(d, p);
     }
 };
+
+// The BF16 framework's column GEMM runs on the AMX tiles (gemm/GemmAmxBf16.h, raw
+// instructions outside Highway) where the CPU and the OS run them; the tile code is reached from
+// the AVX3 target only, so every other target keeps the widening readers above.
+#undef SIMD_SYNET_DECONV_AMX
+#if HWY_TARGET == HWY_AVX3 && HWY_ARCH_X86_64
+#define SIMD_SYNET_DECONV_AMX 1
+#else
+#define SIMD_SYNET_DECONV_AMX 0
+#endif
+inline bool AmxBf16Usable(bool bf16) {
+    return SIMD_SYNET_DECONV_AMX && bf16 && CpuHasAmxBf16();
+}
 
 // f(reader) with the reader of this context's source (one branch per band or call).
 template <class F>
