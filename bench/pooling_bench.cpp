@@ -1,5 +1,6 @@
 // Benchmarks of the pooling family against the copy baseline of the same traffic (bytes of
-// src read once + bytes of dst written), single thread.
+// src read once + bytes of dst written), single thread; the 3x3 FP32 pools also with a budget
+// of 2 threads ("/t2").
 #include <cstdint>
 #include <string>
 
@@ -26,17 +27,21 @@ const Layout kNhwc{"Nhwc", SimdTensorFormatNhwc};
 
 // `call(src, dst, case, format)` runs one pooling call on buffers of element type T.
 template <class T, class Call>
-void Register(const std::string& function, const Case& c, const Layout& layout, Call call) {
+void Register(const std::string& function, const Case& c, const Layout& layout, Call call,
+              size_t threads = 1) {
     const size_t srcSize = c.C * c.H * c.W, dstSize = c.C * c.dstH * c.dstW;
     const std::string caseName = std::string(c.name) + "-" + layout.name;
     const size_t readBytes = srcSize * sizeof(T), writeBytes = dstSize * sizeof(T);
-    bench::RegisterWithBaseline("Pooling/" + function + "/" + caseName, caseName, 1, readBytes,
-                                writeBytes, [=](benchmark::State& state) {
+    const std::string suffix = threads > 1 ? "/t" + std::to_string(threads) : "";
+    bench::RegisterWithBaseline("Pooling/" + function + "/" + caseName + suffix, caseName, 1,
+                                readBytes, writeBytes, [=](benchmark::State& state) {
                                     bench::Buffer<T> src(srcSize), dst(dstSize);
+                                    SimdSetThreadNumber(threads);
                                     for (auto _ : state) {
                                         call(src.data(), dst.data(), c, layout.format);
                                         benchmark::ClobberMemory();
                                     }
+                                    SimdSetThreadNumber(1);
                                     bench::SetTraffic(state, readBytes + writeBytes);
                                 });
 }
@@ -65,6 +70,8 @@ const int kRegistered = [] {
             Register<float>("Average", c, layout, Average);
         }
         Register<float>("Average", kGlobal, layout, Average);
+        Register<float>("Max32f", k3x3, layout, Max32f, 2);
+        Register<float>("Average", k3x3, layout, Average, 2);
     }
     Register<uint16_t>("Max16b", k3x3, kNhwc, Max16b);
     Register<uint8_t>("Max8u", k3x3, kNhwc, Max8u);

@@ -306,6 +306,60 @@ TEST_P(Pooling, AverageGlobalAndLarge) {
             for (bool excludePad : {false, true}) CheckAverage(p, excludePad, seed++);
 }
 
+// Shapes large enough to split over threads (32 K elements or more): NHWC splits output rows,
+// including parts whose first window still reaches into the top padding (5x5 s1 p2), NCHW
+// splits channels, including the stride-2 rows that write past their row end; the last shape
+// has windows past the input, so it runs whole at any budget.
+std::vector<ref::Pool> SplitShapes() {
+    std::vector<ref::Pool> shapes;
+    for (bool nhwc : {false, true}) {
+        shapes.push_back(Shape2D(64, 33, 17, 3, 3, 2, 2, 1, 1, 17, 9, nhwc));
+        shapes.push_back(Shape2D(48, 40, 30, 5, 5, 1, 1, 2, 2, 40, 30, nhwc));
+        shapes.push_back(Shape2D(16, 61, 47, 2, 2, 2, 2, 0, 0, 31, 24, nhwc));
+        shapes.push_back(Shape2D(64, 112, 112, 3, 3, 2, 2, 1, 1, 56, 56, nhwc));
+        shapes.push_back(Shape2D(2, 130, 131, 3, 3, 1, 1, 1, 1, 130, 131, nhwc));
+        shapes.push_back(Shape2D(32, 40, 30, 3, 3, 2, 2, 1, 1, 25, 15, nhwc));
+    }
+    return shapes;
+}
+
+// Budgets of 2 and 3 threads: every function matches the reference, and averages give the bits
+// of a single thread.
+TEST_P(Pooling, ThreadBudgetsBitIdentical) {
+    test::ThreadBudgetGuard restore;
+    uint32_t seed = 900;
+    for (const ref::Pool& p : SplitShapes()) {
+        for (bool excludePad : {false, true}) {
+            if (excludePad && HasEmptyWindow(p)) continue;
+            Guarded<float> src(p.SrcSize());
+            test::FillRandom(src.data(), src.size(), -1.0f, 2.0f, seed++);
+            std::vector<std::vector<float>> out;
+            for (size_t threads : {1, 2, 3}) {
+                SimdSetThreadNumber(threads);
+                Guarded<float> dst(p.DstSize(), -7.0f);
+                SimdSynetPoolingAverage(src.data(), p.srcC, p.srcH, p.srcW, p.kernelY, p.kernelX,
+                                        p.strideY, p.strideX, p.padY, p.padX, dst.data(), p.dstH,
+                                        p.dstW, excludePad ? SimdTrue : SimdFalse, Format(p));
+                EXPECT_TRUE(dst.GuardsIntact()) << Describe(p);
+                out.emplace_back(dst.data(), dst.data() + p.DstSize());
+            }
+            SimdSetThreadNumber(1);
+            EXPECT_EQ(0, std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)))
+                << "2 threads " << Describe(p) << " excludePad " << excludePad;
+            EXPECT_EQ(0, std::memcmp(out[0].data(), out[2].data(), out[0].size() * sizeof(float)))
+                << "3 threads " << Describe(p) << " excludePad " << excludePad;
+        }
+        for (size_t threads : {2, 3}) {
+            SimdSetThreadNumber(threads);
+            CheckAverage(p, false, seed++);
+            CheckMax32f(p, test::RandomFloats(p.SrcSize(), -5.0f, 5.0f, seed++));
+            CheckMax16b(p, seed++, threads == 3);
+            CheckMax8u(p, seed++);
+        }
+        SimdSetThreadNumber(1);
+    }
+}
+
 TEST_P(Pooling, Max32f) {
     uint32_t seed = 1;
     for (const ref::Pool& p : Shapes2D())
