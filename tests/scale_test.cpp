@@ -154,6 +154,85 @@ TEST_P(Scale, ThreadBudgetsGiveIdenticalBits) {
         }
 }
 
+// The fused layers split the same way, Fused4 and Fused9 (other output shapes) included: every
+// budget gives the bits of one thread.
+TEST_P(Scale, FusedLayersThreadBudgetsGiveIdenticalBits) {
+    const test::ThreadBudgetGuard restore;
+    for (SimdTensorFormatType format : test::ImageFormats())
+        for (const test::ChannelsSpatial& sh : test::SplitShapes()) {
+            const size_t C = sh.channels, S = sh.spatial;
+            const size_t block = SimdSynetTensorAlignment(format);
+            const size_t aligned = SimdAlign(C, block), n = aligned * S;
+            // Fused9: channels0 a multiple of the block, the rest from src1.
+            const size_t C0 = C / 2 / block * block, C1 = C - C0;
+            const std::vector<float> src = test::RandomFloats(n, -3.0f, 3.0f, uint32_t(n));
+            const std::vector<float> src1 = test::RandomFloats(n, -3.0f, 3.0f, uint32_t(n + 1));
+            const std::vector<float> p0 = test::RandomFloats(aligned, -2.0f, 2.0f, 5);
+            const std::vector<float> p1 = test::RandomFloats(aligned, -1.0f, 1.0f, 6);
+            const std::vector<float> p2 = test::RandomFloats(aligned, -1.0f, 1.0f, 7);
+            const float slope = 0.25f, scale1 = 1.5f, bias1 = -0.5f;
+            const bool fused4 = C % block == 0;
+            for (int function = 0; function < 8; ++function) {
+                if (function == 6 && !fused4) continue;
+                const size_t outSize = function == 6 ? 2 * n : n;
+                auto run = [&](float* dst, float* dst1) {
+                    switch (function) {
+                        case 0:
+                            SimdSynetFusedLayerForward0(src.data(), p0.data(), p1.data(), C, S, dst,
+                                                        format);
+                            break;
+                        case 1:
+                            SimdSynetFusedLayerForward1(src.data(), p0.data(), p1.data(), p2.data(),
+                                                        C, S, dst, format);
+                            break;
+                        case 2:
+                            SimdSynetFusedLayerForward2(src.data(), p0.data(), p1.data(), C, S,
+                                                        &slope, dst, format);
+                            break;
+                        case 3:
+                            SimdSynetFusedLayerForward3(src.data(), p0.data(), p1.data(), C, S, dst,
+                                                        format);
+                            break;
+                        case 4:
+                            SimdSynetFusedLayerForward8(src.data(), src1.data(), p0.data(), C, S,
+                                                        dst, format);
+                            break;
+                        case 5:
+                            SimdSynetFusedLayerForward9(C0 ? src.data() : nullptr, src1.data(),
+                                                        p0.data(), p1.data(), C0, C1, S, dst,
+                                                        nullptr, format);
+                            break;
+                        case 6:
+                            SimdSynetFusedLayerForward4(src.data(), p0.data(), &scale1, &bias1, C,
+                                                        S, dst, format);
+                            break;
+                        default:
+                            SimdSynetFusedLayerForward9(C0 ? src.data() : nullptr, src1.data(),
+                                                        p0.data(), p1.data(), C0, C1, S, dst, dst1,
+                                                        format);
+                            break;
+                    }
+                };
+                SimdSetThreadNumber(1);
+                std::vector<float> one(outSize, 0.0f), oneSecond(outSize, 0.0f);
+                run(one.data(), oneSecond.data());
+                ASSERT_EQ(SimdSynetGetLastError(), nullptr)
+                    << Case(format, C, S) << " function " << function;
+                for (size_t budget : {2, 3}) {
+                    SimdSetThreadNumber(budget);
+                    Guarded<float> dst(outSize, 0.0f), second(outSize, 0.0f);
+                    run(dst.data(), second.data());
+                    EXPECT_EQ(0, std::memcmp(dst.data(), one.data(), outSize * sizeof(float)))
+                        << Case(format, C, S) << " function " << function << " budget " << budget;
+                    EXPECT_EQ(0,
+                              std::memcmp(second.data(), oneSecond.data(), outSize * sizeof(float)))
+                        << Case(format, C, S) << " function " << function << " budget " << budget;
+                    EXPECT_TRUE(dst.GuardsIntact() && second.GuardsIntact());
+                }
+            }
+        }
+}
+
 // Without a bias the result is the FP32 product itself, signed zeros included.
 TEST_P(Scale, ScaleLayerWithoutBias) {
     ForEachCase([](SimdTensorFormatType format, size_t C, size_t S, Data& d) {

@@ -36,29 +36,31 @@ struct Fused9Op {
     }
 };
 
+// dst: the first output of channel 0 of this call; second: that of the second kind (NHWC: unused,
+// each pixel's 2*C outputs are contiguous; NCHW and blocked: plane C, or block C/block, of the
+// whole output, so that a call on a range of channels writes both halves in place).
 void Fused4(const float* src, const float* bias0, float scale1, float bias1, size_t channels,
-            size_t spatial, size_t block, bool nhwc, float* dst) {
+            size_t spatial, size_t block, bool nhwc, float* dst, float* second) {
     const Fused4Op op{scale1, bias1};
     const size_t C = channels, S = spatial;
     if (block == 1 && !nhwc) {
-        // Plane c feeds planes c and C + c.
+        // Plane c feeds planes c of both halves.
         for (size_t c = 0; c < C; ++c)
-            DualBroadcastRow<true>(op, S, src + c * S, dst + c * S, dst + (C + c) * S, bias0[c],
-                                   0.0f);
+            DualBroadcastRow<true>(op, S, src + c * S, dst + c * S, second + c * S, bias0[c], 0.0f);
     } else if (block == 1) {
         // Pixel s: C inputs, then 2*C outputs (first kind, then second kind).
         for (size_t s = 0; s < S; ++s)
             DualPatternRow<true>(op, C, src + s * C, dst + s * 2 * C, dst + s * 2 * C + C, bias0,
                                  nullptr);
     } else {
-        // C is a multiple of the block: block b feeds output blocks b and C/block + b.
+        // C is a multiple of the block: block b feeds block b of both halves.
         const size_t blocks = C / block, blockSize = S * block;
         const size_t R = PatternVectors(block);
         const bool direct = PatternIsDirect(block);
         for (size_t b = 0; b < blocks; ++b) {
             const float* params[2] = {bias0 + b * block, nullptr};
             DualBlockRun<true>(op, block, S, R, direct, src + b * blockSize, dst + b * blockSize,
-                               dst + (blocks + b) * blockSize, params);
+                               second + b * blockSize, params);
         }
     }
 }
@@ -124,10 +126,13 @@ void Fused9(const float* src0, const float* src1, const float* scale, const floa
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <algorithm>
+
 #include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
 #include "core/Format.h"
+#include "core/ParallelElements.h"
 #include "core/Validate.h"
 
 namespace simd {
@@ -150,9 +155,18 @@ SIMD_API void SimdSynetFusedLayerForward4(const float* src, const float* bias0, 
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !bias0 || !scale1 || !bias1 || !dst,
                  "SimdSynetFusedLayerForward4: src, bias0, scale1, bias1 and dst must not be NULL");
-    SIMD_DISPATCH(simd::Fused4)
-    (src, bias0, *scale1, *bias1, channels, spatial, shape.block, format == SimdTensorFormatNhwc,
-     dst);
+    // Split like the input (ParallelPerChannel): NHWC pixels own their 2*C outputs, channel c
+    // of the other layouts owns plane (block) c of both halves (a single NCHW channel splits
+    // its pixels, p0 on in both planes).
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    float* second = dst + channels * spatial;
+    simd::ParallelPerChannel(
+        channels, spatial, format, shape.block, [&](size_t c0, size_t n, size_t p0, size_t pixels) {
+            SIMD_DISPATCH(simd::Fused4)
+            (src + c0 * spatial + p0 * (nhwc ? channels : 1), bias0 + c0, *scale1, *bias1, n,
+             pixels, shape.block, nhwc, dst + c0 * spatial + p0 * (nhwc ? 2 * channels : 1),
+             second + c0 * spatial + (nhwc ? 0 : p0));
+        });
 }
 
 SIMD_API void SimdSynetFusedLayerForward9(const float* src0, const float* src1, const float* scale,
@@ -174,8 +188,29 @@ SIMD_API void SimdSynetFusedLayerForward9(const float* src0, const float* src1, 
     // An input with no channels is never read; dst1 is optional.
     SIMD_FAIL_IF((!src0 && channels0 != 0) || (!src1 && channels1 != 0) || !scale || !bias || !dst0,
                  "SimdSynetFusedLayerForward9: src0, src1, scale, bias and dst0 must not be NULL");
-    SIMD_DISPATCH(simd::Fused9)
-    (src0, src1, scale, bias, channels0, channels1, spatial, shape.block,
-     format == SimdTensorFormatNhwc, dst0, dst1);
+    // Split over the output channels (pixels in NHWC) as ParallelPerChannel splits them; a part
+    // of the channel-major layouts takes the planes (blocks) [c0, c1) of the concatenation: those
+    // of src0 below channels0, then those of src1.
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    simd::ParallelPerChannel(
+        channels, spatial, format, shape.block, [&](size_t c0, size_t n, size_t p0, size_t pixels) {
+            if (nhwc) {
+                const size_t out = p0 * channels;
+                SIMD_DISPATCH(simd::Fused9)
+                (src0 ? src0 + p0 * channels0 : nullptr, src1 ? src1 + p0 * channels1 : nullptr,
+                 scale, bias, channels0, channels1, pixels, shape.block, true, dst0 + out,
+                 dst1 ? dst1 + out : nullptr);
+                return;
+            }
+            // A single NCHW channel splits its pixels instead (p0 > 0, c0 == 0).
+            const size_t c1 = c0 + n, mid = std::max(c0, channels0);
+            const size_t n0 = std::min(c1, channels0) > c0 ? std::min(c1, channels0) - c0 : 0;
+            const size_t n1 = c1 > mid ? c1 - mid : 0;
+            const size_t out = c0 * spatial + p0;
+            SIMD_DISPATCH(simd::Fused9)
+            (n0 ? src0 + c0 * spatial + p0 : nullptr,
+             n1 ? src1 + (mid - channels0) * spatial + p0 : nullptr, scale + c0, bias + c0, n0, n1,
+             pixels, shape.block, false, dst0 + out, dst1 ? dst1 + out : nullptr);
+        });
 }
 #endif  // HWY_ONCE

@@ -107,6 +107,7 @@ HWY_AFTER_NAMESPACE();
 #include "core/Dispatch.h"
 #include "SimdSynet.h"
 #include "core/Error.h"
+#include "core/ParallelElements.h"
 #include "core/Validate.h"
 
 namespace simd {
@@ -115,6 +116,23 @@ HWY_EXPORT(Fused1);
 HWY_EXPORT(Fused2);
 HWY_EXPORT(Fused3);
 HWY_EXPORT(Fused8);
+
+namespace {
+
+// f(at, c0, n, pixels) over the parts ParallelPerChannel makes of a call: the part's first
+// element (the same offset in every tensor of the call's shape), first channel, channels and
+// pixels. Each element is computed by the same code in any part (bit-identical results).
+template <class F>
+void SplitChannels(size_t channels, size_t spatial, SimdTensorFormatType format, size_t block,
+                   F&& f) {
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    ParallelPerChannel(channels, spatial, format, block,
+                       [&](size_t c0, size_t n, size_t p0, size_t pixels) {
+                           f(c0 * spatial + p0 * (nhwc ? channels : 1), c0, n, pixels);
+                       });
+}
+
+}  // namespace
 }  // namespace simd
 
 SIMD_API void SimdSynetFusedLayerForward0(const float* src, const float* bias, const float* scale,
@@ -128,8 +146,12 @@ SIMD_API void SimdSynetFusedLayerForward0(const float* src, const float* bias, c
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !bias || !scale || !dst,
                  "SimdSynetFusedLayerForward0: src, bias, scale and dst must not be NULL");
-    SIMD_DISPATCH(simd::Fused0)
-    (src, bias, scale, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    simd::SplitChannels(
+        channels, spatial, format, shape.block, [&](size_t at, size_t c0, size_t n, size_t pixels) {
+            SIMD_DISPATCH(simd::Fused0)
+            (src + at, bias + c0, scale + c0, n, pixels, shape.block, nhwc, dst + at);
+        });
 }
 
 SIMD_API void SimdSynetFusedLayerForward1(const float* src, const float* bias0, const float* scale1,
@@ -143,9 +165,12 @@ SIMD_API void SimdSynetFusedLayerForward1(const float* src, const float* bias0, 
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !bias0 || !scale1 || !bias1 || !dst,
                  "SimdSynetFusedLayerForward1: src, bias0, scale1, bias1 and dst must not be NULL");
-    SIMD_DISPATCH(simd::Fused1)
-    (src, bias0, scale1, bias1, channels, spatial, shape.block, format == SimdTensorFormatNhwc,
-     dst);
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    simd::SplitChannels(
+        channels, spatial, format, shape.block, [&](size_t at, size_t c0, size_t n, size_t pixels) {
+            SIMD_DISPATCH(simd::Fused1)
+            (src + at, bias0 + c0, scale1 + c0, bias1 + c0, n, pixels, shape.block, nhwc, dst + at);
+        });
 }
 
 SIMD_API void SimdSynetFusedLayerForward2(const float* src, const float* scale, const float* bias,
@@ -159,8 +184,12 @@ SIMD_API void SimdSynetFusedLayerForward2(const float* src, const float* scale, 
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !scale || !bias || !slope || !dst,
                  "SimdSynetFusedLayerForward2: src, scale, bias, slope and dst must not be NULL");
-    SIMD_DISPATCH(simd::Fused2)
-    (src, scale, bias, *slope, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    simd::SplitChannels(
+        channels, spatial, format, shape.block, [&](size_t at, size_t c0, size_t n, size_t pixels) {
+            SIMD_DISPATCH(simd::Fused2)
+            (src + at, scale + c0, bias + c0, *slope, n, pixels, shape.block, nhwc, dst + at);
+        });
 }
 
 // SUPPLEMENT.md §16.1: the second argument is the bias, the third the slope.
@@ -175,8 +204,12 @@ SIMD_API void SimdSynetFusedLayerForward3(const float* src, const float* scale, 
     if (shape.empty) return;
     SIMD_FAIL_IF(!src || !scale || !bias || !dst,
                  "SimdSynetFusedLayerForward3: src, scale, bias and dst must not be NULL");
-    SIMD_DISPATCH(simd::Fused3)
-    (src, scale, bias, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    simd::SplitChannels(
+        channels, spatial, format, shape.block, [&](size_t at, size_t c0, size_t n, size_t pixels) {
+            SIMD_DISPATCH(simd::Fused3)
+            (src + at, scale + c0, bias + c0, n, pixels, shape.block, nhwc, dst + at);
+        });
 }
 
 SIMD_API void SimdSynetFusedLayerForward8(const float* src0, const float* src1, const float* src2,
@@ -190,7 +223,11 @@ SIMD_API void SimdSynetFusedLayerForward8(const float* src0, const float* src1, 
     if (shape.empty) return;
     SIMD_FAIL_IF(!src0 || !src1 || !src2 || !dst,
                  "SimdSynetFusedLayerForward8: src0, src1, src2 and dst must not be NULL");
-    SIMD_DISPATCH(simd::Fused8)
-    (src0, src1, src2, channels, spatial, shape.block, format == SimdTensorFormatNhwc, dst);
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    simd::SplitChannels(
+        channels, spatial, format, shape.block, [&](size_t at, size_t c0, size_t n, size_t pixels) {
+            SIMD_DISPATCH(simd::Fused8)
+            (src0 + at, src1 + at, src2 + c0, n, pixels, shape.block, nhwc, dst + at);
+        });
 }
 #endif  // HWY_ONCE
