@@ -32,6 +32,7 @@ inline const Layer kLayers[] = {
     {"h_dw3x3s2_128_112", 128, 112, 112, 128, 3, 2, 1, 128},
     {"i_1x1_400-400_7", 400, 7, 7, 400, 1, 1, 0, 1},
     {"j_1x1_2048-512_7", 2048, 7, 7, 512, 1, 1, 0, 1},
+    {"k_3x3s1_512-512_7", 512, 7, 7, 512, 3, 1, 1, 1},
 };
 
 // The layer's parameters in `format` (NCHW or NHWC), ReLU activation.
