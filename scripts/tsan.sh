@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # CI: the threading tests under ThreadSanitizer (any report fails the run). A separate build
-# (default build-tsan) of the library and of the seven test binaries that hold threading tests;
+# (default build-tsan) of the library and of the nine test binaries that hold threading tests;
 # the tests run are those whose names contain "Thread": the thread pool's and the per-thread
 # last-error slot's (core_test), and, for every family that splits its work over threads
 # (GEMM, inner product, convolution FP32 with Winograd and INT8, deconvolution FP32 and BF16,
-# merged convolution), the thread-count tests (bit-identical results for every budget) and the
+# merged convolution, pooling, the scale and fused layers), the thread-count tests (bit-identical results for every budget) and the
 # shared-context tests (tests/ConcurrentForward.h: two user threads calling Forward of one
 # context, library budgets 1-3). Usage: bash scripts/tsan.sh [build-dir]
 set -euo pipefail
@@ -25,7 +25,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" -DSIMD_SYNET_BENCH=OFF >/dev/null
 binaries=(core_test gemm_test innerproduct_test convolution_test convolution8i_test
-          deconvolution_test mergedconvolution_test)
+          deconvolution_test mergedconvolution_test pooling_test scale_test)
 cmake --build "$build" -j"$(nproc)" --target "${binaries[@]}"
 echo "tsan build: $((SECONDS - start)) s"
 

@@ -300,13 +300,15 @@ std::vector<float> RunWithThreads(void* context, const ChainData& d, size_t size
     return dst;
 }
 
-// 1, 2 and 3 threads give the same bits (several bands per thread, batch 2).
+// 1, 2 and 3 threads give the same bits (several bands per thread, batch 2; channel parts).
 TEST_P(MergedConvolutionTest, ThreadCountsBitIdentical) {
     const ThreadBudgetGuard restore;
-    const Chain chains[] = {{kPDQ, 24, 144, 24, 56, 56, 1, 1, 3, 1, true},
-                            {kPDQ, 8, 64, 8, 17, 23, 3, 1, 5, 2, false},
-                            {kPD, 16, 96, 0, 29, 28, 1, 1, 3, 1, false},
-                            {kDQ, 0, 96, 24, 31, 28, 0, 0, 7, 1, false}};
+    // The P -> D chains with a 5x5 D split P's column panels (several panels, a 3x3 P, a costly
+    // activation on P) where the others split rows.
+    const Chain chains[] = {
+        {kPDQ, 24, 144, 24, 56, 56, 1, 1, 3, 1, true}, {kPDQ, 8, 64, 8, 17, 23, 3, 1, 5, 2, false},
+        {kPD, 16, 96, 0, 29, 28, 1, 1, 3, 1, false},   {kDQ, 0, 96, 24, 31, 28, 0, 0, 7, 1, false},
+        {kPD, 16, 168, 0, 7, 7, 1, 1, 5, 1, false},    {kPD, 8, 136, 0, 14, 13, 3, 1, 5, 2, false}};
     const SimdConvolutionActivationType acts[3] = {SimdConvolutionActivationRestrictRange,
                                                    SimdConvolutionActivationSwish,
                                                    SimdConvolutionActivationPrelu};
@@ -334,13 +336,14 @@ TEST_P(MergedConvolutionTest, ThreadCountsBitIdentical) {
 
 // One context used by two user threads at once, each with its own scratch, while the library's
 // thread budget is 1, 2 or 3: every sequence (P->D->Q with and without the residual, P->D,
-// D->Q; 3x3 and 5x5/7x7 depthwise stages, a 3x3 P stage) gives the bits of a lone
+// D->Q; 3x3 and 5x5/7x7 depthwise stages, a 3x3 P stage, channel parts) gives the bits of a lone
 // single-thread call, and the context does not change.
 TEST_P(MergedConvolutionTest, SharedContextTwoThreads) {
     const Chain chains[] = {{kPDQ, 24, 144, 24, 28, 28, 1, 1, 3, 1, true},
                             {kPDQ, 8, 64, 8, 17, 23, 3, 1, 5, 2, false},
                             {kPD, 16, 96, 0, 29, 28, 1, 1, 3, 1, false},
-                            {kDQ, 0, 96, 24, 31, 28, 0, 0, 7, 1, false}};
+                            {kDQ, 0, 96, 24, 31, 28, 0, 0, 7, 1, false},
+                            {kPD, 16, 168, 0, 7, 7, 1, 1, 5, 1, false}};
     const SimdConvolutionActivationType acts[3] = {SimdConvolutionActivationRelu,
                                                    SimdConvolutionActivationRelu,
                                                    SimdConvolutionActivationIdentity};

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "convolution/Activate-inl.h"
@@ -454,16 +455,19 @@ HWY_INLINE void DepthwiseKxKRowTail(const DepthwiseParams& p, const ConvGeometry
         DepthwiseKxKRowTail<kK, kCols / 2, kStride>(p, q, in, out, dy, dx, ky0, ky1, c0, c1);
 }
 
-// Output rows [dy0, dy1) of a kK x kK kernel of stride kStride (sY == sX, no dilation): the
-// channels in groups of `group`, each group down all the rows, blocks of kCols pixels along
-// each row, then narrower ones. Groups outermost: a group's kK source rows stay in L1 from one
-// output row to the next, where a row of all channels would not (5 rows x 28 pixels x 128
-// channels is 70 KiB).
+// Output rows [dy0, dy1) of a kK x kK kernel of stride kStride (sY == sX, no dilation), channels
+// [cBegin, cEnd) (cBegin a multiple of the vector; all by default): the channels in groups of
+// `group`, each group down all the rows, blocks of kCols pixels along each row, then narrower
+// ones. Groups outermost: a group's kK source rows stay in L1 from one output row to the next,
+// where a row of all channels would not (5 rows x 28 pixels x 128 channels is 70 KiB). Each
+// channel's sums are the same lane-wise operations whichever group or range holds it.
 template <size_t kK, size_t kStride, size_t kCols>
 HWY_NOINLINE void DepthwiseKxKRows(const DepthwiseParams& p, const ConvGeometry& q, const float* in,
-                                   float* out, size_t dy0, size_t dy1, size_t group) {
-    for (size_t c0 = 0; c0 < q.srcC; c0 += group) {
-        const size_t c1 = std::min(q.srcC, c0 + group);
+                                   float* out, size_t dy0, size_t dy1, size_t group,
+                                   size_t cBegin = 0, size_t cEnd = SIZE_MAX) {
+    const size_t channels = std::min(q.srcC, cEnd);
+    for (size_t c0 = cBegin; c0 < channels; c0 += group) {
+        const size_t c1 = std::min(channels, c0 + group);
         for (size_t dy = dy0; dy < dy1; ++dy) {
             const ptrdiff_t y = ptrdiff_t(dy * kStride) - ptrdiff_t(q.padY);
             const size_t ky0 = size_t(std::min(ptrdiff_t(kK), std::max<ptrdiff_t>(0, -y)));

@@ -18,8 +18,9 @@
 // 3x3 and 5x5 kernels of stride 1 and 2, the general per-pixel kernel for the others.
 //
 // Threads: Forward splits the output rows of D (over the batch) into ranges, one per thread,
-// each with its own band buffers; every value is computed by the same operations whatever the
-// range and band it falls in, so results do not depend on the thread count.
+// each with its own band buffers (P -> D chains with a 5x5 D split P's column panels, each part
+// running every row on its channels); every value is computed by the same operations whatever
+// the range and band it falls in, so results do not depend on the thread count.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "mergedconvolution/MergedConvolution32f.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -32,6 +33,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -150,10 +152,21 @@ void RunGemm(const GemmStage& s, const float* A, size_t lda, size_t M, float* C,
             GemmPanel<D, 1>(s, panel, A, lda, M, C, ldc, tail);
     }
     // Activations too costly for the micro-kernel's store: one pass over the finished rows
-    // (the bias is already in).
-    if (!ActivationIsCheap(s.act.type))
+    // (the bias is already in), over the columns of these panels.
+    if (!ActivationIsCheap(s.act.type) && s.panelCount > 0) {
+        const Panel& last = s.panels[s.panelCount - 1];
+        const size_t col0 = s.panels[0].col, cols = last.col + last.cols - col0;
         for (size_t m = 0; m < M; ++m)
-            BiasActivateChannels(C + m * ldc, s.N, s.zeros, s.slope, s.act);
+            BiasActivateChannels(C + m * ldc + col0, cols, s.zeros + col0,
+                                 s.slope ? s.slope + col0 : nullptr, s.act);
+    }
+}
+
+// The stage restricted to its panels [p0, p1): the output columns of a channel part.
+inline GemmStage PanelRange(GemmStage s, size_t p0, size_t p1) {
+    s.panels += p0;
+    s.panelCount = p1 - p0;
+    return s;
 }
 
 // dst[i] += src[i] for i < n (the residual of P -> D -> Q with add).
@@ -310,13 +323,62 @@ protected:
         // Parts split rows, not bands: a map of one band (7x7, 14x14, often 28x28) would give
         // the other threads nothing. A part narrower than a band recomputes the P rows of its
         // halo (kY - sY rows), which costs less than leaving a thread idle.
-        const size_t parts = std::max<size_t>(1, std::min(rows, ThreadPartsFor(flop)));
+        // P -> D chains with a 5x5 D split P's column panels instead: each channel of P feeds
+        // only its own channel of D, so a part computes its channels of both over every row
+        // and nothing twice (the 5x5 halo is 4 rows: on a 7x7 map two row parts each computed
+        // almost every P row; mobilenet_v3_large's last three such layers took 0.15-0.23 ms at
+        // one thread and 0.14-0.17 ms at two).
+        const size_t budget = ThreadPartsFor(flop);
+        if (!hasQ_ && fast5x5_ && budget > 1) {
+            const std::vector<size_t> bounds = PanelParts(budget);
+            if (!bounds.empty()) {
+                // The pool may run fewer parts than planned (a busy machine's serial spell):
+                // each then takes consecutive planned ranges.
+                const size_t planned = bounds.size() - 1;
+                return ParallelPartsWithScratch(
+                    planned, buf, partFloats_, [&](size_t part, size_t count, float* scratch) {
+                        const auto r = PartRange(planned, part, count);
+                        if (r.first < r.second)
+                            RunRows(src, dst, 0, rows, scratch, bounds[r.first], bounds[r.second]);
+                    });
+            }
+        }
+        const size_t parts = std::max<size_t>(1, std::min(rows, budget));
         if (qPadded_) FillQBorders(src, dst);
         return ParallelPartsWithScratch(parts, buf, partFloats_,
                                         [&](size_t part, size_t count, float* scratch) {
                                             const auto r = PartRange(rows, part, count);
                                             RunRows(src, dst, r.first, r.second, scratch);
                                         });
+    }
+
+    // Boundaries (panel indices) of `parts` ranges of P's column panels holding nearly equal
+    // numbers of channels (each boundary the panel start nearest its share); empty when there is
+    // no P, or some range would be empty or hold over 30% more than its share (72 channels are
+    // panels of 64 and 8: rows split better there).
+    std::vector<size_t> PanelParts(size_t parts) const {
+        if (!hasP_) return {};
+        const std::vector<Panel>& panels = panels_[0];
+        const size_t C1 = gD_.srcC, n = panels.size();
+        const auto start = [&](size_t p) { return p < n ? panels[p].col : C1; };
+        std::vector<size_t> bounds{0};
+        for (size_t j = 1; j < parts; ++j) {
+            const size_t target = C1 * j / parts;
+            size_t best = bounds.back();
+            for (size_t p = best + 1; p <= n; ++p) {
+                const size_t d = start(p) > target ? start(p) - target : target - start(p);
+                const size_t dBest =
+                    start(best) > target ? start(best) - target : target - start(best);
+                if (d < dBest) best = p;
+            }
+            bounds.push_back(best);
+        }
+        bounds.push_back(n);
+        for (size_t j = 0; j < parts; ++j) {
+            const size_t cols = start(bounds[j + 1]) - start(bounds[j]);
+            if (cols == 0 || 10 * cols * parts > 13 * C1) return {};
+        }
+        return bounds;
     }
 
     // The pixels of a padded Q that no source pixel reaches: Activate(bias), plus the residual.
@@ -334,8 +396,10 @@ protected:
                 }
     }
 
-    // Output rows [r0, r1) of D over the batch (row r: image r / dstH, row r % dstH).
-    void RunRows(const float* src, float* dst, size_t r0, size_t r1, float* scratch) const {
+    // Output rows [r0, r1) of D over the batch (row r: image r / dstH, row r % dstH); of P -> D
+    // with a 5x5 D, only the channels of P's panels [p0, p1) (all by default).
+    void RunRows(const float* src, float* dst, size_t r0, size_t r1, float* scratch, size_t p0 = 0,
+                 size_t p1 = SIZE_MAX) const {
         const SimdConvolutionParameters& first = p_[0];
         const SimdConvolutionParameters& last = p_[count_ - 1];
         const size_t srcImage = first.srcC * first.srcH * first.srcW;
@@ -369,7 +433,7 @@ protected:
                     from = need0 + keep;
                 }
                 ComputeP(image, from, need1, pBuf + (from - need0) * rowP, tail,
-                         scratch + im2rowOffset_);
+                         scratch + im2rowOffset_, p0, p1);
                 pImage = b;
                 pBegin = need0;
                 pEnd = need1;
@@ -383,7 +447,7 @@ protected:
             band.dstH = y1 - y0;
             band.padY = size_t(ptrdiff_t(need0) - top);
             float* dOut = hasQ_ ? dBuf : out + y0 * W2 * C1;
-            RunDepthwise(band, in, dOut);
+            RunDepthwise(band, in, dOut, p0, p1);
             if (hasQ_) {
                 const SimdConvolutionParameters& q = p_[dI_ + 1];
                 const GemmStage stage = Stage(dI_ + 1);
@@ -405,11 +469,12 @@ protected:
         }
     }
 
-    // Rows [y0, y1) of P's output for one image into `out` (rows of W1*C1 floats).
-    void ComputeP(const float* image, size_t y0, size_t y1, float* out, float* tail,
-                  float* im2row) const {
+    // Rows [y0, y1) of P's output for one image into `out` (rows of W1*C1 floats), the columns
+    // of P's panels [p0, p1).
+    void ComputeP(const float* image, size_t y0, size_t y1, float* out, float* tail, float* im2row,
+                  size_t p0, size_t p1) const {
         if (y1 <= y0) return;
-        const GemmStage stage = Stage(0);
+        const GemmStage stage = PanelRange(Stage(0), p0, std::min(p1, panels_[0].size()));
         const size_t C1 = gD_.srcC, W1 = gD_.srcW;
         if (pointwiseP_) {
             const size_t C0 = p_[0].srcC;
@@ -424,20 +489,28 @@ protected:
         }
     }
 
-    // D for every output row of `band` (image `in`, output `out`, both NHWC).
-    void RunDepthwise(const ConvGeometry& band, const float* in, float* out) const {
+    // D for every output row of `band` (image `in`, output `out`, both NHWC); a 5x5 D only on
+    // the channels of P's panels [p0, p1) when p0 > 0 or p1 is a panel count.
+    void RunDepthwise(const ConvGeometry& band, const float* in, float* out, size_t p0,
+                      size_t p1) const {
         using Plan = conv32f::Depthwise3x3Plan;
         const conv32f::DepthwiseParams params{weights_[dI_].data(), bias_[dI_].data(),
                                               slope_[dI_].empty() ? nullptr : slope_[dI_].data(),
                                               Act{p_[dI_].activation, param0_[dI_], param1_[dI_]}};
         const size_t group = kDwGroupVectors * hn::Lanes(D());
         if (fast5x5_) {
+            size_t c0 = 0, c1 = band.srcC;
+            if (hasP_ && p1 != SIZE_MAX) {
+                const std::vector<Panel>& panels = panels_[0];
+                c0 = panels[p0].col;
+                c1 = panels[p1 - 1].col + panels[p1 - 1].cols;
+            }
             if (band.sX == 1)
                 conv32f::DepthwiseKxKRows<5, 1, kDwCols5>(params, band, in, out, 0, band.dstH,
-                                                          group);
+                                                          group, c0, c1);
             else
                 conv32f::DepthwiseKxKRows<5, 2, kDwCols5>(params, band, in, out, 0, band.dstH,
-                                                          group);
+                                                          group, c0, c1);
             return;
         }
         for (size_t dy = 0; dy < band.dstH;) {
