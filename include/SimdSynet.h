@@ -467,6 +467,20 @@ SIMD_API void SimdSynetShuffleLayerForward(const float* src0, size_t srcC0, cons
                                            float* dst1, size_t dstC,
                                            SimdTensorFormatType format);
 
+/**
+ * Concatenation (beyond the seeds' functions: the network runtime's Concat): each src[i] is
+ * `outer` rows of size[i] floats, one after another; dst receives `outer` rows of
+ * size[0] + ... + size[count-1] floats, row o holding row o of src[0], then row o of src[1],
+ * and so on. Values are copied bit for bit (NaN payloads and signed zeros included).
+ * NHWC channel concatenation: outer = batch * height * width, size[i] = channels of input i;
+ * NCHW: outer = batch, size[i] = channels of input i * height * width. Copies of 32 K floats or
+ * more are split over SimdSetThreadNumber threads. count must be at least 1; src, size and dst
+ * must not be NULL, nor src[i] where size[i] > 0; dst must not overlap a source; the sum of the
+ * sizes times outer must fit in memory. outer == 0 or all sizes 0 is a valid no-op.
+ */
+SIMD_API void SimdSynetConcatLayerForward(size_t count, const float* const* src,
+                                          const size_t* size, size_t outer, float* dst);
+
 /* ---------------------------------------------------------------------------------------- */
 /* Conversions: quantization, image input, tensor and filter layouts.                         */
 /* ---------------------------------------------------------------------------------------- */

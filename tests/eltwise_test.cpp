@@ -1,4 +1,5 @@
-// Tests of the eltwise family (Eltwise, Shuffle) on every compiled and supported Highway target.
+// Tests of the eltwise family (Eltwise, Shuffle on every compiled and supported Highway target;
+// Concat, which has no per-target kernel).
 #include <cstring>
 #include <vector>
 
@@ -322,6 +323,100 @@ TEST(ShuffleErrors, RejectsBadArguments) {
     // Zero spatial is a valid no-op, pointers are not looked at.
     SimdSynetShuffleLayerForward(nullptr, 2, nullptr, 2, 0, nullptr, nullptr, 2,
                                  SimdTensorFormatNhwc);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+}
+
+// ---- Concat (SimdSynetConcatLayerForward): plain copies, no per-target kernel.
+
+// Sources of the given sizes and `outer` rows, with NaN payloads, signed zeros and infinities
+// among the values: the copy must keep their bits.
+std::vector<std::vector<float>> ConcatSources(const std::vector<size_t>& size, size_t outer,
+                                              uint32_t seed) {
+    std::vector<std::vector<float>> src;
+    for (size_t i = 0; i < size.size(); ++i) {
+        std::vector<float> v = test::RandomFloats(outer * size[i], -3.0f, 3.0f, seed + 31 * i);
+        const uint32_t specials[] = {0x7FC01234u, 0xFFA00001u, 0x80000000u, 0x7F800000u};
+        for (size_t j = 0; j < v.size(); j += 7) std::memcpy(&v[j], &specials[j % 4], 4);
+        src.push_back(v);
+    }
+    return src;
+}
+
+::testing::AssertionResult RunConcat(const std::vector<size_t>& size, size_t outer, uint32_t seed) {
+    const std::vector<std::vector<float>> src = ConcatSources(size, outer, seed);
+    std::vector<const float*> pointers;
+    for (const auto& v : src) pointers.push_back(v.empty() ? nullptr : v.data());
+    const std::vector<float> expected = ref::Concat(src, size, outer);
+    Guarded<float> dst(expected.size(), -7.0f);
+    SimdSynetConcatLayerForward(size.size(), pointers.data(), size.data(), outer, dst.data());
+    if (SimdSynetGetLastError()) return ::testing::AssertionFailure() << SimdSynetGetLastError();
+    if (!dst.GuardsIntact()) return ::testing::AssertionFailure() << "guard zone overwritten";
+    if (std::memcmp(dst.data(), expected.data(), expected.size() * sizeof(float)) != 0)
+        return ::testing::AssertionFailure() << "bits differ";
+    return ::testing::AssertionSuccess();
+}
+
+std::string ConcatCase(const std::vector<size_t>& size, size_t outer) {
+    std::string text = "outer " + std::to_string(outer) + " sizes";
+    for (size_t n : size) text += " " + std::to_string(n);
+    return text;
+}
+
+// One to five sources of tail sizes (an empty one included, given as NULL), one row to many.
+TEST(Concat, RowsOfEverySize) {
+    const std::vector<std::vector<size_t>> sizes = {
+        {1}, {17}, {3, 7}, {8, 0, 15}, {16, 17, 33, 1}, {64, 1, 3, 7, 8}, {0, 33}};
+    uint32_t seed = 10;
+    for (const auto& size : sizes)
+        for (size_t outer : {1, 3, 17, 1000})
+            EXPECT_TRUE(RunConcat(size, outer, seed++)) << ConcatCase(size, outer);
+}
+
+// Large calls split over the thread budget, at row boundaries and inside rows (one NCHW image
+// is a single row): every budget gives the reference bits.
+TEST(Concat, ThreadBudgetsGiveTheSameBits) {
+    const test::ThreadBudgetGuard restore;
+    const std::vector<std::pair<std::vector<size_t>, size_t>> cases = {
+        {{64, 33, 128}, 4099}, {{96 * 55 * 55, 64 * 55 * 55}, 1}, {{5, 3}, 40000}};
+    uint32_t seed = 100;
+    for (const auto& c : cases)
+        for (size_t threads : {1, 2, 3}) {
+            SimdSetThreadNumber(threads);
+            EXPECT_TRUE(RunConcat(c.first, c.second, seed++))
+                << ConcatCase(c.first, c.second) << " threads " << threads;
+        }
+}
+
+TEST(ConcatErrors, RejectsBadArguments) {
+    const char* kName = "SimdSynetConcatLayerForward";
+    float a[8] = {}, b[8] = {}, d[16];
+    const float* both[2] = {a, b};
+    const float* second[2] = {a, nullptr};
+    const size_t sizes[2] = {2, 2}, huge[2] = {SIZE_MAX, 2}, big[2] = {SIZE_MAX / 8, 2};
+    auto reset = [&] {
+        for (float& v : d) v = 7.0f;
+    };
+    reset();
+    SimdSynetConcatLayerForward(0, both, sizes, 4, d);
+    ExpectRejected(d, 16, kName);
+    SimdSynetConcatLayerForward(2, nullptr, sizes, 4, d);
+    ExpectRejected(d, 16, kName);
+    SimdSynetConcatLayerForward(2, both, nullptr, 4, d);
+    ExpectRejected(d, 16, kName);
+    SimdSynetConcatLayerForward(2, both, sizes, 4, nullptr);
+    EXPECT_NE(SimdSynetGetLastError(), nullptr);
+    SimdSynetConcatLayerForward(2, second, sizes, 4, d);
+    ExpectRejected(d, 16, kName);
+    SimdSynetConcatLayerForward(2, both, huge, 4, d);  // the sum overflows
+    ExpectRejected(d, 16, kName);
+    SimdSynetConcatLayerForward(2, both, big, 4, d);  // outer * sum * 4 bytes overflows
+    ExpectRejected(d, 16, kName);
+
+    // Zero rows or zero sizes are valid no-ops: nothing is read or written.
+    const size_t zeros[2] = {0, 0};
+    SimdSynetConcatLayerForward(2, both, sizes, 0, nullptr);
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    SimdSynetConcatLayerForward(2, second, zeros, 4, nullptr);
     EXPECT_EQ(SimdSynetGetLastError(), nullptr);
 }
 

@@ -1,5 +1,5 @@
-// Element-wise layers over several tensors (SUPPLEMENT.md §4.5, §4.8): eltwise and the
-// ShuffleNet channel shuffle.
+// Element-wise layers over several tensors (SUPPLEMENT.md §4.5, §4.8): eltwise, the ShuffleNet
+// channel shuffle and concatenation.
 #include "Common.h"
 
 namespace simdsynet_python {
@@ -79,6 +79,54 @@ py::tuple Shuffle(py::handle src0, py::handle src1, py::handle format, py::handl
     return py::make_tuple(d0, d1);
 }
 
+// numpy.concatenate for the library: C-ordered float32 arrays that agree on every axis but
+// `axis`; the rows are the axes before it, a row of array i its elements from `axis` on.
+py::array Concat(py::sequence src, long axis, py::handle out) {
+    const size_t count = src.size();
+    if (count == 0) {
+        // The library's own message for a count it does not take (nothing is read).
+        float none = 0.0f;
+        const float* pointers[1] = {&none};
+        const size_t size[1] = {1};
+        Run([&] { SimdSynetConcatLayerForward(0, pointers, size, 1, &none); });
+        throw LibraryError("SimdSynetConcatLayerForward: count must be at least 1");
+    }
+    std::vector<py::array> inputs;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < count; ++i) {
+        names.push_back(Format("src[%zu]", i));
+        inputs.push_back(Input<float>(src[i], names[i].c_str()));
+    }
+    const Shape first = ShapeOf(inputs[0]);
+    const long rank = long(first.size());
+    if (rank == 0) throw py::value_error("src[0] must have at least one axis");
+    if (axis < -rank || axis >= rank)
+        throw py::value_error(Format("axis %ld is out of range for %ld axes", axis, rank));
+    const size_t a = size_t(axis < 0 ? axis + rank : axis);
+    Shape shape = first;
+    shape[a] = 0;
+    std::vector<size_t> sizes;
+    for (size_t i = 0; i < count; ++i) {
+        const Shape si = ShapeOf(inputs[i]);
+        bool same = si.size() == first.size();
+        for (size_t k = 0; same && k < si.size(); ++k) same = k == a || si[k] == first[k];
+        if (!same)
+            throw py::value_error(Format("%s has shape %s, src[0] %s: only axis %zu may differ",
+                                         names[i].c_str(), ShapeText(si).c_str(),
+                                         ShapeText(first).c_str(), a));
+        shape[a] += si[a];
+        sizes.push_back(Product(si, a));
+    }
+    py::array d = Output<float>(out, "out", shape);
+    for (size_t i = 0; i < count; ++i) CheckDisjoint(d, "out", inputs[i], names[i].c_str());
+    std::vector<const float*> pointers;
+    for (const py::array& x : inputs) pointers.push_back(Data<float>(x));
+    const size_t outer = Product(first, 0, a);
+    float* dst = MutableData<float>(d);
+    Run([&] { SimdSynetConcatLayerForward(count, pointers.data(), sizes.data(), outer, dst); });
+    return d;
+}
+
 }  // namespace
 
 void RegisterEltwise(py::module_& m) {
@@ -94,6 +142,12 @@ void RegisterEltwise(py::module_& m) {
           "as one tensor; its even channels go to out0 and its odd ones to out1, returned as "
           "(out0, out1) (SimdSynetShuffleLayerForward). Tensors (N, C, *spatial) for NCHW, "
           "(N, *spatial, C) for NHWC.");
+    m.def("concat_layer_forward", &Concat, "src"_a, "axis"_a = -1, py::kw_only(),
+          "out"_a = py::none(),
+          "Joins the float32 arrays of the sequence src (at least 1) along axis, as "
+          "numpy.concatenate does; they must agree on every other axis. Bits are copied "
+          "unchanged; large copies split over the thread budget (SimdSynetConcatLayerForward: "
+          "rows are the axes before axis).");
 }
 
 }  // namespace simdsynet_python

@@ -1,4 +1,4 @@
-"""Eltwise (§4.5) and shuffle (§4.8)."""
+"""Eltwise (§4.5), shuffle (§4.8) and concatenation."""
 
 import numpy as np
 import pytest
@@ -59,3 +59,31 @@ def test_shuffle(fmt):
         ss.shuffle_layer_forward(nchw_to(odd, fmt), nchw_to(odd, fmt), fmt)
     with pytest.raises(ValueError, match="batch and spatial"):
         ss.shuffle_layer_forward(nchw_to(x0, fmt), nchw_to(x1[:1], fmt), fmt)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_concat_is_numpy_concatenate(axis):
+    shapes = [[2, 3, 5], [2, 3, 5], [2, 3, 5]]
+    for i, shape in enumerate(shapes):
+        shape[axis] += i
+    arrays = [RNG.uniform(-1, 1, s).astype(np.float32) for s in shapes]
+    arrays[1].flat[3] = np.float32(-0.0)
+    arrays[2].view(np.uint32).flat[1] = 0x7FC01234  # a NaN payload survives
+    got = ss.concat_layer_forward(arrays, axis)
+    want = np.concatenate(arrays, axis)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    out = np.empty_like(want)
+    assert ss.concat_layer_forward(arrays, axis, out=out) is out
+
+
+def test_concat_errors():
+    a = np.zeros((2, 3), np.float32)
+    with pytest.raises(ss.Error, match="count must be at least 1"):
+        ss.concat_layer_forward([])
+    with pytest.raises(ValueError, match="only axis 1 may differ"):
+        ss.concat_layer_forward([a, np.zeros((3, 3), np.float32)], 1)
+    with pytest.raises(ValueError, match="out of range"):
+        ss.concat_layer_forward([a], 2)
+    whole = np.zeros((4, 3), np.float32)
+    with pytest.raises(ValueError, match="src\\[0\\]"):
+        ss.concat_layer_forward([whole[:2], whole[2:]], 0, out=whole)

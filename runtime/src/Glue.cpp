@@ -1,12 +1,15 @@
-// The glue steps, what the C API has no function for: data movement (concatenations, splits and
-// slices as block copies, general transposes, padding, tiling, nearest resizing), rows moved
-// with memcpy; and a few computations (bilinear resizing, dilated max pooling, reductions over
-// any axes) in plain loops over the innermost axis, which the compiler vectorises.
+// The glue steps, what the C API has no function for: data movement (splits and slices as block
+// copies, general transposes, padding, tiling, nearest resizing), rows moved with memcpy; and a
+// few computations (bilinear resizing, dilated max pooling, reductions over any axes) in plain
+// loops over the innermost axis, which the compiler vectorises. Block copies that form a
+// concatenation (or one whole array) go to SimdSynetConcatLayerForward, which splits them over
+// the library's threads.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
+#include "SimdSynet.h"
 #include "Steps.h"
 
 namespace simdsynet_executor {
@@ -16,8 +19,19 @@ namespace {
 class CopyStep : public Step {
 public:
     CopyStep(const std::string& name, const std::vector<CopyRegion>& regions)
-        : Step(name, "copy", Category::Glue), regions_(regions) {}
+        : Step(name, "copy", Category::Glue), regions_(regions), concat_(IsConcat(regions)) {}
     void Run(const Memory& memory, float*) const override {
+        if (concat_) {
+            std::vector<const float*> src;
+            std::vector<size_t> size;
+            for (const CopyRegion& r : regions_) {
+                src.push_back(memory(r.src));
+                size.push_back(r.length);
+            }
+            SimdSynetConcatLayerForward(src.size(), src.data(), size.data(), regions_[0].rows,
+                                        memory(regions_[0].dst));
+            return;
+        }
         for (const CopyRegion& r : regions_) {
             const float* src = memory(r.src);
             float* dst = memory(r.dst);
@@ -31,7 +45,24 @@ public:
     }
 
 private:
+    // Regions that fill one array of `rows` rows side by side: the same rows, each source's rows
+    // contiguous, destinations one after another in the arena and rows as long as all of them.
+    static bool IsConcat(const std::vector<CopyRegion>& regions) {
+        if (regions.empty()) return false;
+        size_t total = 0;
+        for (const CopyRegion& r : regions) total += r.length;
+        size_t offset = regions[0].dst.index;
+        for (const CopyRegion& r : regions) {
+            if (r.dst.kind != Ref::Arena || r.dst.index != offset || r.rows != regions[0].rows ||
+                r.length == 0 || r.srcStride != r.length || (r.rows > 1 && r.dstStride != total))
+                return false;
+            offset += r.length;
+        }
+        return true;
+    }
+
     std::vector<CopyRegion> regions_;
+    bool concat_;
 };
 
 class TransposeStep : public Step {

@@ -65,4 +65,20 @@ inline void Shuffle(const float* src0, size_t srcC0, const float* src1, size_t s
     }
 }
 
+// EXACT: the concatenation of SimdSynetConcatLayerForward, element by element: element j of
+// row o of dst is element j - (size[0] + ... + size[i-1]) of row o of the source i it falls in.
+inline std::vector<float> Concat(const std::vector<std::vector<float>>& src,
+                                 const std::vector<size_t>& size, size_t outer) {
+    size_t total = 0;
+    for (size_t n : size) total += n;
+    std::vector<float> dst(outer * total);
+    for (size_t o = 0; o < outer; ++o)
+        for (size_t j = 0; j < total; ++j) {
+            size_t i = 0, k = j;
+            while (k >= size[i]) k -= size[i++];
+            dst[o * total + j] = src[i][o * size[i] + k];
+        }
+    return dst;
+}
+
 }  // namespace ref
