@@ -206,28 +206,33 @@ TEST_P(Shuffle, NchwAndNhwc) {
 }
 
 // The ShuffleNet-v2 shape (116 + 116 channels, 28x28) and an input without channels.
+// Budgets of 1-3 threads (the NHWC calls split their pixels).
 TEST_P(Shuffle, ShuffleNetShapeAndEmptyInput) {
-    for (SimdTensorFormatType format : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
-        const bool nhwc = format == SimdTensorFormatNhwc;
-        for (size_t srcC1 : {116, 0}) {
-            const size_t srcC0 = 116, spatial = 28 * 28, dstC = (srcC0 + srcC1) / 2;
-            Guarded<float> src0(srcC0 * spatial), src1(srcC1 * spatial);
-            test::FillRandom(src0.data(), src0.size(), -1.0f, 1.0f, 1);
-            test::FillRandom(src1.data(), src1.size(), -1.0f, 1.0f, 2);
-            Guarded<float> dst0(dstC * spatial), dst1(dstC * spatial);
-            std::vector<float> ref0(dstC * spatial), ref1(dstC * spatial);
-            ref::Shuffle(src0.data(), srcC0, src1.data(), srcC1, spatial, ref0.data(), ref1.data(),
-                         dstC, nhwc);
-            SimdSynetShuffleLayerForward(src0.data(), srcC0, srcC1 ? src1.data() : nullptr, srcC1,
-                                         spatial, dst0.data(), dst1.data(), dstC, format);
-            ASSERT_EQ(SimdSynetGetLastError(), nullptr);
-            EXPECT_TRUE(dst0.GuardsIntact() && dst1.GuardsIntact());
-            EXPECT_TRUE(std::memcmp(dst0.data(), ref0.data(), ref0.size() * sizeof(float)) == 0)
-                << "format=" << format << " srcC1=" << srcC1;
-            EXPECT_TRUE(std::memcmp(dst1.data(), ref1.data(), ref1.size() * sizeof(float)) == 0)
-                << "format=" << format << " srcC1=" << srcC1;
+    const test::ThreadBudgetGuard restore;
+    for (size_t threads : {1, 2, 3})
+        for (SimdTensorFormatType format : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            SimdSetThreadNumber(threads);
+            const bool nhwc = format == SimdTensorFormatNhwc;
+            for (size_t srcC1 : {116, 0}) {
+                const size_t srcC0 = 116, spatial = 28 * 28, dstC = (srcC0 + srcC1) / 2;
+                Guarded<float> src0(srcC0 * spatial), src1(srcC1 * spatial);
+                test::FillRandom(src0.data(), src0.size(), -1.0f, 1.0f, 1);
+                test::FillRandom(src1.data(), src1.size(), -1.0f, 1.0f, 2);
+                Guarded<float> dst0(dstC * spatial), dst1(dstC * spatial);
+                std::vector<float> ref0(dstC * spatial), ref1(dstC * spatial);
+                ref::Shuffle(src0.data(), srcC0, src1.data(), srcC1, spatial, ref0.data(),
+                             ref1.data(), dstC, nhwc);
+                SimdSynetShuffleLayerForward(src0.data(), srcC0, srcC1 ? src1.data() : nullptr,
+                                             srcC1, spatial, dst0.data(), dst1.data(), dstC,
+                                             format);
+                ASSERT_EQ(SimdSynetGetLastError(), nullptr);
+                EXPECT_TRUE(dst0.GuardsIntact() && dst1.GuardsIntact());
+                EXPECT_TRUE(std::memcmp(dst0.data(), ref0.data(), ref0.size() * sizeof(float)) == 0)
+                    << "format=" << format << " srcC1=" << srcC1 << " threads " << threads;
+                EXPECT_TRUE(std::memcmp(dst1.data(), ref1.data(), ref1.size() * sizeof(float)) == 0)
+                    << "format=" << format << " srcC1=" << srcC1 << " threads " << threads;
+            }
         }
-    }
 }
 
 // A rejected call must leave dst as it was and name the function in the message.

@@ -321,6 +321,8 @@ void ShuffleForward(const float* src0, size_t srcC0, const float* src1, size_t s
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <algorithm>
+
 #include "core/Dispatch.h"
 #include "core/Error.h"
 #include "core/Format.h"
@@ -381,7 +383,20 @@ SIMD_API void SimdSynetShuffleLayerForward(const float* src0, size_t srcC0, cons
     // An input with no channels is never read and may be NULL.
     SIMD_FAIL_IF((!src0 && srcC0 != 0) || (!src1 && srcC1 != 0) || !dst0 || !dst1,
                  "SimdSynetShuffleLayerForward: src0, src1, dst0 and dst1 must not be NULL");
-    SIMD_DISPATCH(simd::ShuffleForward)
-    (src0, srcC0, src1, srcC1, spatial, dst0, dst1, dstC, format == SimdTensorFormatNhwc);
+    if (format == SimdTensorFormatNchw) {
+        SIMD_DISPATCH(simd::ShuffleForward)
+        (src0, srcC0, src1, srcC1, spatial, dst0, dst1, dstC, false);
+        return;
+    }
+    // NHWC splits its pixels over the thread budget (each pixel is shuffled on its own);
+    // NCHW planes are `spatial` apart, which a part's call could not express.
+    const size_t parts = std::min(simd::ElementParts(total * spatial), spatial);
+    simd::ParallelParts(parts, [&](size_t part, size_t count) {
+        const auto r = simd::PartRange(spatial, part, count);
+        if (r.first >= r.second) return;
+        SIMD_DISPATCH(simd::ShuffleForward)
+        (src0 ? src0 + r.first * srcC0 : nullptr, srcC0, src1 ? src1 + r.first * srcC1 : nullptr,
+         srcC1, r.second - r.first, dst0 + r.first * dstC, dst1 + r.first * dstC, dstC, true);
+    });
 }
 #endif  // HWY_ONCE
