@@ -14,15 +14,17 @@ results.json and speedup.png into --out.
 Timing: after warm-up runs, blocks of our runs, PyTorch's and ONNX Runtime's alternate until
 each side has `--repeat` timed runs, and the median of each is reported with its range, so that a
 machine whose speed drifts disturbs both sides alike. Each block starts with untimed runs for
-at least 100 ms: after a parallel run PyTorch's OpenMP workers and ONNX Runtime's keep spinning
+at least 300 ms: after a parallel run PyTorch's OpenMP workers and ONNX Runtime's keep spinning
 on the cores for milliseconds, and our pool's workers have gone to sleep, so the runs right
 after a switch measure the thread pools fighting, not either framework (2 threads on Zen 5: our
 first run of mobilenet_v2 after PyTorch's took 9.6 ms against 3.8 ms with PyTorch never run;
 squeezenet1_1 after one untimed run 3.77 ms, after 30 ms of them 2.83, alone 2.80; PyTorch's
 own figures move the same way, less). Their spinning also makes our pool see a busy machine
-and run serial spells of up to 40 ms (src/core/ThreadPool.cpp), which the 100 ms let end
+and run serial spells of up to 40 ms (src/core/ThreadPool.cpp), which the settling lets end
 (Sapphire Rapids, mobilenet_v2 at 2 threads after ONNX Runtime's blocks: 3.98 ms with 30 ms,
-2.8 alone). 1-thread runs are pinned to one core, ONNX Runtime's process as well.
+2.8 alone). 300 ms, since with 100 ms two of ten 2-thread medians of mobilenet_v3_large and
+mnasnet1_0 were still those of serial spells (4.50-5.03 ms against 2.9-3.6; ten of ten clean
+with 300 ms). 1-thread runs are pinned to one core, ONNX Runtime's process as well.
 
 --busy N runs everything beside N busy processes (a build beside the service: each spins for
 0.5-5 ms, then calls sched_yield in a storm for 0.2 ms, and again), unpinned, so that the
@@ -74,7 +76,7 @@ def timed(function):
 
 # Timed runs per block of alternate_blocks, and the untimed time that starts each block.
 BLOCK = 3
-SETTLE_S = 0.1
+SETTLE_S = 0.3
 
 
 def local_block(function):
