@@ -53,7 +53,8 @@ void CopyPart(const float* part, float* c, size_t ldc, size_t rows, size_t cols)
     } while (0)
 
 // One block of MT x NT tiles of C (rows from a, columns from the packed B blocks b0, b1) summed
-// over the whole depth, then stored. Tile numbers are immediates, hence the template.
+// over the whole depth, then stored. MT and NT are template arguments so that each instance
+// holds only the tile instructions it runs (tile numbers must be literals).
 template <int MT, int NT>
 SIMD_AMX_ATTR void Block(const uint16_t* a, size_t depth, const uint16_t* b0, const uint16_t* b1,
                          float* c, size_t ldc, size_t rows, size_t cols) {
