@@ -631,6 +631,12 @@ private:
     bool active_;
 };
 
+// Init of the 16b framework, with SIMD_SYNET_AMX=0 in force when `plain`.
+void* Init16b(const SimdConvolutionParameters& p, size_t batch, bool plain) {
+    const PlainTiles scope(plain);
+    return SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault);
+}
+
 bool OnTiles(const std::string& info) {
     return info.find("-amx-") != std::string::npos;
 }
@@ -657,11 +663,7 @@ std::vector<bool> PlainPasses() {
                                       Run16b* result = nullptr, bool forcePlain = false,
                                       const Data* given = nullptr) {
     const Data data = given ? *given : MakeData(p, batch, seed);
-    void* context;
-    {
-        const PlainTiles plain(forcePlain);
-        context = SimdSynetDeconvolution16bInit(batch, &p, SimdSynetCompatibilityDefault);
-    }
+    void* context = Init16b(p, batch, forcePlain);
     if (context == nullptr)
         return ::testing::AssertionFailure()
                << "Init failed: " << (SimdSynetGetLastError() ? SimdSynetGetLastError() : "");
@@ -808,12 +810,7 @@ TEST_P(Deconvolution16bTest, ThreadCountsBitIdentical) {
                         const size_t batch = 2;
                         const Data a = MakeData(p, batch, seed++);
                         const std::vector<uint8_t> srcA = SourceBytes(p, a.src);
-                        void* context;
-                        {
-                            const PlainTiles scope(plain);
-                            context = SimdSynetDeconvolution16bInit(batch, &p,
-                                                                    SimdSynetCompatibilityDefault);
-                        }
+                        void* context = Init16b(p, batch, plain);
                         ASSERT_NE(context, nullptr) << Describe(p, batch);
                         SimdSynetDeconvolution16bSetParams(context, a.weight.data(), a.bias.data(),
                                                            a.params.data());
@@ -858,12 +855,7 @@ TEST_P(Deconvolution16bTest, SharedContextTwoThreads) {
                         const Data a = MakeData(p, 1, seed++), b = MakeData(p, 1, seed++);
                         const std::vector<uint8_t> inputs[2] = {SourceBytes(p, a.src),
                                                                 SourceBytes(p, b.src)};
-                        void* context;
-                        {
-                            const PlainTiles scope(plain);
-                            context =
-                                SimdSynetDeconvolution16bInit(1, &p, SimdSynetCompatibilityDefault);
-                        }
+                        void* context = Init16b(p, 1, plain);
                         ASSERT_NE(context, nullptr) << Describe(p, 1);
                         SimdSynetDeconvolution16bSetParams(context, a.weight.data(), a.bias.data(),
                                                            nullptr);
