@@ -19,17 +19,16 @@ namespace {
 class CopyStep : public Step {
 public:
     CopyStep(const std::string& name, const std::vector<CopyRegion>& regions)
-        : Step(name, "copy", Category::Glue), regions_(regions), concat_(IsConcat(regions)) {}
+        : Step(name, "copy", Category::Glue), regions_(regions) {
+        if (IsConcat(regions))
+            for (const CopyRegion& r : regions) concatSizes_.push_back(r.length);
+    }
     void Run(const Memory& memory, float*) const override {
-        if (concat_) {
+        if (!concatSizes_.empty()) {
             std::vector<const float*> src;
-            std::vector<size_t> size;
-            for (const CopyRegion& r : regions_) {
-                src.push_back(memory(r.src));
-                size.push_back(r.length);
-            }
-            SimdSynetConcatLayerForward(src.size(), src.data(), size.data(), regions_[0].rows,
-                                        memory(regions_[0].dst));
+            for (const CopyRegion& r : regions_) src.push_back(memory(r.src));
+            SimdSynetConcatLayerForward(src.size(), src.data(), concatSizes_.data(),
+                                        regions_[0].rows, memory(regions_[0].dst));
             return;
         }
         for (const CopyRegion& r : regions_) {
@@ -62,7 +61,8 @@ private:
     }
 
     std::vector<CopyRegion> regions_;
-    bool concat_;
+    // The regions' lengths when they form a concatenation (IsConcat), else empty.
+    std::vector<size_t> concatSizes_;
 };
 
 class TransposeStep : public Step {

@@ -137,11 +137,10 @@ SIMD_API void SimdSynetPreluLayerForward(const float* src, const float* slope, s
     SIMD_FAIL_IF(!src || !slope || !dst,
                  "SimdSynetPreluLayerForward: src, slope and dst must not be NULL");
     const bool nhwc = format == SimdTensorFormatNhwc;
-    simd::ParallelPerChannel(channels, spatial, format, shape.block,
-                             [&](size_t c0, size_t n, size_t p0, size_t pixels) {
-                                 const size_t at = c0 * spatial + p0 * (nhwc ? channels : 1);
-                                 SIMD_DISPATCH(simd::Prelu32f)
-                                 (src + at, slope + c0, n, pixels, shape.block, nhwc, dst + at);
-                             });
+    simd::ParallelPerChannelAt(channels, spatial, format, shape.block,
+                               [&](size_t at, size_t c0, size_t n, size_t pixels) {
+                                   SIMD_DISPATCH(simd::Prelu32f)
+                                   (src + at, slope + c0, n, pixels, shape.block, nhwc, dst + at);
+                               });
 }
 #endif  // HWY_ONCE

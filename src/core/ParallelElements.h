@@ -72,4 +72,16 @@ void ParallelPerChannel(size_t channels, size_t spatial, SimdTensorFormatType fo
     });
 }
 
+// ParallelPerChannel for functions whose tensors all have the call's shape: f(at, c0, n, pixels)
+// with `at` the part's first element, the same offset in each such tensor.
+template <class F>
+void ParallelPerChannelAt(size_t channels, size_t spatial, SimdTensorFormatType format,
+                          size_t block, F&& f) {
+    const bool nhwc = format == SimdTensorFormatNhwc;
+    ParallelPerChannel(channels, spatial, format, block,
+                       [&](size_t c0, size_t n, size_t p0, size_t pixels) {
+                           f(c0 * spatial + p0 * (nhwc ? channels : 1), c0, n, pixels);
+                       });
+}
+
 }  // namespace simd

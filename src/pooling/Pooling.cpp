@@ -117,7 +117,7 @@ private:
     void* data_ = nullptr;
 };
 
-// Runs `pool(part, srcOffset, dstOffset)` (offsets in elements) over parts of the call that
+// Runs `pool(shape, srcOffset, dstOffset)` (offsets in elements) over parts of the call that
 // together make the whole: NCHW splits channels, NHWC 2D windows split output rows (a part's
 // shape starts its source at the first row its windows reach, its top padding what remains of
 // padY, so every window clips to the same input rows as in the whole call); global NHWC pools, 3D

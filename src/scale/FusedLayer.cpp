@@ -117,22 +117,6 @@ HWY_EXPORT(Fused2);
 HWY_EXPORT(Fused3);
 HWY_EXPORT(Fused8);
 
-namespace {
-
-// f(at, c0, n, pixels) over the parts ParallelPerChannel makes of a call: the part's first
-// element (the same offset in every tensor of the call's shape), first channel, channels and
-// pixels. Each element is computed by the same code in any part (bit-identical results).
-template <class F>
-void SplitChannels(size_t channels, size_t spatial, SimdTensorFormatType format, size_t block,
-                   F&& f) {
-    const bool nhwc = format == SimdTensorFormatNhwc;
-    ParallelPerChannel(channels, spatial, format, block,
-                       [&](size_t c0, size_t n, size_t p0, size_t pixels) {
-                           f(c0 * spatial + p0 * (nhwc ? channels : 1), c0, n, pixels);
-                       });
-}
-
-}  // namespace
 }  // namespace simd
 
 SIMD_API void SimdSynetFusedLayerForward0(const float* src, const float* bias, const float* scale,
@@ -147,7 +131,7 @@ SIMD_API void SimdSynetFusedLayerForward0(const float* src, const float* bias, c
     SIMD_FAIL_IF(!src || !bias || !scale || !dst,
                  "SimdSynetFusedLayerForward0: src, bias, scale and dst must not be NULL");
     const bool nhwc = format == SimdTensorFormatNhwc;
-    simd::SplitChannels(
+    simd::ParallelPerChannelAt(
         channels, spatial, format, shape.block, [&](size_t at, size_t c0, size_t n, size_t pixels) {
             SIMD_DISPATCH(simd::Fused0)
             (src + at, bias + c0, scale + c0, n, pixels, shape.block, nhwc, dst + at);
@@ -166,7 +150,7 @@ SIMD_API void SimdSynetFusedLayerForward1(const float* src, const float* bias0, 
     SIMD_FAIL_IF(!src || !bias0 || !scale1 || !bias1 || !dst,
                  "SimdSynetFusedLayerForward1: src, bias0, scale1, bias1 and dst must not be NULL");
     const bool nhwc = format == SimdTensorFormatNhwc;
-    simd::SplitChannels(
+    simd::ParallelPerChannelAt(
         channels, spatial, format, shape.block, [&](size_t at, size_t c0, size_t n, size_t pixels) {
             SIMD_DISPATCH(simd::Fused1)
             (src + at, bias0 + c0, scale1 + c0, bias1 + c0, n, pixels, shape.block, nhwc, dst + at);
@@ -185,7 +169,7 @@ SIMD_API void SimdSynetFusedLayerForward2(const float* src, const float* scale, 
     SIMD_FAIL_IF(!src || !scale || !bias || !slope || !dst,
                  "SimdSynetFusedLayerForward2: src, scale, bias, slope and dst must not be NULL");
     const bool nhwc = format == SimdTensorFormatNhwc;
-    simd::SplitChannels(
+    simd::ParallelPerChannelAt(
         channels, spatial, format, shape.block, [&](size_t at, size_t c0, size_t n, size_t pixels) {
             SIMD_DISPATCH(simd::Fused2)
             (src + at, scale + c0, bias + c0, *slope, n, pixels, shape.block, nhwc, dst + at);
@@ -205,7 +189,7 @@ SIMD_API void SimdSynetFusedLayerForward3(const float* src, const float* scale, 
     SIMD_FAIL_IF(!src || !scale || !bias || !dst,
                  "SimdSynetFusedLayerForward3: src, scale, bias and dst must not be NULL");
     const bool nhwc = format == SimdTensorFormatNhwc;
-    simd::SplitChannels(
+    simd::ParallelPerChannelAt(
         channels, spatial, format, shape.block, [&](size_t at, size_t c0, size_t n, size_t pixels) {
             SIMD_DISPATCH(simd::Fused3)
             (src + at, scale + c0, bias + c0, n, pixels, shape.block, nhwc, dst + at);
@@ -224,7 +208,7 @@ SIMD_API void SimdSynetFusedLayerForward8(const float* src0, const float* src1, 
     SIMD_FAIL_IF(!src0 || !src1 || !src2 || !dst,
                  "SimdSynetFusedLayerForward8: src0, src1, src2 and dst must not be NULL");
     const bool nhwc = format == SimdTensorFormatNhwc;
-    simd::SplitChannels(
+    simd::ParallelPerChannelAt(
         channels, spatial, format, shape.block, [&](size_t at, size_t c0, size_t n, size_t pixels) {
             SIMD_DISPATCH(simd::Fused8)
             (src0 + at, src1 + at, src2 + c0, n, pixels, shape.block, nhwc, dst + at);

@@ -50,12 +50,11 @@ SIMD_API void SimdSynetAddBias(const float* bias, size_t channels, size_t spatia
     if (shape.empty) return;
     SIMD_FAIL_IF(!bias || !dst, "SimdSynetAddBias: bias and dst must not be NULL");
     const bool nhwc = format == SimdTensorFormatNhwc;
-    simd::ParallelPerChannel(channels, spatial, format, shape.block,
-                             [&](size_t c0, size_t n, size_t p0, size_t pixels) {
-                                 SIMD_DISPATCH(simd::AddBias)
-                                 (bias + c0, n, pixels, shape.block, nhwc,
-                                  dst + c0 * spatial + p0 * (nhwc ? channels : 1));
-                             });
+    simd::ParallelPerChannelAt(channels, spatial, format, shape.block,
+                               [&](size_t at, size_t c0, size_t n, size_t pixels) {
+                                   SIMD_DISPATCH(simd::AddBias)
+                                   (bias + c0, n, pixels, shape.block, nhwc, dst + at);
+                               });
 }
 
 namespace {
@@ -79,14 +78,12 @@ HWY_NOINLINE void ScaleLayerForwardRejected(const float* src, const float* scale
 HWY_NOINLINE void ScaleLayerForwardSplit(const float* src, const float* scale, const float* bias,
                                          size_t channels, size_t spatial, float* dst,
                                          SimdTensorFormatType format) {
-    const bool nhwc = format == SimdTensorFormatNhwc;
-    simd::ParallelPerChannel(channels, spatial, format, simd::ImageBlock(format),
-                             [&](size_t c0, size_t n, size_t p0, size_t pixels) {
-                                 const size_t at = c0 * spatial + p0 * (nhwc ? channels : 1);
-                                 SIMD_DISPATCH(simd::ScaleLayer)
-                                 (src + at, scale + c0, bias ? bias + c0 : nullptr, n, pixels,
-                                  dst + at, format);
-                             });
+    simd::ParallelPerChannelAt(channels, spatial, format, simd::ImageBlock(format),
+                               [&](size_t at, size_t c0, size_t n, size_t pixels) {
+                                   SIMD_DISPATCH(simd::ScaleLayer)
+                                   (src + at, scale + c0, bias ? bias + c0 : nullptr, n, pixels,
+                                    dst + at, format);
+                               });
 }
 
 }  // namespace
