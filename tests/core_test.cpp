@@ -10,6 +10,7 @@
 
 #include "TestUtil.h"
 #include "core/Cache.h"
+#include "core/ScratchCache.h"
 #include "core/ThreadPool.h"
 
 namespace {
@@ -272,8 +273,8 @@ TEST(ThreadPool, ManyPartsRunOnce) {
 
 // Oversubscribed: the whole process pinned to one core that two busy threads also want, and a
 // budget of 4 (the pool soon runs serial spells). Every call completes, every part runs once,
-// and part-wise results equal those of a budget of 1 (timing is for the benchmarks; test::Oversubscribe is shared with the
-// framework tests).
+// and part-wise results equal those of a budget of 1 (timing is for the benchmarks;
+// test::Oversubscribe is shared with the framework tests).
 TEST(ThreadPool, OversubscribedCallsCompleteWithTheSameResults) {
     test::ThreadBudgetGuard guard;
     const auto run = [](size_t budget) {
@@ -313,6 +314,59 @@ TEST(ThreadPool, NestedAndConcurrentCallsComplete) {
         });
     for (auto& caller : callers) caller.join();
     EXPECT_EQ(total.load(), 4L * 200 * 10);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scratch of split calls (core/ScratchCache.h).
+
+TEST(ScratchCache, BlocksGivenBackAreReusedAndHeldOnesAreDistinct) {
+    const size_t floats = 123457;  // a size no other block of this process has
+    float* first = nullptr;
+    {
+        const simd::CachedScratch a(floats);
+        ASSERT_NE(a.data(), nullptr);
+        first = a.data();
+        const simd::CachedScratch b(floats);
+        ASSERT_NE(b.data(), nullptr);
+        EXPECT_NE(b.data(), first);
+        std::fill(a.data(), a.data() + floats, 1.0f);  // the whole block is writable
+        std::fill(b.data(), b.data() + floats, 2.0f);
+        EXPECT_EQ(a.data()[floats - 1], 1.0f);
+    }
+    const simd::CachedScratch again(floats);
+    const simd::CachedScratch other(floats);
+    EXPECT_TRUE(again.data() == first || other.data() == first);
+    EXPECT_NE(again.data(), other.data());
+}
+
+TEST(ScratchCache, SplitCallsGetDistinctScratchReusedAcrossCalls) {
+    test::ThreadBudgetGuard guard;
+    SimdSetThreadNumber(3);
+    const size_t floats = size_t(1) << 20;  // larger than any other block here
+    std::vector<float> own(floats);
+    std::vector<const float*> seen[2];
+    for (int call = 0; call < 2; ++call) {
+        std::vector<const float*> bufs(3, nullptr);
+        std::atomic<int> clean{0};
+        ASSERT_TRUE(simd::ParallelPartsWithScratch(
+            3, own.data(), floats, [&](size_t part, size_t parts, float* scratch) {
+                ASSERT_EQ(parts, 3u);
+                bufs[part] = scratch;
+                std::fill(scratch, scratch + floats, float(part));
+                bool mine = true;
+                for (size_t i = 0; i < floats; ++i) mine = mine && scratch[i] == float(part);
+                clean.fetch_add(mine ? 1 : 0);
+            }));
+        EXPECT_EQ(clean.load(), 3);
+        EXPECT_EQ(bufs[0], own.data());
+        for (int i = 0; i < 3; ++i)
+            for (int j = i + 1; j < 3; ++j) {  // no overlap between parts
+                const bool apart = bufs[i] + floats <= bufs[j] || bufs[j] + floats <= bufs[i];
+                EXPECT_TRUE(apart) << i << " " << j;
+            }
+        seen[call] = bufs;
+    }
+    EXPECT_EQ(seen[0][1], seen[1][1]);  // the second call found the first call's block
 }
 
 }  // namespace

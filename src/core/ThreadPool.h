@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "hwy/aligned_allocator.h"
+#include "core/ScratchCache.h"
 
 namespace simd {
 
@@ -50,10 +50,10 @@ inline size_t ThreadPartsFor(double flop, double bytes = 0.0) {
 
 // ParallelParts for work that needs `floats` of scratch per part: `f(part, parts, scratch)`.
 // `parts` is capped at the thread budget (callers split their work so that the split never
-// changes a result). Part 0 gets `buf`, the caller's scratch; the others get one aligned
-// allocation made for this call (small next to any work worth
-// splitting), so a context with caller scratch stays re-entrant. Returns false, having run
-// nothing, when that allocation fails.
+// changes a result). Part 0 gets `buf`, the caller's scratch; the others share one block taken
+// for this call from the scratch cache (ScratchCache.h: no fresh pages per call), so a context
+// with caller scratch stays re-entrant. Returns false, having run nothing, when that block
+// cannot be allocated.
 template <class F>
 bool ParallelPartsWithScratch(size_t parts, float* buf, size_t floats, F&& f) {
     const size_t budget = ThreadBudget();
@@ -62,9 +62,9 @@ bool ParallelPartsWithScratch(size_t parts, float* buf, size_t floats, F&& f) {
         f(size_t(0), size_t(1), buf);
         return true;
     }
-    hwy::AlignedFreeUniquePtr<float[]> extra = hwy::AllocateAligned<float>((parts - 1) * floats);
-    if (!extra) return false;
-    float* others = extra.get();
+    const CachedScratch extra((parts - 1) * floats);
+    float* others = extra.data();
+    if (!others) return false;
     ParallelParts(parts, [&](size_t part, size_t count) {
         f(part, count, part == 0 ? buf : others + (part - 1) * floats);
     });

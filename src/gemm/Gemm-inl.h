@@ -25,6 +25,7 @@
 
 #include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
+#include "core/ScratchCache.h"
 #include "core/VectorSteps-inl.h"
 #include "gemm/GemmBlocking.h"
 
@@ -439,9 +440,9 @@ bool Gemm32f(D d, bool transB, size_t M, size_t N, size_t K, float alpha, const 
     const GemmBlocks blocks = GemmChooseBlocks(M, N, K, T::kRows, T::kCols);
     const size_t sizeA = GemmPackedASize<D>(blocks.mc, blocks.kc);
     const size_t sizeB = GemmPackedBSize<D>(blocks.kc, blocks.nc);
-    hwy::AlignedFreeUniquePtr<float[]> scratch = hwy::AllocateAligned<float>(sizeA + sizeB);
-    if (!scratch) return false;
-    float* packedA = scratch.get();
+    const CachedScratch scratch(sizeA + sizeB);  // panels sized to L2/L3: reused, not re-faulted
+    float* packedA = scratch.data();
+    if (!packedA) return false;
     float* packedB = packedA + sizeA;
     for (size_t j = 0; j < N; j += blocks.nc) {
         const size_t nc = N - j < blocks.nc ? N - j : blocks.nc;

@@ -1,0 +1,65 @@
+#include "core/ScratchCache.h"
+
+#include <algorithm>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace simd {
+namespace {
+
+// Blocks kept between calls: enough for a few user threads running split layers at once.
+constexpr size_t kKeptBlocks = 4;
+
+struct Cached {
+    hwy::AlignedFreeUniquePtr<float[]> block;
+    size_t capacity;
+};
+
+std::mutex& CacheMutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+// Leaked on purpose: worker threads may still give blocks back while statics are destroyed.
+std::vector<Cached>& Cache() {
+    static auto* cache = new std::vector<Cached>();
+    return *cache;
+}
+
+}  // namespace
+
+CachedScratch::CachedScratch(size_t floats) {
+    if (floats == 0) floats = 1;
+    {
+        std::lock_guard<std::mutex> lock(CacheMutex());
+        auto& cache = Cache();
+        auto best = cache.end();
+        for (auto it = cache.begin(); it != cache.end(); ++it)
+            if (it->capacity >= floats && (best == cache.end() || it->capacity < best->capacity))
+                best = it;
+        if (best != cache.end()) {
+            block_ = std::move(best->block);
+            capacity_ = best->capacity;
+            cache.erase(best);
+            return;
+        }
+    }
+    block_ = hwy::AllocateAligned<float>(floats);
+    capacity_ = block_ ? floats : 0;
+}
+
+CachedScratch::~CachedScratch() {
+    if (!block_) return;
+    std::lock_guard<std::mutex> lock(CacheMutex());
+    auto& cache = Cache();
+    cache.push_back({std::move(block_), capacity_});
+    if (cache.size() > kKeptBlocks) {
+        auto smallest = std::min_element(
+            cache.begin(), cache.end(),
+            [](const Cached& a, const Cached& b) { return a.capacity < b.capacity; });
+        cache.erase(smallest);
+    }
+}
+
+}  // namespace simd
