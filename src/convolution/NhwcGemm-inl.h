@@ -166,9 +166,10 @@ protected:
                       (parts == 1 || double(rows) * double(K_) >= double(weights_.size() / q_.G) ||
                        panelUnits < parts);
         // Grouped layers with a panel or so per group have too few panels to share: rows then,
-        // as soon as each part gets a unit (regnet_x_400mf's 25 groups of 16 at 7x7 ran on one
-        // thread at any budget: 55 us a call on Sapphire Rapids).
-        if (!byRows && panelUnits < parts && rowUnits >= parts) byRows = true;
+        // whenever there are more of them (regnet_x_400mf's 25 groups of 16 at 7x7 ran on one
+        // thread at any budget: 55 us a call on Sapphire Rapids; asking for a unit per part
+        // left them serial again above 7 threads: 2x slower at 16 than at 4 on a 16-core Xeon).
+        if (!byRows && panelUnits < parts && rowUnits > panelUnits) byRows = true;
         const size_t units = byRows ? rowUnits : panelUnits;
         if (!ParallelPartsWithScratch(std::min(parts, units), buf, ExternalBufferSize(),
                                       [&](size_t part, size_t count, float* scratch) {
