@@ -16,12 +16,13 @@ struct Cached {
     size_t capacity;
 };
 
+// Both leaked on purpose: worker threads may still take or give back blocks while statics are
+// destroyed at exit.
 std::mutex& CacheMutex() {
-    static std::mutex mutex;
-    return mutex;
+    static auto* mutex = new std::mutex();
+    return *mutex;
 }
 
-// Leaked on purpose: worker threads may still give blocks back while statics are destroyed.
 std::vector<Cached>& Cache() {
     static auto* cache = new std::vector<Cached>();
     return *cache;
