@@ -168,21 +168,33 @@ protected:
         // Grouped layers with a panel or so per group have too few panels to share: rows then,
         // whenever there are more of them (regnet_x_400mf's 25 groups of 16 at 7x7 ran on one
         // thread at any budget: 55 us a call on Sapphire Rapids; asking for a unit per part
-        // left them serial again above 7 threads: 2x slower at 16 than at 4 on a 16-core Xeon).
+        // left them serial again above 7 threads: 2x slower at 16 than at 4 on a 16-core Xeon),
+        // or whole groups where those balance better: each part then reads only its groups'
+        // weights and input channels (25 groups share 13/12 where 7 rows share 4/3).
         if (!byRows && panelUnits < parts && rowUnits > panelUnits) byRows = true;
-        const size_t units = byRows ? rowUnits : panelUnits;
-        if (!ParallelPartsWithScratch(std::min(parts, units), buf, ExternalBufferSize(),
-                                      [&](size_t part, size_t count, float* scratch) {
-                                          const auto r = PartRange(units, part, count);
-                                          if (byRows)
-                                              RunBlock(src, dst, r.first * unit,
-                                                       std::min(rows, r.second * unit), 0, q_.Dg,
-                                                       scratch);
-                                          else
-                                              RunBlock(src, dst, 0, rows, r.first * nr_,
-                                                       std::min(q_.Dg, r.second * nr_), scratch);
-                                      }))
+        const bool byGroups = q_.G > 1 && panelUnits < parts &&
+                              SharedUnits(q_.G, parts) > SharedUnits(rowUnits, parts);
+        const size_t units = byGroups ? q_.G : byRows ? rowUnits : panelUnits;
+        if (!ParallelPartsWithScratch(
+                std::min(parts, units), buf, ExternalBufferSize(),
+                [&](size_t part, size_t count, float* scratch) {
+                    const auto r = PartRange(units, part, count);
+                    if (byGroups)
+                        RunBlock(src, dst, 0, rows, 0, q_.Dg, scratch, 0, r.first, r.second);
+                    else if (byRows)
+                        RunBlock(src, dst, r.first * unit, std::min(rows, r.second * unit), 0,
+                                 q_.Dg, scratch);
+                    else
+                        RunBlock(src, dst, 0, rows, r.first * nr_, std::min(q_.Dg, r.second * nr_),
+                                 scratch);
+                }))
             throw std::bad_alloc();
+    }
+    // How many parts' worth of work `units` equal units give `parts` threads: the units over
+    // the largest part's share.
+    static double SharedUnits(size_t units, size_t parts) {
+        const size_t p = std::min(units, parts);
+        return double(units) / double((units + p - 1) / p);
     }
     // Output rows [dyLo_, dyHi_) and columns [dxLo_, dxHi_) have every kernel tap inside the
     // image.
@@ -258,11 +270,13 @@ protected:
     // row) are read in place by the segment micro-kernel; the others (borders, row ends, the
     // last partial tile) are packed from im2row first.
     void RunBlock(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
-                  float* buf, size_t dstRow0 = 0) const {
+                  float* buf, size_t dstRow0 = 0, size_t g0 = 0, size_t g1 = SIZE_MAX) const {
+        g1 = std::min(g1, q_.G);
         const auto run = [&](auto rows, auto vecs) HWY_ATTR {
             constexpr size_t MR = decltype(rows)::value, NV = decltype(vecs)::value;
-            if (rowTiles_) return RunRowTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0);
-            RunTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0);
+            if (rowTiles_)
+                return RunRowTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0, g0, g1);
+            RunTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0, g0, g1);
         };
         // The 7-row tiles are dispatched here, not in WithGemmTile: Winograd and the
         // deconvolutions also go through that one and would compile them for nothing.
@@ -286,7 +300,7 @@ protected:
     // tiles that spanned two rows were all packed. [r0, r1) are whole output rows (RowUnit).
     template <size_t MR, size_t NV>
     void RunRowTiles(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
-                     float* buf, size_t dstRow0) const {
+                     float* buf, size_t dstRow0, size_t g0, size_t g1) const {
         const D d;
         constexpr size_t NR = NV * T::kLanes;
         const Act act{p_.activation, param0_, param1_};
@@ -315,7 +329,7 @@ protected:
                 // made a first layer slower (3x3 s2 3->32 224x224: 110 us with it, 102
                 // without).
                 float* tileOut = out + dx * q_.dstC;
-                for (size_t g = 0; g < q_.G; ++g) {
+                for (size_t g = g0; g < g1; ++g) {
                     for (size_t j = c0 / blocks_.nc * blocks_.nc; j < c1; j += blocks_.nc) {
                         const size_t nc = std::min(blocks_.nc, q_.Dg - j);
                         const size_t j0 = std::max(j, c0), j1 = std::min(j + nc, c1);
@@ -342,7 +356,7 @@ protected:
             }
             // After the whole row: an overlapping tile stores its sums again.
             if (!fuse)
-                for (size_t g = 0; g < q_.G; ++g) {
+                for (size_t g = g0; g < g1; ++g) {
                     const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + c0;
                     for (size_t m = 0; m < W; ++m)
                         BiasActivateChannels(out + m * q_.dstC + g * q_.Dg + c0, c1 - c0,
@@ -353,7 +367,7 @@ protected:
     // RunBlock with micro-tiles of MR pixels x NV vectors of channels.
     template <size_t MR, size_t NV>
     void RunTiles(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
-                  float* buf, size_t dstRow0) const {
+                  float* buf, size_t dstRow0, size_t g0, size_t g1) const {
         const D d;
         constexpr size_t NR = NV * T::kLanes;
         const Act act{p_.activation, param0_, param1_};
@@ -365,7 +379,7 @@ protected:
             const size_t tiles = (mc + MR - 1) / MR;
             const float* image = src + b * q_.srcImage;
             float* out = dst + (r - dstRow0) * q_.dstC;
-            for (size_t g = 0; g < q_.G; ++g) {
+            for (size_t g = g0; g < g1; ++g) {
                 for (size_t k = 0, kb = 0; k < K_; k += blocks_.kc, ++kb) {
                     const size_t kc = std::min(blocks_.kc, K_ - k);
                     const GemmASegment* segments = segments_.data() + segmentBegin_[kb];
