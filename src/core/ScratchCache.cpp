@@ -1,6 +1,7 @@
 #include "core/ScratchCache.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -35,16 +36,17 @@ CachedScratch::CachedScratch(size_t floats) {
     {
         std::lock_guard<std::mutex> lock(CacheMutex());
         auto& cache = Cache();
-        auto best = cache.end();
-        for (auto it = cache.begin(); it != cache.end(); ++it)
-            if (it->capacity >= floats && (best == cache.end() || it->capacity < best->capacity))
-                best = it;
-        if (best != cache.end()) {
-            block_ = std::move(best->block);
-            capacity_ = best->capacity;
-            cache.erase(best);
-            return;
-        }
+        // The most recently given back block that is large enough, not the smallest: it is the
+        // one the previous split call's parts wrote, still in their caches (picking the best fit
+        // moved consecutive layers between blocks, and mnasnet1_0's merged convolutions took
+        // 10-15% longer at 2 threads than with a fresh allocation per call).
+        for (size_t i = cache.size(); i-- > 0;)
+            if (cache[i].capacity >= floats) {
+                block_ = std::move(cache[i].block);
+                capacity_ = cache[i].capacity;
+                cache.erase(cache.begin() + ptrdiff_t(i));
+                return;
+            }
     }
     block_ = hwy::AllocateAligned<float>(floats);
     capacity_ = block_ ? floats : 0;
