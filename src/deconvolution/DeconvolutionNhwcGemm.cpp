@@ -207,8 +207,72 @@ protected:
         return conv32f::Activate(dv, hn::Add(acc, hn::LoadU(dv, bias_.data() + c)), s, act);
     }
 
-    void Gather(const OutRows& out, size_t, const float* col, size_t a, size_t e, size_t r0,
-                size_t r1, size_t partialBelow, size_t finishBelow, float*) const override {
+    // Without dilation along x, the kX taps of one source pixel and kernel row reach kX
+    // neighbouring output pixels: one contiguous run of kX*dstC column values adds onto one run
+    // of the output row. Rows are summed run by run in place, source pixels from the right, so
+    // each output value still takes its taps in (ky, kx) order, as the per-pixel gather did (the
+    // same bits), without per-pixel tap lists; finished rows then get bias and activation while
+    // in L1.
+    void Gather(const OutRows& out, size_t g, const float* col, size_t a, size_t e, size_t r0,
+                size_t r1, size_t partialBelow, size_t finishBelow, float* temp) const override {
+        if (q_.dX != 1)
+            return GatherPixels(out, g, col, a, e, r0, r1, partialBelow, finishBelow, temp);
+        const Act act{p_.activation, param0_, param1_};
+        const float* slope = slope_.empty() ? nullptr : slope_.data();
+        const size_t C = q_.dstC, W = q_.dstW;
+        for (size_t dy = r0; dy < r1; ++dy) {
+            float* row = out.base + (dy - out.first) * W * C;
+            if (dy >= partialBelow) std::fill(row, row + W * C, 0.0f);
+            for (size_t y = yFirst_[dy]; y < yFirst_[dy + 1]; ++y) {
+                const size_t ky = yTaps_[y].k, sy = yTaps_[y].s;
+                if (sy < a || sy >= e) continue;
+                const float* taps = col + (sy - a) * q_.srcW * ldc_ + ky * q_.kX * C;
+                for (size_t sx = q_.srcW; sx-- > 0;) {
+                    // Output column of tap kx: x0 + kx; the taps inside the row: [k0, k1).
+                    const ptrdiff_t x0 = ptrdiff_t(sx * q_.sX) - ptrdiff_t(q_.padX);
+                    const size_t k0 = x0 < 0 ? size_t(-x0) : 0;
+                    const size_t k1 =
+                        x0 >= ptrdiff_t(W) ? 0 : std::min(q_.kX, size_t(ptrdiff_t(W) - x0));
+                    if (k0 < k1)
+                        AddRun(taps + sx * ldc_ + k0 * C, (k1 - k0) * C,
+                               row + size_t(x0 + ptrdiff_t(k0)) * C);
+                }
+            }
+            if (dy < finishBelow) FinishRow(row, act, slope);
+        }
+    }
+
+    // Bias and activation of a finished NHWC output row, inline (a call per pixel cost as much
+    // as the gather itself on 64 channels).
+    void FinishRow(float* row, const Act& act, const float* slope) const {
+        const D d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d), C = q_.dstC;
+        for (size_t dx = 0; dx < q_.dstW; ++dx) {
+            float* pix = row + dx * C;
+            size_t c = 0;
+            for (; c + L <= C; c += L)
+                hn::StoreU(Finish<true>(d, hn::LoadU(d, pix + c), c, act, slope), d, pix + c);
+            for (; c < C; ++c)
+                hn::StoreU(Finish<true>(d1, hn::LoadU(d1, pix + c), c, act, slope), d1, pix + c);
+        }
+    }
+
+    // dst[i] += src[i] for i < n.
+    static void AddRun(const float* src, size_t n, float* dst) {
+        const D d;
+        const hn::CappedTag<float, 1> d1;
+        const size_t L = hn::Lanes(d);
+        size_t i = 0;
+        for (; i + L <= n; i += L)
+            hn::StoreU(hn::Add(hn::LoadU(d, dst + i), hn::LoadU(d, src + i)), d, dst + i);
+        for (; i < n; ++i)
+            hn::StoreU(hn::Add(hn::LoadU(d1, dst + i), hn::LoadU(d1, src + i)), d1, dst + i);
+    }
+
+    // Dilated kernels: each output pixel gathers its taps from their column rows.
+    void GatherPixels(const OutRows& out, size_t, const float* col, size_t a, size_t e, size_t r0,
+                      size_t r1, size_t partialBelow, size_t finishBelow, float*) const {
         size_t base[kTapChunk];
         for (size_t dy = r0; dy < r1; ++dy) {
             float* row = out.base + (dy - out.first) * q_.dstW * q_.dstC;
