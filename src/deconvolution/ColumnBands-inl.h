@@ -49,6 +49,9 @@ constexpr size_t kTapChunk = 32;
 struct OutRows {
     float* base;
     size_t plane, first;
+    // A BF16 NHWC destination image that a Gather which FinishesBf16() writes each finished row
+    // into itself (row dy at bf16 + dy*dstW*dstC), while it is in L1; null otherwise.
+    uint16_t* bf16 = nullptr;
 };
 
 class Banded : public Deconvolution32f {
@@ -104,6 +107,8 @@ protected:
     }
     virtual size_t PackFloats() const = 0;
     virtual size_t TempFloats() const { return 0; }
+    // Whether Gather converts finished NHWC rows to a BF16 destination itself (OutRows::bf16).
+    virtual bool FinishesBf16() const { return false; }
     // The column buffer of source rows [a, e) of group g (image: one image of srcT).
     virtual void Columns(const void* image, size_t g, size_t a, size_t e, float* pack,
                          float* col) const = 0;
@@ -153,6 +158,10 @@ protected:
         const bool nhwc = p_.dstF == SimdTensorFormatNhwc;
         for (size_t c0 = dy0; c0 < dy1; c0 += stageRows_) {
             const size_t c1 = std::min(dy1, c0 + stageRows_), n = (c1 - c0) * q_.dstW;
+            if (nhwc && FinishesBf16()) {
+                RunRows(image, OutRows{stage, n, c0, out}, g, c0, c1, scratch);
+                continue;
+            }
             RunRows(image, OutRows{stage, n, c0}, g, c0, c1, scratch);
             if (nhwc) {
                 ConvertRow(stage, n * q_.dstC, out + c0 * q_.dstW * q_.dstC);

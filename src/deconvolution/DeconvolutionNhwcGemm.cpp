@@ -213,6 +213,11 @@ protected:
     // each output value still takes its taps in (ky, kx) order, as the per-pixel gather did (the
     // same bits), without per-pixel tap lists; finished rows then get bias and activation while
     // in L1.
+    // The run gather (no x dilation) rounds each finished row to BF16 itself, while in L1.
+    bool FinishesBf16() const override {
+        return q_.dX == 1;
+    }
+
     void Gather(const OutRows& out, size_t g, const float* col, size_t a, size_t e, size_t r0,
                 size_t r1, size_t partialBelow, size_t finishBelow, float* temp) const override {
         if (q_.dX != 1)
@@ -238,7 +243,10 @@ protected:
                                row + size_t(x0 + ptrdiff_t(k0)) * C);
                 }
             }
-            if (dy < finishBelow) FinishRow(row, act, slope);
+            if (dy < finishBelow) {
+                FinishRow(row, act, slope);
+                if (out.bf16) ConvertRow(row, W * C, out.bf16 + dy * W * C);
+            }
         }
     }
 
