@@ -42,6 +42,13 @@ HWY_INLINE void ForEachVectorStep(D, size_t n, const F& f) {
     for (; i < n; ++i) f(hn::CappedTag<hn::TFromD<D>, 1>(), i);
 }
 
+// dst[i] += src[i] for i < n.
+HWY_INLINE void AddInPlace(const float* HWY_RESTRICT src, size_t n, float* HWY_RESTRICT dst) {
+    ForEachVectorStep(hn::ScalableTag<float>(), n, [&](auto d, size_t i) HWY_ATTR {
+        hn::StoreU(hn::Add(hn::LoadU(d, dst + i), hn::LoadU(d, src + i)), d, dst + i);
+    });
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace simd
 HWY_AFTER_NAMESPACE();

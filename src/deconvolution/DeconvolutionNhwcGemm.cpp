@@ -11,6 +11,7 @@
 #include "deconvolution/Algorithms.h"
 #include "convolution/Activate-inl.h"
 #include "convolution/Geometry.h"
+#include "core/VectorSteps-inl.h"
 #include "deconvolution/ColumnBands-inl.h"
 #include "deconvolution/ElementTypes-inl.h"
 #include "deconvolution/NchwViaNhwc-inl.h"
@@ -239,8 +240,8 @@ protected:
                     const size_t k1 =
                         x0 >= ptrdiff_t(W) ? 0 : std::min(q_.kX, size_t(ptrdiff_t(W) - x0));
                     if (k0 < k1)
-                        AddRun(taps + sx * ldc_ + k0 * C, (k1 - k0) * C,
-                               row + size_t(x0 + ptrdiff_t(k0)) * C);
+                        AddInPlace(taps + sx * ldc_ + k0 * C, (k1 - k0) * C,
+                                   row + size_t(x0 + ptrdiff_t(k0)) * C);
                 }
             }
             if (dy < finishBelow) {
@@ -264,18 +265,6 @@ protected:
             for (; c < C; ++c)
                 hn::StoreU(Finish<true>(d1, hn::LoadU(d1, pix + c), c, act, slope), d1, pix + c);
         }
-    }
-
-    // dst[i] += src[i] for i < n.
-    static void AddRun(const float* src, size_t n, float* dst) {
-        const D d;
-        const hn::CappedTag<float, 1> d1;
-        const size_t L = hn::Lanes(d);
-        size_t i = 0;
-        for (; i + L <= n; i += L)
-            hn::StoreU(hn::Add(hn::LoadU(d, dst + i), hn::LoadU(d, src + i)), d, dst + i);
-        for (; i < n; ++i)
-            hn::StoreU(hn::Add(hn::LoadU(d1, dst + i), hn::LoadU(d1, src + i)), d1, dst + i);
     }
 
     // Dilated kernels: each output pixel gathers its taps from their column rows.

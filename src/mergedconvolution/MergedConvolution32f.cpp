@@ -29,6 +29,7 @@
 #include "convolution/DepthwiseNhwc-inl.h"
 #include "convolution/Geometry.h"
 #include "convolution/Im2col-inl.h"
+#include "core/VectorSteps-inl.h"
 #include "gemm/Gemm-inl.h"
 
 #include <algorithm>
@@ -171,14 +172,7 @@ inline GemmStage PanelRange(GemmStage s, size_t p0, size_t p1) {
 
 // dst[i] += src[i] for i < n (the residual of P -> D -> Q with add).
 inline void AddResidual(const float* HWY_RESTRICT src, size_t n, float* HWY_RESTRICT dst) {
-    const D d;
-    const hn::CappedTag<float, 1> d1;
-    const size_t L = hn::Lanes(d);
-    size_t i = 0;
-    for (; i + L <= n; i += L)
-        hn::StoreU(hn::Add(hn::LoadU(d, dst + i), hn::LoadU(d, src + i)), d, dst + i);
-    for (; i < n; ++i)
-        hn::StoreU(hn::Add(hn::LoadU(d1, dst + i), hn::LoadU(d1, src + i)), d1, dst + i);
+    AddInPlace(src, n, dst);
 }
 
 // Pixels per depthwise 3x3 block (as the depthwise convolution uses them).
