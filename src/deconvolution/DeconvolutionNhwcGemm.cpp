@@ -208,17 +208,17 @@ protected:
         return conv32f::Activate(dv, hn::Add(acc, hn::LoadU(dv, bias_.data() + c)), s, act);
     }
 
+    // The run gather (no x dilation) rounds each finished row to BF16 itself, while in L1.
+    bool FinishesBf16() const override {
+        return q_.dX == 1;
+    }
+
     // Without dilation along x, the kX taps of one source pixel and kernel row reach kX
     // neighbouring output pixels: one contiguous run of kX*dstC column values adds onto one run
     // of the output row. Rows are summed run by run in place, source pixels from the right, so
     // each output value still takes its taps in (ky, kx) order, as the per-pixel gather did (the
     // same bits), without per-pixel tap lists; finished rows then get bias and activation while
     // in L1.
-    // The run gather (no x dilation) rounds each finished row to BF16 itself, while in L1.
-    bool FinishesBf16() const override {
-        return q_.dX == 1;
-    }
-
     void Gather(const OutRows& out, size_t g, const float* col, size_t a, size_t e, size_t r0,
                 size_t r1, size_t partialBelow, size_t finishBelow, float* temp) const override {
         if (q_.dX != 1)

@@ -39,18 +39,18 @@ void CopyPart(const float* part, float* c, size_t ldc, size_t rows, size_t cols)
         std::memcpy(c + r * ldc, part + r * kTileCols, cols * sizeof(float));
 }
 
-// Stores tile T to rows [0, rows) and columns [0, cols) of c: whole tiles straight, edge tiles
-// through `part`. A macro because GCC's tile intrinsics paste the tile number into the
-// instruction text, so it must be a literal.
 // A non-temporal prefetch of each row right after its tile store (a hint, no data change):
 // the BF16 deconvolution 3x3 s2 64->32 28x28, whose column GEMM is 784x288x64, took 121 us
-// without it and 107 us with it on Sapphire Rapids (4x4: 170 -> 152 us); a T0 prefetch gave
-// 101 and 154 us.
+// without it and 107 us with it on Sapphire Rapids (4x4: 170 -> 152 us); after the gather's
+// later changes a T0 prefetch instead gave 101 us against 95 (4x4: 154 against 148).
 void TouchRows(const float* c, size_t ldc) {
     for (size_t r = 0; r < kTileRows; ++r)
         _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_NTA);
 }
 
+// Stores tile T to rows [0, rows) and columns [0, cols) of c: whole tiles straight, edge tiles
+// through `part`. A macro because GCC's tile intrinsics paste the tile number into the
+// instruction text, so it must be a literal.
 #define SIMD_AMX_STORE_TILE(T, c, ldc, rows, cols, part)      \
     do {                                                      \
         if ((rows) == kTileRows && (cols) == kTileCols) {     \
