@@ -108,13 +108,22 @@ HWY_INLINE hn::Vec<D> GemmCombine(D d, hn::Vec<D> acc, const float* c, hn::Vec<D
 // The do-while matters: with a loop that might not run, GCC 12 kept a copy of the tile on the
 // stack for the path that skips it (zeroed before the loop, spilled after it), 2 x R x NV extra
 // stores per tile.
-template <class D, class V, size_t R, size_t NV>
+// With kPrefetch, each K step also asks for one line of the range [*pf, pfEnd) (advancing *pf)
+// to be brought into L2 (GemmLinePrefetch).
+template <bool kPrefetch = false, class D, class V, size_t R, size_t NV>
 HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                const float* HWY_RESTRICT b, V (&acc)[R][NV],
-                               size_t bStride = NV * GemmTraits<D>::kLanes) {
+                               size_t bStride = NV * GemmTraits<D>::kLanes,
+                               const char** pf = nullptr, const char* pfEnd = nullptr) {
     constexpr size_t L = GemmTraits<D>::kLanes;
     size_t k = 0;
     do {
+        if constexpr (kPrefetch) {
+            if (*pf < pfEnd) {
+                __builtin_prefetch(*pf, 0, 2);  // T1: L2 (and L3)
+                *pf += 64;
+            }
+        }
         V bv[NV];
 #pragma GCC unroll 4
         for (size_t v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, b + v * L);
@@ -141,6 +150,13 @@ struct GemmNoEpilogue {
     HWY_INLINE V At(V x, size_t) const {
         return x;
     }
+};
+
+// Lines [begin, end) that a micro-kernel requests into L2 while it computes, one per K step
+// (none when begin is null): the next B panel, fetched behind this one's FMAs.
+struct GemmLinePrefetch {
+    const char* begin = nullptr;
+    const char* end = nullptr;
 };
 
 // Stores the register tile into C (rows x cols of it, at most kRows x kCols) with `mode`.
@@ -188,8 +204,8 @@ template <class D, size_t R = GemmTraits<D>::kRows, size_t NV = GemmTraits<D>::k
 HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                 const float* HWY_RESTRICT b, float* HWY_RESTRICT c, size_t ldc,
                                 size_t rows, size_t cols, float alpha, float beta, GemmStore mode,
-                                const Epi& epi = Epi(),
-                                size_t bStride = NV * GemmTraits<D>::kLanes) {
+                                const Epi& epi = Epi(), size_t bStride = NV * GemmTraits<D>::kLanes,
+                                GemmLinePrefetch prefetch = GemmLinePrefetch()) {
     using V = hn::Vec<D>;
     if (rows == 1) {
         // A single row (a matrix-vector product such as a 1x1 convolution of one pixel): the
@@ -206,7 +222,10 @@ HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, siz
     for (size_t r = 0; r < R; ++r)
 #pragma GCC unroll 4
         for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
-    GemmAccumulate(d, kc, a, aStride, b, acc, bStride);
+    if (prefetch.begin)
+        GemmAccumulate<true>(d, kc, a, aStride, b, acc, bStride, &prefetch.begin, prefetch.end);
+    else
+        GemmAccumulate(d, kc, a, aStride, b, acc, bStride);
     GemmStoreTile(d, acc, c, ldc, rows, cols, alpha, beta, mode, epi);
 }
 
@@ -226,8 +245,10 @@ HWY_INLINE void GemmMicroKernelSegments(D d, const float* HWY_RESTRICT a, size_t
                                         const GemmASegment* segments, size_t count,
                                         const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
                                         size_t ldc, size_t cols, GemmStore mode,
-                                        const Epi& epi = Epi()) {
+                                        const Epi& epi = Epi(),
+                                        GemmLinePrefetch prefetch = GemmLinePrefetch()) {
     using V = hn::Vec<D>;
+    constexpr size_t NR = NV * GemmTraits<D>::kLanes;
     V acc[R][NV];
 #pragma GCC unroll 16
     for (size_t r = 0; r < R; ++r)
@@ -235,10 +256,18 @@ HWY_INLINE void GemmMicroKernelSegments(D d, const float* HWY_RESTRICT a, size_t
         for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
     // count >= 1 and every segment non-empty; do-while as in GemmAccumulate.
     size_t s = 0;
-    do {
-        GemmAccumulate(d, segments[s].len, a + segments[s].offset, aStride, b, acc);
-        b += segments[s].len * NV * GemmTraits<D>::kLanes;
-    } while (++s < count);
+    if (prefetch.begin) {
+        do {
+            GemmAccumulate<true>(d, segments[s].len, a + segments[s].offset, aStride, b, acc, NR,
+                                 &prefetch.begin, prefetch.end);
+            b += segments[s].len * NR;
+        } while (++s < count);
+    } else {
+        do {
+            GemmAccumulate(d, segments[s].len, a + segments[s].offset, aStride, b, acc);
+            b += segments[s].len * NR;
+        } while (++s < count);
+    }
     GemmStoreTile(d, acc, c, ldc, R, cols, 1.0f, 0.0f, mode, epi);
 }
 
