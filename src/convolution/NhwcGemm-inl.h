@@ -405,7 +405,8 @@ protected:
                             for (size_t t = 0, dy = i / q_.dstW, dx = i % q_.dstW; t < tiles;
                                  ++t, c += MR * q_.dstC) {
                                 const size_t rows = std::min(MR, mc - t * MR);
-                                const GemmLinePrefetch pf = PanelShare(next, NR * kc, tiles, t, kc);
+                                const GemmLinePrefetch pf =
+                                    GemmPrefetchShare(next, NR * kc, tiles, t, kc);
                                 // Output rows of a later tile requested ahead (1x1 56x56
                                 // NHWC, Zen4: 64->256 1135 -> 1053 us, 128->256 2291 ->
                                 // 1986 us).
@@ -459,21 +460,6 @@ protected:
         const bool wholeRows = c0 == 0 && c1 >= q_.Dg && blocks_.nc >= q_.Dg;
         const float* next = panel + floats;
         return (inBlock || wholeRows) && next < weights_.data() + weights_.size() ? next : nullptr;
-    }
-    // Tile t's share of the lines of the `floats`-long panel at `next`, spread over the `tiles`
-    // tiles of the current one, one line per K step of the tile's kc: none when a share would
-    // take more than kc lines (fewer tiles than a panel has vectors: their lines would come in
-    // bursts that hold up the tile's own loads) or there is no next panel.
-    static GemmLinePrefetch PanelShare(const float* next, size_t floats, size_t tiles, size_t t,
-                                       size_t kc) {
-        constexpr size_t kLine = 64;
-        const size_t lines = (floats * sizeof(float) + kLine - 1) / kLine;
-        const size_t share = (lines + tiles - 1) / tiles;
-        GemmLinePrefetch pf;
-        if (!next || share > kc || t * share >= lines) return pf;
-        pf.begin = reinterpret_cast<const char*>(next) + t * share * kLine;
-        pf.end = reinterpret_cast<const char*>(next) + std::min(lines, (t + 1) * share) * kLine;
-        return pf;
     }
     // The A micro-panel (mr_ x kc, rows beyond `rows` zero) of the pixels starting at output
     // (dy, dx): columns [k, k + kc) of their im2row rows.

@@ -19,6 +19,7 @@
 #define SIMD_SYNET_GEMM_GEMM_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -158,6 +159,23 @@ struct GemmLinePrefetch {
     const char* begin = nullptr;
     const char* end = nullptr;
 };
+
+// Tile t's share of the lines of the `floats`-long B panel at `next` (the panel a caller
+// takes after the current one), when the `tiles` tiles of the current panel fetch it between
+// them, one line per K step of their kc: none when a share would take more than kc lines
+// (fewer tiles than a panel has vectors: the lines would come in bursts that hold up the
+// tile's own loads) or there is no next panel.
+inline GemmLinePrefetch GemmPrefetchShare(const float* next, size_t floats, size_t tiles, size_t t,
+                                          size_t kc) {
+    constexpr size_t kLine = 64;
+    const size_t lines = (floats * sizeof(float) + kLine - 1) / kLine;
+    const size_t share = (lines + tiles - 1) / tiles;
+    GemmLinePrefetch pf;
+    if (!next || share > kc || t * share >= lines) return pf;
+    pf.begin = reinterpret_cast<const char*>(next) + t * share * kLine;
+    pf.end = reinterpret_cast<const char*>(next) + std::min(lines, (t + 1) * share) * kLine;
+    return pf;
+}
 
 // Stores the register tile into C (rows x cols of it, at most kRows x kCols) with `mode`.
 template <class D, class V, size_t R, size_t NV, class Epi = GemmNoEpilogue>

@@ -105,14 +105,20 @@ struct GemmStage {
 
 // Rows [0, M) of one panel: whole tiles read A in place, a last partial tile of more than one
 // row goes through `tail` (R rows of K floats, zero-padded), since the kernel reads R rows.
+// The whole tiles fetch the next panel (`next`, `nextFloats` long) into L2 between them, as
+// in the convolution's NhwcGemm (RunTiles): the weights of a 7x7 stage outgrow L2 with those of
+// the layers around it, and each panel's first tile waited on its lines.
 template <class DT, size_t R, size_t NV, class Epi>
 HWY_NOINLINE void GemmPanelRows(const float* A, size_t lda, size_t M, size_t K, const float* b,
-                                float* C, size_t ldc, size_t cols, const Epi& epi, float* tail) {
+                                float* C, size_t ldc, size_t cols, const Epi& epi, float* tail,
+                                const float* next, size_t nextFloats) {
     const DT d;
+    constexpr size_t NR = NV * GemmTraits<DT>::kLanes;
     size_t i = 0;
-    for (; i + R <= M; i += R)
+    for (size_t t = 0; i + R <= M; i += R, ++t)
         GemmMicroKernel<DT, R, NV, Epi>(d, K, A + i * lda, lda, b, C + i * ldc, ldc, R, cols, 1.0f,
-                                        0.0f, GemmStore::kOverwrite, epi);
+                                        0.0f, GemmStore::kOverwrite, epi, NR,
+                                        GemmPrefetchShare(next, nextFloats, M / R, t, K));
     if (i == M) return;
     const size_t rows = M - i;
     if (rows == 1) {
@@ -128,13 +134,14 @@ HWY_NOINLINE void GemmPanelRows(const float* A, size_t lda, size_t M, size_t K, 
 
 template <class DT, size_t NV>
 void GemmPanel(const GemmStage& s, const Panel& panel, const float* A, size_t lda, size_t M,
-               float* C, size_t ldc, float* tail) {
+               float* C, size_t ldc, float* tail, const Panel* next) {
     const bool cheap = ActivationIsCheap(s.act.type);
     const Act act = cheap ? s.act : Act{SimdConvolutionActivationIdentity, 0.0f, 0.0f};
     WithConvEpilogue(
         s.bias + panel.col, s.slope ? s.slope + panel.col : nullptr, act, [&](const auto& epi) {
-            GemmPanelRows<DT, TileRows(NV), NV>(A, lda, M, s.K, s.packed + panel.offset,
-                                                C + panel.col, ldc, panel.cols, epi, tail);
+            GemmPanelRows<DT, TileRows(NV), NV>(
+                A, lda, M, s.K, s.packed + panel.offset, C + panel.col, ldc, panel.cols, epi, tail,
+                next ? s.packed + next->offset : nullptr, next ? s.K * next->nv * T::kLanes : 0);
         });
 }
 
@@ -143,14 +150,15 @@ void RunGemm(const GemmStage& s, const float* A, size_t lda, size_t M, float* C,
              float* tail) {
     for (size_t p = 0; p < s.panelCount; ++p) {
         const Panel& panel = s.panels[p];
+        const Panel* next = p + 1 < s.panelCount ? &s.panels[p + 1] : nullptr;
         if (panel.nv == T::kVecs)
-            GemmPanel<D, T::kVecs>(s, panel, A, lda, M, C, ldc, tail);
+            GemmPanel<D, T::kVecs>(s, panel, A, lda, M, C, ldc, tail, next);
         else if (panel.nv == 2)
-            GemmPanel<D, 2>(s, panel, A, lda, M, C, ldc, tail);
+            GemmPanel<D, 2>(s, panel, A, lda, M, C, ldc, tail, next);
         else if (panel.nv == 3)
-            GemmPanel<D, kThreeVecs>(s, panel, A, lda, M, C, ldc, tail);
+            GemmPanel<D, kThreeVecs>(s, panel, A, lda, M, C, ldc, tail, next);
         else
-            GemmPanel<D, 1>(s, panel, A, lda, M, C, ldc, tail);
+            GemmPanel<D, 1>(s, panel, A, lda, M, C, ldc, tail, next);
     }
     // Activations too costly for the micro-kernel's store: one pass over the finished rows
     // (the bias is already in), over the columns of these panels.
