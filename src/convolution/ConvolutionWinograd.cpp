@@ -230,10 +230,12 @@ protected:
                     for (size_t j = dc0; j < dc1; j += NR) {
                         const size_t cols = std::min(NR, dc1 - j);
                         const float* b = U + k0 * dcPad_ + j * kc;
-                        for (size_t i = 0; i < tiles; i += R)
+                        const float* next = NextPanel(b + NR * kc, j + NR < dc1, dc0, dc1);
+                        for (size_t i = 0, t = 0; i < tiles; i += R, ++t)
                             GemmMicroKernel<D, R, NV>(
                                 d, kc, A + i * srcC + k0, srcC, b, C + i * dstC + j, dstC,
-                                std::min(R, tiles - i), cols, 1.0f, 0.0f, mode);
+                                std::min(R, tiles - i), cols, 1.0f, 0.0f, mode, GemmNoEpilogue(),
+                                NR, GemmPrefetchShare(next, NR * kc, tilesR / R, t, kc));
                     }
                 }
             }
@@ -253,6 +255,18 @@ protected:
             BiasActivateChannelsPost{bias_.data() + dc0, slope, act});
     }
 
+    // The panel after the current one (its weights follow at `next`) when the products take it
+    // next: within the part's panels, or, when the part has every output channel, the next K
+    // block's or matrix's first one; else null. Its tiles then fetch it into L2 behind their
+    // FMAs (GemmPrefetchShare): the transformed weights of a layer are 4x the kernel's (3x3
+    // 256->256: 9.4 MB), far beyond L2, and with 16 tiles on a 14x14 map each panel served 3
+    // micro-tiles, which waited on its lines (resnet50's layer3 ran 1.5 ms a layer where the
+    // layer bench, its weights in L2 and L3, ran 0.82).
+    const float* NextPanel(const float* next, bool inPart, size_t dc0, size_t dc1) const {
+        const bool whole = dc0 == 0 && dc1 >= q_.dstC;
+        return (inPart || whole) && next < weights_.data() + weights_.size() ? next : nullptr;
+    }
+
     ConvGeometry q_;
     bool nchw_;
     GemmTileShape<D> tile_;  // the products' micro-tile: rows (tiles) x output channels
@@ -262,6 +276,21 @@ protected:
 // Multiplications per image of F(m x m) tiles: count * tiles.
 size_t Products(size_t m, size_t dstH, size_t dstW) {
     return (m + 2) * (m + 2) * ((dstH + m - 1) / m) * ((dstW + m - 1) / m);
+}
+
+// The cost of F(m x m) per pair of input and output channels, in multiply-adds: its products,
+// or, where its transformed weights outgrow L2, the time that streaming them from memory takes
+// if longer. In a network other layers evict them between runs, so they come from memory once
+// a run, at 4 bytes per weight against about 35 multiply-adds in the same time on one core
+// (Sapphire Rapids: 13 GB/s, 230 GFLOP/s). resnet50's 3x3 256->256 on 14x14: F(4x4) has 16
+// tiles against 9.4 MB of weights, F(2x2) 49 tiles against 4.2 MB, and ran 1.2 -> 1.0 ms a
+// layer in the network, where the products alone chose F(4x4).
+constexpr double kMulAddsPerStreamedWeight = 32;
+double Cost(size_t m, size_t batch, const SimdConvolutionParameters& p, size_t l2) {
+    const double products = double(batch) * double(Products(m, p.dstH, p.dstW));
+    const size_t count = (m + 2) * (m + 2);
+    if (count * p.srcC * p.dstC * sizeof(float) <= l2) return products;
+    return std::max(products, double(count) * kMulAddsPerStreamedWeight);
 }
 
 }  // namespace convwinograd
@@ -297,7 +326,8 @@ Convolution32f* CreateConvolutionWinograd(size_t batch, const SimdConvolutionPar
     // 1.5x faster with one block per image than with L2-sized blocks).
     const size_t l2 = std::max(GemmCaches().l2,
                                (p.kernelY + 3) * (p.kernelX + 3) * p.srcC * p.dstC * sizeof(float));
-    if (convwinograd::Products(2, p.dstH, p.dstW) < convwinograd::Products(4, p.dstH, p.dstW))
+    if (convwinograd::Cost(2, batch, p, GemmCaches().l2) <
+        convwinograd::Cost(4, batch, p, GemmCaches().l2))
         return new convwinograd::Winograd<winograd::AxisF23>(batch, p, l2);
     return new convwinograd::Winograd<winograd::AxisF43>(batch, p, l2);
 }

@@ -102,27 +102,51 @@ HWY_INLINE hn::Vec<D> GemmCombine(D d, hn::Vec<D> acc, const float* c, hn::Vec<D
     return hn::MulAdd(alpha, acc, hn::Mul(beta, hn::LoadU(d, c)));
 }
 
+// Lines [begin, end) that a micro-kernel requests into L2 while it computes, perStep lines
+// per K step (none when begin is null): the next B panel, fetched behind this one's FMAs.
+struct GemmLinePrefetch {
+    const char* begin = nullptr;
+    const char* end = nullptr;
+    size_t perStep = 0;
+};
+
+// Tile t's share of the lines of the `floats`-long B panel at `next` (the panel a caller takes
+// after the current one), when the `tiles` tiles of the current panel fetch it between them
+// over their kc K steps: as few lines per step as cover the share (one where there are at least
+// as many tiles as the panel has vectors), no request when there is no next panel.
+inline GemmLinePrefetch GemmPrefetchShare(const float* next, size_t floats, size_t tiles, size_t t,
+                                          size_t kc) {
+    constexpr size_t kLine = 64;
+    const size_t lines = (floats * sizeof(float) + kLine - 1) / kLine;
+    const size_t share = (lines + tiles - 1) / tiles;
+    GemmLinePrefetch pf;
+    if (!next || t * share >= lines) return pf;
+    pf.begin = reinterpret_cast<const char*>(next) + t * share * kLine;
+    pf.end = reinterpret_cast<const char*>(next) + std::min(lines, (t + 1) * share) * kLine;
+    pf.perStep = (share + kc - 1) / kc;
+    return pf;
+}
+
 // acc[r][v] += sum over k < kc of a[r*aStride + k] * b[k*bStride + v*lanes ...]: the register
 // tile of the micro-kernels (R rows of A, `aStride` apart; kc rows of a B micro-panel NR = NV
 // vectors wide: the target's kCols, or fewer for narrow products; its rows NR floats apart when
 // packed, further when read in place). kc >= 1: every caller runs K blocks of a non-empty K.
 // The do-while matters: with a loop that might not run, GCC 12 kept a copy of the tile on the
 // stack for the path that skips it (zeroed before the loop, spilled after it), 2 x R x NV extra
-// stores per tile.
-// With kPrefetch, each K step also asks for one line of the range [*pf, pfEnd) (advancing *pf)
-// to be brought into L2 (GemmLinePrefetch).
+// stores per tile. With kPrefetch, each K step also requests pf->perStep lines of pf's range
+// into L2 (prefetcht1 on x86), advancing pf->begin.
 template <bool kPrefetch = false, class D, class V, size_t R, size_t NV>
 HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size_t aStride,
                                const float* HWY_RESTRICT b, V (&acc)[R][NV],
                                size_t bStride = NV * GemmTraits<D>::kLanes,
-                               const char** pf = nullptr, const char* pfEnd = nullptr) {
+                               GemmLinePrefetch* pf = nullptr) {
     constexpr size_t L = GemmTraits<D>::kLanes;
     size_t k = 0;
     do {
         if constexpr (kPrefetch) {
-            if (*pf < pfEnd) {
-                __builtin_prefetch(*pf, 0, 2);  // T1: L2 (and L3)
-                *pf += 64;
+            for (size_t i = 0; i < pf->perStep && pf->begin < pf->end; ++i) {
+                __builtin_prefetch(pf->begin, 0, 2);
+                pf->begin += 64;
             }
         }
         V bv[NV];
@@ -152,30 +176,6 @@ struct GemmNoEpilogue {
         return x;
     }
 };
-
-// Lines [begin, end) that a micro-kernel requests into L2 while it computes, one per K step
-// (none when begin is null): the next B panel, fetched behind this one's FMAs.
-struct GemmLinePrefetch {
-    const char* begin = nullptr;
-    const char* end = nullptr;
-};
-
-// Tile t's share of the lines of the `floats`-long B panel at `next` (the panel a caller
-// takes after the current one), when the `tiles` tiles of the current panel fetch it between
-// them, one line per K step of their kc: none when a share would take more than kc lines
-// (fewer tiles than a panel has vectors: the lines would come in bursts that hold up the
-// tile's own loads) or there is no next panel.
-inline GemmLinePrefetch GemmPrefetchShare(const float* next, size_t floats, size_t tiles, size_t t,
-                                          size_t kc) {
-    constexpr size_t kLine = 64;
-    const size_t lines = (floats * sizeof(float) + kLine - 1) / kLine;
-    const size_t share = (lines + tiles - 1) / tiles;
-    GemmLinePrefetch pf;
-    if (!next || share > kc || t * share >= lines) return pf;
-    pf.begin = reinterpret_cast<const char*>(next) + t * share * kLine;
-    pf.end = reinterpret_cast<const char*>(next) + std::min(lines, (t + 1) * share) * kLine;
-    return pf;
-}
 
 // Stores the register tile into C (rows x cols of it, at most kRows x kCols) with `mode`.
 template <class D, class V, size_t R, size_t NV, class Epi = GemmNoEpilogue>
@@ -241,7 +241,7 @@ HWY_INLINE void GemmMicroKernel(D d, size_t kc, const float* HWY_RESTRICT a, siz
 #pragma GCC unroll 4
         for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
     if (prefetch.begin)
-        GemmAccumulate<true>(d, kc, a, aStride, b, acc, bStride, &prefetch.begin, prefetch.end);
+        GemmAccumulate<true>(d, kc, a, aStride, b, acc, bStride, &prefetch);
     else
         GemmAccumulate(d, kc, a, aStride, b, acc, bStride);
     GemmStoreTile(d, acc, c, ldc, rows, cols, alpha, beta, mode, epi);
@@ -277,7 +277,7 @@ HWY_INLINE void GemmMicroKernelSegments(D d, const float* HWY_RESTRICT a, size_t
     if (prefetch.begin) {
         do {
             GemmAccumulate<true>(d, segments[s].len, a + segments[s].offset, aStride, b, acc, NR,
-                                 &prefetch.begin, prefetch.end);
+                                 &prefetch);
             b += segments[s].len * NR;
         } while (++s < count);
     } else {
