@@ -331,13 +331,21 @@ protected:
         // almost every P row; mobilenet_v3_large's last three such layers took 0.15-0.23 ms at
         // one thread and 0.14-0.17 ms at two).
         const size_t budget = ThreadPartsFor(flop);
+        // Row parts do the work of this many parts once their P halo rows are discounted.
+        const size_t rowParts = std::min(rows, budget);
+        const double partRows = double(rows) / double(rowParts) * double(gD_.sY);
+        const double rowWorth = double(rowParts) * partRows / (partRows + double(gD_.kY - gD_.sY));
+        // The staged split hands half of D's output from core to core and waits twice: taken
+        // where it does 1.6 times the row parts' work (at 2 threads on Sapphire Rapids the 7x7
+        // 5x5 stages of mnasnet1_0 ran 0.27-0.30 -> 0.19-0.20 ms; those at 14x14, 0.15 ms, and
+        // at 28x28, 0.10 -> 0.12, gained nothing or lost).
+        if (StagedFits() && budget > 1) {
+            const std::vector<size_t> bounds = PanelParts(budget);
+            if (!bounds.empty() && double(bounds.size() - 1) >= 1.6 * rowWorth)
+                return RunStaged(src, buf, dst, bounds);
+        }
         if (!hasQ_ && fast5x5_ && budget > 1) {
             const std::vector<size_t> bounds = PanelParts(budget);
-            // Row parts do the work of this many parts once their P halo rows are discounted.
-            const size_t rowParts = std::min(rows, budget);
-            const double partRows = double(rows) / double(rowParts) * double(gD_.sY);
-            const double rowWorth =
-                double(rowParts) * partRows / (partRows + double(gD_.kY - gD_.sY));
             if (!bounds.empty() && double(bounds.size() - 1) >= rowWorth) {
                 // The pool may run fewer parts than planned (a busy machine's serial spell):
                 // each then takes consecutive planned ranges.
@@ -357,6 +365,48 @@ protected:
                                             const auto r = PartRange(rows, part, count);
                                             RunRows(src, dst, r.first, r.second, scratch);
                                         });
+    }
+
+    // Whether RunStaged applies: P -> D -> Q with a 5x5 D (the only D that runs on a range of
+    // channels) on maps of one band each, and a Q without padding.
+    bool StagedFits() const {
+        return hasP_ && hasQ_ && fast5x5_ && !qPadded_ && bandH_ >= gD_.dstH &&
+               p_[dI_ + 1].padY == 0 && p_[dI_ + 1].padX == 0;
+    }
+
+    // P -> D -> Q on maps of one band, split in two steps: P and D by P's column panel ranges
+    // `bounds` into one D output shared by the parts, then Q by rows of it. A row split of
+    // such a map computes P's halo rows in every part (mnasnet1_0's 5x5 stages on 7x7 maps: 11
+    // P rows for 7 at 2 threads). The parts compute every value as a single part does (P's,
+    // D's and Q's sums per output, in the same order), so the bits do not change.
+    bool RunStaged(const float* src, float* buf, float* dst,
+                   const std::vector<size_t>& bounds) const {
+        const size_t rows = batch_ * gD_.dstH, C1 = gD_.srcC;
+        const size_t pixels = rows * gD_.dstW;
+        const CachedScratch shared(pixels * C1);
+        float* dAll = shared.data();
+        if (!dAll) return false;
+        const size_t planned = bounds.size() - 1;
+        if (!ParallelPartsWithScratch(planned, buf, partFloats_,
+                                      [&](size_t part, size_t count, float* scratch) {
+                                          const auto r = PartRange(planned, part, count);
+                                          if (r.first < r.second)
+                                              RunRows(src, dst, 0, rows, scratch, bounds[r.first],
+                                                      bounds[r.second], dAll);
+                                      }))
+            return false;
+        const GemmStage stage = Stage(dI_ + 1);
+        const size_t N = p_[dI_ + 1].dstC;
+        return ParallelPartsWithScratch(
+            std::min(pixels, ThreadBudget()), buf, partFloats_,
+            [&](size_t part, size_t count, float* scratch) {
+                const auto r = PartRange(pixels, part, count);
+                if (r.first == r.second) return;
+                float* c = dst + r.first * N;
+                RunGemm(stage, dAll + r.first * C1, C1, r.second - r.first, c, N,
+                        scratch + tailOffset_);
+                if (add_) AddResidual(src + r.first * N, (r.second - r.first) * N, c);
+            });
     }
 
     // Boundaries of the most ranges of P's column panels, at most `parts`, that balance
@@ -416,10 +466,11 @@ protected:
                 }
     }
 
-    // Output rows [r0, r1) of D over the batch (row r: image r / dstH, row r % dstH); of P -> D
-    // with a 5x5 D, only the channels of P's panels [p0, p1) (all by default).
+    // Output rows [r0, r1) of D over the batch (row r: image r / dstH, row r % dstH); with a 5x5
+    // D, only the channels of P's panels [p0, p1) (all by default). With `dAll`, D's output
+    // goes there (rows of the batch, W2 * C1 floats each) and Q is left to the caller.
     void RunRows(const float* src, float* dst, size_t r0, size_t r1, float* scratch, size_t p0 = 0,
-                 size_t p1 = SIZE_MAX) const {
+                 size_t p1 = SIZE_MAX, float* dAll = nullptr) const {
         const SimdConvolutionParameters& first = p_[0];
         const SimdConvolutionParameters& last = p_[count_ - 1];
         const size_t srcImage = first.srcC * first.srcH * first.srcW;
@@ -466,9 +517,9 @@ protected:
             band.srcH = need1 - need0;
             band.dstH = y1 - y0;
             band.padY = size_t(ptrdiff_t(need0) - top);
-            float* dOut = hasQ_ ? dBuf : out + y0 * W2 * C1;
+            float* dOut = dAll ? dAll + row * W2 * C1 : hasQ_ ? dBuf : out + y0 * W2 * C1;
             RunDepthwise(band, in, dOut, p0, p1);
-            if (hasQ_) {
+            if (hasQ_ && !dAll) {
                 const SimdConvolutionParameters& q = p_[dI_ + 1];
                 const GemmStage stage = Stage(dI_ + 1);
                 if (q.padX == 0 && q.padW == 0) {
