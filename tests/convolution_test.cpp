@@ -623,7 +623,8 @@ TEST_P(ConvolutionTest, WinogradEveryActivation) {
 }
 
 // Results of 1, 2 and 3 threads are bit-identical: many blocks (56x56), fewer blocks than
-// threads (output channels split), batch 2.
+// threads (tile rows shared finer at 2 threads; output channels split at 3, where the 2 and 4
+// tile rows of the smaller maps do not balance), batch 2.
 TEST_P(ConvolutionTest, WinogradThreadsBitIdentical) {
     const WinogradMode mode("1");
     const Shape shapes[] = {Winograd3x3(64, 64, 56, 56, 1, 1, 1, 1),
