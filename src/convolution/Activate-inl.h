@@ -109,15 +109,24 @@ HWY_INLINE V Activate(D d, V x, V slope, const Act& act) {
     }
 }
 
-// x[i] = Activate(x[i] + bias[i]) for i < n (NHWC pixel: values along the channels);
-// slope may be NULL when the activation does not read it.
-inline HWY_NOINLINE void BiasActivateChannels(float* x, size_t n, const float* bias,
-                                              const float* slope, const Act& act) {
-    ForEachVectorStep(hn::ScalableTag<float>(), n, [&](auto d, size_t i) HWY_ATTR {
-        const auto s = slope ? hn::LoadU(d, slope + i) : hn::Zero(d);
-        hn::StoreU(Activate(d, hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, bias + i)), s, act), d,
-                   x + i);
-    });
+// x[p*stride + i] = Activate(x[p*stride + i] + bias[i]) for pixels p < pixels and channels
+// i < n (NHWC: a block of pixels, `stride` floats apart); slope may be NULL when the activation
+// does not read it. One call per block: a call per pixel cost the BF16 deconvolution's gather
+// 15-17% on 64 channels.
+inline HWY_NOINLINE void BiasActivatePixels(float* x, size_t pixels, size_t stride, size_t n,
+                                            const float* bias, const float* slope, const Act& act) {
+    for (size_t p = 0; p < pixels; ++p, x += stride)
+        ForEachVectorStep(hn::ScalableTag<float>(), n, [&](auto d, size_t i) HWY_ATTR {
+            const auto s = slope ? hn::LoadU(d, slope + i) : hn::Zero(d);
+            hn::StoreU(Activate(d, hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, bias + i)), s, act), d,
+                       x + i);
+        });
+}
+
+// BiasActivatePixels on one pixel: x[i] = Activate(x[i] + bias[i]) for i < n.
+inline void BiasActivateChannels(float* x, size_t n, const float* bias, const float* slope,
+                                 const Act& act) {
+    BiasActivatePixels(x, 1, n, n, bias, slope, act);
 }
 
 // x[i] = Activate(x[i] + bias) for i < n (NCHW: a run of one channel's plane).

@@ -136,9 +136,8 @@ protected:
     void BiasActivate(float* dst, size_t rows, size_t g) const {
         const Act act{p_.activation, param0_, param1_};
         const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg;
-        for (size_t r = 0; r < rows; ++r)
-            BiasActivateChannels(dst + r * q_.dstC + g * q_.Dg, q_.Dg, bias_.data() + g * q_.Dg,
-                                 slope, act);
+        BiasActivatePixels(dst + g * q_.Dg, rows, q_.dstC, q_.Dg, bias_.data() + g * q_.Dg, slope,
+                           act);
     }
     void Run(const float* src, float* buf, float* dst) const override {
         if (gemm_) {
@@ -358,9 +357,8 @@ protected:
             if (!fuse)
                 for (size_t g = g0; g < g1; ++g) {
                     const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + c0;
-                    for (size_t m = 0; m < W; ++m)
-                        BiasActivateChannels(out + m * q_.dstC + g * q_.Dg + c0, c1 - c0,
-                                             bias_.data() + g * q_.Dg + c0, slope, act);
+                    BiasActivatePixels(out + g * q_.Dg + c0, W, q_.dstC, c1 - c0,
+                                       bias_.data() + g * q_.Dg + c0, slope, act);
                 }
         }
     }
@@ -437,9 +435,8 @@ protected:
                 }
                 if (!fuse) {
                     const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + c0;
-                    for (size_t m = 0; m < mc; ++m)
-                        BiasActivateChannels(out + m * q_.dstC + g * q_.Dg + c0, c1 - c0,
-                                             bias_.data() + g * q_.Dg + c0, slope, act);
+                    BiasActivatePixels(out + g * q_.Dg + c0, mc, q_.dstC, c1 - c0,
+                                       bias_.data() + g * q_.Dg + c0, slope, act);
                 }
             }
             r += mc;

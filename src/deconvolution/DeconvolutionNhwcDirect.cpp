@@ -37,7 +37,7 @@ namespace deconv32f {
 
 using conv32f::Act;
 using conv32f::ActivationIsCheap;
-using conv32f::BiasActivateChannels;
+using conv32f::BiasActivatePixels;
 using conv32f::WithConvEpilogue;
 
 // NHWC with disjoint patches: per source row and kernel row, one GEMM into the output row.
@@ -182,8 +182,7 @@ protected:
             if (fuse) continue;
             for (size_t ky = 0; ky < q_.kY; ++ky) {
                 float* c = rows + (ky * q_.dstW + i * q_.kX) * q_.dstC;
-                for (size_t x = 0; x < mc * q_.kX; ++x)
-                    BiasActivateChannels(c + x * q_.dstC, q_.dstC, bias_.data(), slope, act);
+                BiasActivatePixels(c, mc * q_.kX, q_.dstC, q_.dstC, bias_.data(), slope, act);
             }
         }
     }

@@ -33,6 +33,7 @@ namespace HWY_NAMESPACE {
 namespace deconv32f {
 
 using conv32f::Act;
+using conv32f::BiasActivatePixels;
 
 // NHWC: col[pixels x K*dstC] = src * W, gathered per output pixel along the channels.
 class NhwcGemm : public Banded {
@@ -245,25 +246,9 @@ protected:
                 }
             }
             if (dy < finishBelow) {
-                FinishRow(row, act, slope);
+                BiasActivatePixels(row, q_.dstW, q_.dstC, q_.dstC, bias_.data(), slope, act);
                 if (out.bf16) ConvertRow(row, W * C, out.bf16 + dy * W * C);
             }
-        }
-    }
-
-    // Bias and activation of a finished NHWC output row, inline (a call per pixel cost as much
-    // as the gather itself on 64 channels).
-    void FinishRow(float* row, const Act& act, const float* slope) const {
-        const D d;
-        const hn::CappedTag<float, 1> d1;
-        const size_t L = hn::Lanes(d), C = q_.dstC;
-        for (size_t dx = 0; dx < q_.dstW; ++dx) {
-            float* pix = row + dx * C;
-            size_t c = 0;
-            for (; c + L <= C; c += L)
-                hn::StoreU(Finish<true>(d, hn::LoadU(d, pix + c), c, act, slope), d, pix + c);
-            for (; c < C; ++c)
-                hn::StoreU(Finish<true>(d1, hn::LoadU(d1, pix + c), c, act, slope), d1, pix + c);
         }
     }
 

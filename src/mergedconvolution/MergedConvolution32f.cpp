@@ -53,6 +53,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 using conv32f::Act;
 using conv32f::ActivationIsCheap;
 using conv32f::BiasActivateChannels;
+using conv32f::BiasActivatePixels;
 using conv32f::WithConvEpilogue;
 
 using D = hn::ScalableTag<float>;
@@ -165,9 +166,8 @@ void RunGemm(const GemmStage& s, const float* A, size_t lda, size_t M, float* C,
     if (!ActivationIsCheap(s.act.type) && s.panelCount > 0) {
         const Panel& last = s.panels[s.panelCount - 1];
         const size_t col0 = s.panels[0].col, cols = last.col + last.cols - col0;
-        for (size_t m = 0; m < M; ++m)
-            BiasActivateChannels(C + m * ldc + col0, cols, s.zeros + col0,
-                                 s.slope ? s.slope + col0 : nullptr, s.act);
+        BiasActivatePixels(C + col0, M, ldc, cols, s.zeros + col0,
+                           s.slope ? s.slope + col0 : nullptr, s.act);
     }
 }
 
