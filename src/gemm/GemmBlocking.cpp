@@ -70,4 +70,9 @@ GemmBlocks GemmChooseBlocks(size_t M, size_t N, size_t K, size_t mr, size_t nr) 
     return b;
 }
 
+size_t GemmColumnBlockInL2(size_t N, size_t kc, size_t nr) {
+    const size_t nc = std::max(GemmCaches().l2 / 2 / (kc * sizeof(float)) / nr * nr, nr);
+    return Balanced(N, nc, nr);
+}
+
 }  // namespace simd

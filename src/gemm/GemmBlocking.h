@@ -26,4 +26,9 @@ struct GemmBlocks {
 // dimension into equal chunks (no thin last chunk). mc is a multiple of mr, nc of nr.
 GemmBlocks GemmChooseBlocks(size_t M, size_t N, size_t K, size_t mr, size_t nr);
 
+// A column block for products of one row block (M <= mc): the packed B block (kc x nc) then
+// serves that block alone, so it is sized to half of L2, where the micro-kernels find it right
+// after packing; a multiple of nr, N split into equal chunks.
+size_t GemmColumnBlockInL2(size_t N, size_t kc, size_t nr);
+
 }  // namespace simd
