@@ -486,7 +486,8 @@ bool Gemm32f(D d, bool transB, size_t M, size_t N, size_t K, float alpha, const 
     }
     GemmBlocks blocks = GemmChooseBlocks(M, N, K, T::kRows, T::kCols);
     // One row block: an L3-sized B block went out to L3 while it was packed, and every panel's
-    // first tile then waited on it (64 x 3136 x 576 on Sapphire Rapids: see the commit).
+    // first tile then waited on it (64 x 3136 x 576 on Sapphire Rapids: 2.05-2.15 -> 1.82-1.92
+    // ms).
     if (M <= blocks.mc) blocks.nc = GemmColumnBlockInL2(N, blocks.kc, T::kCols);
     const size_t sizeA = GemmPackedASize<D>(blocks.mc, blocks.kc);
     const size_t sizeB = GemmPackedBSize<D>(blocks.kc, blocks.nc);
