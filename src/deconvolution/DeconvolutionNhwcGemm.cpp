@@ -246,7 +246,7 @@ protected:
                 }
             }
             if (dy < finishBelow) {
-                BiasActivatePixels(row, q_.dstW, q_.dstC, q_.dstC, bias_.data(), slope, act);
+                BiasActivatePixels(row, W, C, C, bias_.data(), slope, act);
                 if (out.bf16) ConvertRow(row, W * C, out.bf16 + dy * W * C);
             }
         }

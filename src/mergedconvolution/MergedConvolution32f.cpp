@@ -178,11 +178,6 @@ inline GemmStage PanelRange(GemmStage s, size_t p0, size_t p1) {
     return s;
 }
 
-// dst[i] += src[i] for i < n (the residual of P -> D -> Q with add).
-inline void AddResidual(const float* HWY_RESTRICT src, size_t n, float* HWY_RESTRICT dst) {
-    AddInPlace(src, n, dst);
-}
-
 // Pixels per depthwise 3x3 block (as the depthwise convolution uses them).
 #if HWY_TARGET <= HWY_AVX3
 constexpr size_t kDwCols2 = 6, kDwCols1 = 8;
@@ -405,7 +400,7 @@ protected:
                 float* c = dst + r.first * N;
                 RunGemm(stage, dAll + r.first * C1, C1, r.second - r.first, c, N,
                         scratch + tailOffset_);
-                if (add_) AddResidual(src + r.first * N, (r.second - r.first) * N, c);
+                if (add_) AddInPlace(src + r.first * N, (r.second - r.first) * N, c);
             });
     }
 
@@ -462,7 +457,7 @@ protected:
                         continue;
                     const size_t at = ((b * q.dstH + y) * q.dstW + x) * N;
                     conv32f::CopyRun(qBorder_.data(), N, dst + at);
-                    if (add_) AddResidual(src + at, N, dst + at);
+                    if (add_) AddInPlace(src + at, N, dst + at);
                 }
     }
 
@@ -526,13 +521,13 @@ protected:
                     float* c = out + (y0 + q.padY) * q.dstW * q.dstC;
                     RunGemm(stage, dBuf, C1, (y1 - y0) * W2, c, q.dstC, tail);
                     if (add_)
-                        AddResidual(image + (y0 + q.padY) * q.dstW * q.dstC,
-                                    (y1 - y0) * W2 * q.dstC, c);
+                        AddInPlace(image + (y0 + q.padY) * q.dstW * q.dstC, (y1 - y0) * W2 * q.dstC,
+                                   c);
                 } else {
                     for (size_t y = y0; y < y1; ++y) {
                         const size_t at = ((y + q.padY) * q.dstW + q.padX) * q.dstC;
                         RunGemm(stage, dBuf + (y - y0) * W2 * C1, C1, W2, out + at, q.dstC, tail);
-                        if (add_) AddResidual(image + at, W2 * q.dstC, out + at);
+                        if (add_) AddInPlace(image + at, W2 * q.dstC, out + at);
                     }
                 }
             }
