@@ -33,6 +33,8 @@ echo "tsan build: $((SECONDS - start)) s"
 # on AVX2 only: the scalar instances repeat the same threading at many times the cost (a CPU
 # without AVX2 runs them instead, as nothing else would run).
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+# As under ctest (CMakeLists.txt): the load watch off, so that the threads do split.
+export SIMD_SYNET_LOAD_AWARE=0
 filter='*Thread*-*/SCALAR'
 grep -qw avx2 /proc/cpuinfo 2>/dev/null || filter='*Thread*'
 for binary in "${binaries[@]}"; do

@@ -10,6 +10,7 @@
 
 #include "TestUtil.h"
 #include "core/Cache.h"
+#include "core/CpuLoad.h"
 #include "core/ScratchCache.h"
 #include "core/ThreadPool.h"
 
@@ -293,6 +294,66 @@ TEST(ThreadPool, OversubscribedCallsCompleteWithTheSameResults) {
     test::Oversubscribe busy(2);
     EXPECT_EQ(run(4), serial);
     EXPECT_EQ(run(2), serial);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pool's load watch (core/CpuLoad.h); the suite runs with it off (SIMD_SYNET_LOAD_AWARE=0).
+
+TEST(CpuLoad, OthersRunnableReadsLoadavgLessThePool) {
+    EXPECT_EQ(simd::OthersRunnable("0.50 0.40 0.30 3/250 12345\n", 1), 2u);
+    EXPECT_EQ(simd::OthersRunnable("0.50 0.40 0.30 3/250 12345\n", 3), 0u);
+    // A worker counted awake that has just blocked: more of ours than runnable threads.
+    EXPECT_EQ(simd::OthersRunnable("0.50 0.40 0.30 3/250 12345\n", 5), 0u);
+    EXPECT_EQ(simd::OthersRunnable("12.00 9.10 8.00 40/1250 99\n", 2), 38u);
+    for (const char* bad : {"", "0.50 0.40 0.30", "0.50 0.40 0.30 x/250 1", "0.50 0.40 0.30 7 1"})
+        EXPECT_EQ(simd::OthersRunnable(bad, 1), 0u) << bad;
+}
+
+TEST(CpuLoad, CoresLeftTakesTheMedianAndKeepsOne) {
+    EXPECT_EQ(simd::CoresLeft(2, {0, 0, 0, 0, 0}), 2u);
+    EXPECT_EQ(simd::CoresLeft(2, {0, 3, 0, 0, 1}), 2u);  // a kernel thread in two samples
+    EXPECT_EQ(simd::CoresLeft(2, {1, 1, 0, 1, 0}), 1u);  // one busy process
+    EXPECT_EQ(simd::CoresLeft(2, {2, 2, 1, 2, 0}), 1u);  // two: the caller still runs
+    EXPECT_EQ(simd::CoresLeft(16, {2, 2, 3, 2, 2}), 14u);
+    EXPECT_EQ(simd::CoresLeft(16, {40, 40, 40, 40, 40}), 1u);
+    EXPECT_EQ(simd::CoresLeft(1, {0, 0, 0, 0, 0}), 1u);
+}
+
+// With the watch on, a process pinned to one core and one beside a busy thread per core both
+// get a budget of 1; with it off, the budget set.
+TEST(CpuLoad, BudgetIsTheCoresOthersLeave) {
+    test::ThreadBudgetGuard guard;
+    struct AwareGuard {
+        bool was = simd::SetLoadAware(true);
+        ~AwareGuard() { simd::SetLoadAware(was); }
+    } aware;
+    SimdSetThreadNumber(4);
+    // Samples come at most once a millisecond and a decision takes three of five (a serial
+    // spell left by an earlier test ends within 40 ms).
+    const auto budgetBecomes = [](size_t want) {
+        const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (simd::ThreadBudget() != want && std::chrono::steady_clock::now() < end)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return simd::ThreadBudget();
+    };
+    {
+        const test::Oversubscribe pinned(0);
+        EXPECT_EQ(budgetBecomes(1), 1u) << "pinned to one core";
+    }
+    {
+        std::atomic<bool> stop{false};
+        std::vector<std::thread> busy;
+        for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
+            busy.emplace_back([&] {
+                while (!stop.load(std::memory_order_relaxed)) {
+                }
+            });
+        EXPECT_EQ(budgetBecomes(1), 1u) << "a busy thread per core";
+        stop = true;
+        for (auto& thread : busy) thread.join();
+    }
+    simd::SetLoadAware(false);
+    EXPECT_EQ(budgetBecomes(4), 4u);
 }
 
 // A part that starts a parallel call of its own, and callers on several threads at once: the

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "SimdSynet.h"
+#include "core/CpuLoad.h"
 #include "core/Error.h"
 
 namespace simd {
@@ -47,6 +48,9 @@ bool SpinUntil(const Ready& ready) {
 std::atomic<size_t> g_threadBudget{1};
 // steady_clock ticks until which the budget acts as 1 (Pool::NoteBusySign).
 std::atomic<int64_t> g_serialUntil{0};
+// Workers not blocked on the condition variable (spinning or computing): with the caller, the
+// pool's runnable threads, which CoresLeftNow does not count as others.
+std::atomic<size_t> g_wakeWorkers{0};
 
 // Workers wait for a new job, then claim its parts one at a time, as the caller does, until
 // none is left. Parts are claimed, not dealt: with fixed shares a caller waited at every
@@ -219,11 +223,14 @@ private:
     }
 
     void Work(size_t index) {
+        g_wakeWorkers.fetch_add(1, std::memory_order_relaxed);
         uint64_t seen = 0;
         for (;;) {
             if (!SpinUntil([&] { return wakeups_.load(std::memory_order_acquire) != seen; })) {
+                g_wakeWorkers.fetch_sub(1, std::memory_order_relaxed);
                 std::unique_lock<std::mutex> lock(mutex_);
                 wake_.wait(lock, [&] { return wakeups_.load(std::memory_order_acquire) != seen; });
+                g_wakeWorkers.fetch_add(1, std::memory_order_relaxed);
             }
             seen = wakeups_.load(std::memory_order_acquire);
             const uint64_t word = job_.load(std::memory_order_acquire);
@@ -268,10 +275,11 @@ struct PartGroups {
 
 size_t ThreadBudget() {
     const size_t budget = g_threadBudget.load(std::memory_order_relaxed);
-    if (budget > 1 && std::chrono::steady_clock::now().time_since_epoch().count() <
-                          g_serialUntil.load(std::memory_order_relaxed))
-        return 1;
-    return budget;
+    if (budget <= 1) return budget;
+    const int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+    if (now < g_serialUntil.load(std::memory_order_relaxed)) return 1;
+    const size_t cores = CoresLeftNow(now, 1 + g_wakeWorkers.load(std::memory_order_relaxed));
+    return budget < cores ? budget : cores;
 }
 
 void RunParts(size_t parts, ParallelTask task, void* context) {

@@ -8,8 +8,9 @@
 
 namespace simd {
 
-// Threads one call may use: SimdSetThreadNumber's (1 by default), or 1 during a serial spell,
-// while the machine has been seen too busy to run the pool's workers (ThreadPool.cpp).
+// Threads one call may use: SimdSetThreadNumber's (1 by default), at most the cores that other
+// runnable threads leave (CpuLoad.h), and 1 during a serial spell, while the machine has been
+// seen too busy to run the pool's workers (ThreadPool.cpp).
 size_t ThreadBudget();
 
 // Work of one parallel call: `run(context, part, parts)` computes part `part` of `parts`.
