@@ -196,8 +196,9 @@ TEST_P(ConvolutionTest, SevenRowTiles) {
                 std::string info;
                 EXPECT_TRUE(RunCase(p, batch, true, batch == 2, nullptr, seed++, &info))
                     << Describe(p, batch);
-                if (f == SimdTensorFormatNhwc && info.rfind("avx512", 0) == 0)
+                if (f == SimdTensorFormatNhwc && info.rfind("avx512", 0) == 0) {
                     EXPECT_NE(info.find("-7x48"), std::string::npos) << info;
+                }
             }
 }
 
@@ -375,6 +376,7 @@ TEST_P(ConvolutionTest, ThreadCountsGiveIdenticalBits) {
         {64, 96, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},       // few pixels for NCHW
         {2048, 600, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},      // one pixel: channel split
         {512, 512, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},       // weights outweigh the input
+        {400, 400, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},       // and panels share by channels
         {400, 400, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 25},      // groups of 16: rows
         {128, 128, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},       // groups of 16: groups
         {33, 40, 24, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},       // NCHW W*im2col

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "convolution/Activate-inl.h"
@@ -37,6 +38,28 @@ inline const char* TargetIsa() {
 }
 
 using Geometry = ConvGeometry;
+
+// Calls f(std::integral_constant<size_t, V>) with V the vectors of a panel of `cols` columns
+// in a layer whose panels have NV vectors: fewer than NV for the last panel of a channel count
+// that is not a multiple of the panel width, which is packed that narrow (PackWeights) and
+// computed by a kernel of that width. With NV vectors it cost a whole panel of zeros (Sapphire
+// Rapids, 1 thread, 7 x 48 tiles: 1x1 160->160 14x14 61.6 -> 50.5 us, 80->80 28x28 65.6 ->
+// 53.2, 160->400 14x14 139.5 -> 125.0; regnet_x_400mf 6.10 -> 5.78 ms). Single-row tiles (a
+// classifier on a 1x1 image) keep NV: their tail is one row's worth.
+template <size_t MR, size_t NV, size_t kLanes, class F>
+HWY_INLINE void WithPanelVecs(size_t cols, const F& f) {
+    if constexpr (MR > 1 && NV > 1) {
+        const size_t vecs = (cols + kLanes - 1) / kLanes;
+        if (vecs == 1) return f(std::integral_constant<size_t, 1>());
+        if constexpr (NV > 2) {
+            if (vecs == 2) return f(std::integral_constant<size_t, 2>());
+        }
+        if constexpr (NV > 3) {
+            if (vecs == 3) return f(std::integral_constant<size_t, 3>());
+        }
+    }
+    f(std::integral_constant<size_t, NV>());
+}
 
 // ---------------------------------------------------------------------------------------------
 // NHWC: direct convolution on the GEMM core (im2row packed only for border tiles).
@@ -115,14 +138,22 @@ protected:
                     const size_t kc = std::min(blocks_.kc, K_ - k);
                     const float* from = w + k * q_.dstC + g * q_.Dg + j;
                     float* to = weights_.data() + BOffset(g, j, k, nc);
-                    const auto pack = [&](auto, auto vecs) HWY_ATTR {
-                        GemmPackB<D, decltype(vecs)::value * T::kLanes>(d, kc, nc, from, q_.dstC,
-                                                                        to);
+                    const auto pack = [&](auto rows, auto vecs) HWY_ATTR {
+                        constexpr size_t NR = decltype(vecs)::value * T::kLanes;
+                        const size_t full = nc / NR * NR;
+                        GemmPackB<D, NR>(d, kc, full, from, q_.dstC, to);
+                        if (full == nc) return;
+                        WithPanelVecs<decltype(rows)::value, decltype(vecs)::value, T::kLanes>(
+                            nc - full, [&](auto tail) HWY_ATTR {
+                                GemmPackB<D, decltype(tail)::value * T::kLanes>(
+                                    d, kc, nc - full, from + full, q_.dstC, to + full * kc);
+                            });
                     };
                     // The 3-vector panels of the 7-row tiles are not among WithGemmTile's.
                     if constexpr (T::kVecs == 4) {
                         if (tile_.vecs == 3) {
-                            pack(0, std::integral_constant<size_t, 3>());
+                            pack(std::integral_constant<size_t, kShortRows>(),
+                                 std::integral_constant<size_t, 3>());
                             continue;
                         }
                     }
@@ -178,16 +209,41 @@ protected:
                 std::min(parts, units), buf, ExternalBufferSize(),
                 [&](size_t part, size_t count, float* scratch) {
                     const auto r = PartRange(units, part, count);
-                    if (byGroups)
+                    if (byGroups) {
                         RunBlock(src, dst, 0, rows, 0, q_.Dg, scratch, 0, r.first, r.second);
-                    else if (byRows)
+                    } else if (byRows) {
                         RunBlock(src, dst, r.first * unit, std::min(rows, r.second * unit), 0,
                                  q_.Dg, scratch);
-                    else
-                        RunBlock(src, dst, 0, rows, r.first * nr_, std::min(q_.Dg, r.second * nr_),
-                                 scratch);
+                    } else {
+                        const auto c = PanelChannels(part, count);
+                        if (c.first < c.second)
+                            RunBlock(src, dst, 0, rows, c.first, c.second, scratch);
+                    }
                 }))
             throw std::bad_alloc();
+    }
+    // Output channels [first, second) of part `part` of `parts` in whole panels. Panels are
+    // shared by channels, not by count, where that makes the widest part narrower: 400
+    // channels in panels of 48 are 8 full panels and one of 16, which 5 + 4 panels split 240 +
+    // 160, and edges at the panel boundary nearest each equal share 192 + 208 (with the narrow
+    // last panel of WithPanelVecs, 1x1 400->400 7x7 on Sapphire Rapids at 2 threads: 53 -> 48
+    // us, 1 thread 89 -> 84).
+    std::pair<size_t, size_t> PanelChannels(size_t part, size_t parts) const {
+        const size_t panels = (q_.Dg + nr_ - 1) / nr_;
+        const auto byCount = [&](size_t i) {
+            return i == parts ? q_.Dg : std::min(q_.Dg, PartRange(panels, i, parts).first * nr_);
+        };
+        const auto byChannels = [&](size_t i) {
+            const size_t share = (i * q_.Dg + parts / 2) / parts;
+            return i == parts ? q_.Dg : std::min(q_.Dg, (share + nr_ / 2) / nr_ * nr_);
+        };
+        size_t widestByCount = 0, widestByChannels = 0;
+        for (size_t i = 0; i < parts; ++i) {
+            widestByCount = std::max(widestByCount, byCount(i + 1) - byCount(i));
+            widestByChannels = std::max(widestByChannels, byChannels(i + 1) - byChannels(i));
+        }
+        if (widestByChannels < widestByCount) return {byChannels(part), byChannels(part + 1)};
+        return {byCount(part), byCount(part + 1)};
     }
     // How many parts' worth of work `units` equal units give `parts` threads: the units over
     // the largest part's share.
@@ -338,9 +394,11 @@ protected:
                             const float* panel = panels + (jp - j) * K_;
                             float* c = tileOut + g * q_.Dg + jp;
                             auto tile = [&](const auto& epi) {
-                                GemmMicroKernelSegments<D, MR, NV>(
-                                    d, a + g * q_.Cg, aStride, segments, count, panel, c, q_.dstC,
-                                    cols, GemmStore::kOverwrite, epi);
+                                WithPanelVecs<MR, NV, T::kLanes>(cols, [&](auto vecs) HWY_ATTR {
+                                    GemmMicroKernelSegments<D, MR, decltype(vecs)::value>(
+                                        d, a + g * q_.Cg, aStride, segments, count, panel, c,
+                                        q_.dstC, cols, GemmStore::kOverwrite, epi);
+                                });
                             };
                             if (fuse)
                                 WithConvEpilogue(
@@ -412,14 +470,19 @@ protected:
                                     GemmPrefetchTile<MR>(c + kGemmPrefetchTiles * MR * q_.dstC,
                                                          q_.dstC, cols);
                                 auto tile = [&](const auto& epi) {
-                                    if (rows == MR && DirectTile(dy, dx, &base))
-                                        GemmMicroKernelSegments<D, MR, NV>(
-                                            d, image + base + g * q_.Cg, aStride, segments,
-                                            segmentCount, panel, c, q_.dstC, cols, mode, epi, pf);
-                                    else
-                                        GemmMicroKernel<D, MR, NV>(d, kc, buf + t * MR * kc, kc,
-                                                                   panel, c, q_.dstC, rows, cols,
-                                                                   1.0f, 0.0f, mode, epi, NR, pf);
+                                    WithPanelVecs<MR, NV, T::kLanes>(cols, [&](auto vecs) HWY_ATTR {
+                                        constexpr size_t V = decltype(vecs)::value;
+                                        if (rows == MR && DirectTile(dy, dx, &base))
+                                            GemmMicroKernelSegments<D, MR, V>(
+                                                d, image + base + g * q_.Cg, aStride, segments,
+                                                segmentCount, panel, c, q_.dstC, cols, mode, epi,
+                                                pf);
+                                        else
+                                            GemmMicroKernel<D, MR, V>(d, kc, buf + t * MR * kc, kc,
+                                                                      panel, c, q_.dstC, rows, cols,
+                                                                      1.0f, 0.0f, mode, epi,
+                                                                      V * T::kLanes, pf);
+                                    });
                                 };
                                 if (last && fuse)
                                     WithConvEpilogue(
