@@ -379,6 +379,7 @@ TEST_P(ConvolutionTest, ThreadCountsGiveIdenticalBits) {
         {400, 400, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},       // and panels share by channels
         {400, 400, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 25},      // groups of 16: rows
         {128, 128, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},       // groups of 16: groups
+        {400, 400, 2, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 25},      // groups, border row tiles
         {33, 40, 24, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},       // NCHW W*im2col
         {3, 33, 96, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},        // NCHW via NHWC in bands
         {64, 64, 14, 14, 3, 3, 1, 1, 1, 1, 0, 1, 2, 0, 2},       // grouped, asymmetric pads
