@@ -1,16 +1,18 @@
 // The pool's cores on a shared machine. Parts are claimed, so a caller never waits for a worker
 // that has not started, but one the scheduler takes off its core in the middle of a part makes
 // the caller wait for the rest of a time slice, milliseconds against layers of 0.1-1 ms. With
-// more runnable threads than cores that happens in every few regions: beside two busy
-// processes on two cores, resnet18 at 2 threads took 29.1 ms against 25.3 at 1 (serial spells,
-// ThreadPool.cpp, catch it only after it has cost). /proc/loadavg says how many threads are
-// runnable on the machine at this moment (0.4 us to read); those that are not ours take cores
-// the pool would otherwise have.
+// more runnable threads than cores that can happen in any region (resnet18 at 2 threads once
+// took 82 ms against 39 at 1 beside a build), and the serial spells of ThreadPool.cpp start
+// only after such regions have cost. /proc/loadavg says how many threads are runnable on the
+// machine at this moment (0.4 us to read); those that are not ours take cores the pool would
+// otherwise have. Linux only: elsewhere nothing is watched.
 #include "core/CpuLoad.h"
 
+#ifdef __linux__
 #include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -74,14 +76,17 @@ private:
     LoadWatch() {
         const char* aware = std::getenv("SIMD_SYNET_LOAD_AWARE");
         on_.store(!(aware && std::strcmp(aware, "0") == 0), std::memory_order_relaxed);
+#ifdef __linux__
         file_ = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+#endif
         interval_ = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                         std::chrono::microseconds(kSampleMicroseconds))
                         .count();
     }
 
-    // Called under sampling_.
+    // Called under sampling_ (only where file_ was opened).
     void Sample(size_t ours) {
+#ifdef __linux__
         char line[128];
         const ssize_t got = pread(file_, line, sizeof(line) - 1, 0);
         if (got <= 0) return;
@@ -95,6 +100,9 @@ private:
         if (sched_getaffinity(0, sizeof(set), &set) == 0) cpus = size_t(CPU_COUNT(&set));
         if (cpus == 0) cpus = size_t(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
         cores_.store(simd::CoresLeft(cpus, others_), std::memory_order_relaxed);
+#else
+        (void)ours;
+#endif
     }
 
     std::atomic<bool> on_{true};
