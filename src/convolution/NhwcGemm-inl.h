@@ -293,40 +293,35 @@ protected:
     // 33.3 us against 55.1).
     void FillRegion(const float* image, size_t dy, size_t dx, float* region, size_t c0,
                     size_t c1) const {
-        if (c0 > 0 || c1 < q_.srcC) {
-            const ptrdiff_t sy0 = ptrdiff_t(dy * q_.sY) - ptrdiff_t(q_.padY);
-            const ptrdiff_t sx0 = ptrdiff_t(dx * q_.sX) - ptrdiff_t(q_.padX);
-            const size_t C = q_.srcC, n = c1 - c0;
-            for (size_t i = 0; i < regionH_; ++i) {
-                const ptrdiff_t sy = sy0 + ptrdiff_t(i);
-                for (size_t x = 0; x < regionW_; ++x) {
-                    const ptrdiff_t sx = sx0 + ptrdiff_t(x);
-                    float* to = region + (i * regionW_ + x) * C + c0;
-                    if (sy < 0 || sy >= ptrdiff_t(q_.srcH) || sx < 0 || sx >= ptrdiff_t(q_.srcW))
-                        ZeroRun(n, to);
-                    else
-                        CopyRun(image + (size_t(sy) * q_.srcW + size_t(sx)) * C + c0, n, to);
-                }
-            }
-            return;
-        }
         const ptrdiff_t sy0 = ptrdiff_t(dy * q_.sY) - ptrdiff_t(q_.padY);
         const ptrdiff_t sx0 = ptrdiff_t(dx * q_.sX) - ptrdiff_t(q_.padX);
         const ptrdiff_t w = ptrdiff_t(regionW_);
         // Columns [lo, hi) of the region are inside the image.
         const ptrdiff_t lo = std::min(std::max<ptrdiff_t>(-sx0, 0), w);
         const ptrdiff_t hi = std::max(std::min(ptrdiff_t(q_.srcW) - sx0, w), lo);
-        const size_t C = q_.srcC, rowFloats = regionW_ * C;
+        const size_t C = q_.srcC, rowFloats = regionW_ * C, n = c1 - c0;
+        // Every channel: a region row is one run; a part's channels: one run per pixel.
+        const bool whole = c0 == 0 && c1 == C;
         for (size_t i = 0; i < regionH_; ++i, region += rowFloats) {
             const ptrdiff_t sy = sy0 + ptrdiff_t(i);
-            if (sy < 0 || sy >= ptrdiff_t(q_.srcH)) {
+            const bool inside = sy >= 0 && sy < ptrdiff_t(q_.srcH);
+            const float* from =
+                inside ? image + (size_t(sy) * q_.srcW + size_t(sx0 + lo)) * C : nullptr;
+            if (!whole) {
+                for (ptrdiff_t x = 0; x < w; ++x) {
+                    float* to = region + size_t(x) * C + c0;
+                    if (inside && x >= lo && x < hi)
+                        CopyRun(from + size_t(x - lo) * C + c0, n, to);
+                    else
+                        ZeroRun(n, to);
+                }
+            } else if (!inside) {
                 ZeroRun(rowFloats, region);
-                continue;
+            } else {
+                ZeroRun(size_t(lo) * C, region);
+                CopyRun(from, size_t(hi - lo) * C, region + size_t(lo) * C);
+                ZeroRun(size_t(w - hi) * C, region + size_t(hi) * C);
             }
-            ZeroRun(size_t(lo) * C, region);
-            CopyRun(image + (size_t(sy) * q_.srcW + size_t(sx0 + lo)) * C, size_t(hi - lo) * C,
-                    region + size_t(lo) * C);
-            ZeroRun(size_t(w - hi) * C, region + size_t(hi) * C);
         }
     }
     // True when the micro-tile of kRows output pixels starting at (dy, dx) reads its A rows in
