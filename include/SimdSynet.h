@@ -954,6 +954,20 @@ SIMD_API void SimdSynetConvolution32fForward(void* context, const float* src, fl
                                              float* dst);
 
 /**
+ * Forward with a residual (beyond the seeds; ONNX Runtime's fused Conv + Add): dst =
+ * activation(convolution(src) + bias + add), the sum taken before the activation, as a residual
+ * block's convolution, Add and ReLU compute it. add holds a tensor of dst's shape and layout
+ * (batch * dstC * dstH * dstW floats) and must not overlap dst (or the call fails: outputs
+ * stored twice by the kernels would read their own results back as residuals). buf and
+ * sharing as for Forward. The GEMM-based algorithms (NHWC direct, NCHW GEMM, Winograd) add it
+ * in the epilogue of each output block; the depthwise, grouped and NCHW-rows ones in a pass
+ * after the convolution. On a NULL pointer, a context of another framework, a context without
+ * SetParams or overlapping add and dst nothing is written and SimdSynetGetLastError says why.
+ */
+SIMD_API void SimdSynetConvolution32fForwardAdd(void* context, const float* src, float* buf,
+                                                const float* add, float* dst);
+
+/**
  * Names the algorithm and instruction set the context runs, e.g. "avx512::nhwc-gemm-12x32"
  * (static for the lifetime of the context; NULL for a NULL context).
  */

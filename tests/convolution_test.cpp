@@ -970,3 +970,204 @@ TEST_P(ConvolutionTest, DepthwiseNhwcSrcDstPlacement) {
         SimdRelease(context);
     }
 }
+
+// ---- Forward with a residual (SimdSynetConvolution32fForwardAdd).
+
+// Init, SetParams and ForwardAdd with a random residual, against the reference with the residual
+// added before the activation (tolerance `rel` of sum |src*w| + |bias| + |add|); the algorithm's
+// name goes to *info. The residual is left as it was.
+::testing::AssertionResult RunAddCase(const SimdConvolutionParameters& p, size_t batch,
+                                      bool callerBuffer, SimdGemm32fNNPtr gemm, uint32_t seed,
+                                      double rel, std::string* info) {
+    const Data data = MakeData(p, batch, seed);
+    const size_t dstSize = batch * p.dstC * p.dstH * p.dstW;
+    const std::vector<float> add = test::RandomFloats(dstSize, -2.0f, 2.0f, seed + 5);
+    const std::vector<float> addCopy = add;
+    void* context = SimdSynetConvolution32fInit(batch, &p, gemm);
+    if (context == nullptr) return ::testing::AssertionFailure() << "Init failed";
+    *info = SimdSynetConvolution32fInfo(context);
+    SimdSynetConvolution32fSetParams(context, data.weight.data(), nullptr, data.bias.data(),
+                                     data.params.empty() ? nullptr : data.params.data());
+    Guarded<float> buf(callerBuffer ? SimdSynetConvolution32fExternalBufferSize(context) : 0,
+                       std::numeric_limits<float>::quiet_NaN());
+    Guarded<float> dst(dstSize, std::numeric_limits<float>::quiet_NaN());
+    SimdSynetConvolution32fForwardAdd(context, data.src.data(), callerBuffer ? buf.data() : nullptr,
+                                      add.data(), dst.data());
+    const char* error = SimdSynetGetLastError();
+    SimdRelease(context);
+    if (error) return ::testing::AssertionFailure() << *info << ": " << error;
+    if (callerBuffer && !buf.GuardsIntact())
+        return ::testing::AssertionFailure() << "scratch guard overwritten (" << *info << ")";
+    if (!dst.GuardsIntact()) return ::testing::AssertionFailure() << "guard zone overwritten";
+    if (add != addCopy) return ::testing::AssertionFailure() << *info << ": add was written";
+    std::vector<double> ref, mag;
+    ref::Convolution32f(p, batch, data.src.data(), data.weight.data(), data.bias.data(),
+                        data.params.data(), ref, mag, add.data());
+    ::testing::AssertionResult r = test::AllOf(
+        ref.size(), [&](size_t i) { return test::Near(dst[i], ref[i], mag[i], rel, 1e-6); });
+    if (!r) return ::testing::AssertionFailure() << *info << ": " << r.message();
+    return ::testing::AssertionSuccess();
+}
+
+// Every algorithm (the GEMM-based ones add the residual in their epilogues, the others after),
+// both layouts, batch 2, every activation in turn (ReLU and the identity on the fused stores,
+// the others through the pass), caller and own scratch, the caller's GEMM too; Winograd with
+// its tolerance.
+TEST_P(ConvolutionTest, ForwardAddEveryAlgorithm) {
+    uint32_t seed = 3000;
+    size_t index = 0;
+    std::vector<std::string> seen;
+    const auto run = [&](const Shape& s, SimdGemm32fNNPtr gemm, double rel) {
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            // Relu and the identity every other shape: the fused epilogues.
+            const SimdConvolutionActivationType act =
+                index % 2 == 0 ? (index % 4 == 0 ? SimdConvolutionActivationRelu
+                                                 : SimdConvolutionActivationIdentity)
+                               : kActivations[index / 2 % 11];
+            const SimdConvolutionParameters p = Make(s, f, act);
+            std::string info;
+            EXPECT_TRUE(RunAddCase(p, 2, index % 3 == 0, gemm, seed, rel, &info)) << Describe(p, 2);
+            const std::string name = info.substr(info.find("::") + 2);
+            seen.push_back(name.substr(0, name.find_first_of("0123456789")));
+            seed += 9;
+            ++index;
+        }
+    };
+    for (const Shape& s : Shapes()) run(s, nullptr, 1e-5);
+    run({17, 33, 5, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, CountingGemm, 1e-5);
+    run({17, 33, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, CountingGemm, 1e-5);
+    // Row tiles that overlap at the row end (27 pixels) store their overlap twice.
+    run({3, 32, 5, 53, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, nullptr, 1e-5);
+    {
+        const WinogradMode mode("1");
+        run(Winograd3x3(17, 33, 13, 13, 2, 0, 1, 2), nullptr, 1e-4);
+        run(Winograd3x3(64, 17, 14, 14, 1, 1, 1, 1), nullptr, 1e-4);
+    }
+    // Groups of 2 channels, several to a vector (not on scalar).
+    run({64, 64, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32}, nullptr, 1e-5);
+    std::vector<std::string> expected = {
+        "nhwc-direct-",    "nchw-gemm-",     "nchw-via-nhwc-direct-",   "nhwc-depthwise-",
+        "nchw-depthwise-", "nhwc-winograd-", "nchw-via-nhwc-winograd-", "nhwc-usergemm",
+        "nchw-usergemm"};
+    const std::string isa = SimdSynetIsa();
+    if (isa != "scalar") expected.push_back("nhwc-grouped-");
+    if (isa == "avx2" || isa == "avx512") expected.push_back("nchw-rows-");  // 8+ lanes
+    for (const std::string& algorithm : expected)
+        EXPECT_NE(std::find(seen.begin(), seen.end(), algorithm), seen.end()) << algorithm;
+}
+
+// The residual path gives the same bits at every thread count, the oversubscribed case
+// included, for the splits of the direct kernel (rows, channels, groups), NCHW bands, Winograd
+// and a depthwise pass.
+TEST_P(ConvolutionTest, ForwardAddThreadCountsGiveIdenticalBits) {
+    const Shape shapes[] = {{64, 64, 6, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},        // rows
+                            {400, 400, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},       // channels
+                            {400, 400, 2, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 25},      // groups
+                            {3, 33, 96, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},        // NCHW bands
+                            {64, 64, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},       // Winograd
+                            {128, 128, 27, 29, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 128}};  // depthwise
+    const size_t batch = 2;
+    for (const Shape& s : shapes)
+        for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+            const SimdConvolutionParameters p = Make(s, f, SimdConvolutionActivationRelu);
+            const Data data = MakeData(p, batch, 43);
+            const size_t dstSize = batch * p.dstC * p.dstH * p.dstW;
+            const std::vector<float> add = test::RandomFloats(dstSize, -1.0f, 1.0f, 44);
+            void* context = SimdSynetConvolution32fInit(batch, &p, nullptr);
+            ASSERT_NE(context, nullptr) << Describe(p, batch);
+            SimdSynetConvolution32fSetParams(context, data.weight.data(), nullptr, data.bias.data(),
+                                             nullptr);
+            std::vector<float> single(dstSize);
+            SimdSetThreadNumber(1);
+            SimdSynetConvolution32fForwardAdd(context, data.src.data(), nullptr, add.data(),
+                                              single.data());
+            const auto expectSame = [&](const char* what) {
+                Guarded<float> dst(dstSize, std::numeric_limits<float>::quiet_NaN());
+                SimdSynetConvolution32fForwardAdd(context, data.src.data(), nullptr, add.data(),
+                                                  dst.data());
+                EXPECT_EQ(0, std::memcmp(dst.data(), single.data(), dstSize * sizeof(float)))
+                    << Describe(p, batch) << " " << what << " "
+                    << SimdSynetConvolution32fInfo(context);
+                EXPECT_TRUE(dst.GuardsIntact());
+            };
+            for (size_t threads : {2, 3, 16}) {
+                SimdSetThreadNumber(threads);
+                expectSame("threads");
+            }
+            {
+                const test::Oversubscribe busy(2);
+                SimdSetThreadNumber(4);
+                expectSame("oversubscribed");
+            }
+            SimdSetThreadNumber(1);
+            SimdRelease(context);
+        }
+}
+
+// NaN in the residual reaches its output only.
+TEST_P(ConvolutionTest, ForwardAddNaNStaysInPlace) {
+    for (SimdTensorFormatType f : {SimdTensorFormatNchw, SimdTensorFormatNhwc}) {
+        const SimdConvolutionParameters p =
+            Make({16, 32, 7, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, f, SimdConvolutionActivationRelu);
+        const Data data = MakeData(p, 1, 51);
+        const size_t dstSize = p.dstC * p.dstH * p.dstW;
+        std::vector<float> add(dstSize, 0.5f), dst(dstSize);
+        add[37] = std::numeric_limits<float>::quiet_NaN();
+        void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+        ASSERT_NE(context, nullptr);
+        SimdSynetConvolution32fSetParams(context, data.weight.data(), nullptr, data.bias.data(),
+                                         nullptr);
+        SimdSynetConvolution32fForwardAdd(context, data.src.data(), nullptr, add.data(),
+                                          dst.data());
+        for (size_t i = 0; i < dstSize; ++i) EXPECT_EQ(std::isnan(dst[i]), i == 37) << i;
+        SimdRelease(context);
+    }
+}
+
+TEST(ConvolutionErrors, ForwardAddRefusesBadArgumentsAndWritesNothing) {
+    const SimdConvolutionParameters p = Valid();
+    void* context = SimdSynetConvolution32fInit(1, &p, nullptr);
+    ASSERT_NE(context, nullptr);
+    const size_t dstSize = p.dstC * p.dstH * p.dstW;
+    std::vector<float> src(p.srcC * p.srcH * p.srcW, 1.0f), add(dstSize, 1.0f);
+    std::vector<float> dst(2 * dstSize, 5.0f);
+    const auto refused = [&](const char* what) {
+        const char* error = SimdSynetGetLastError();
+        EXPECT_NE(error, nullptr) << what;
+        if (error) {
+            EXPECT_NE(std::string(error).find("SimdSynetConvolution32fForwardAdd"),
+                      std::string::npos)
+                << error;
+        }
+        EXPECT_TRUE(std::all_of(dst.begin(), dst.end(), [](float v) { return v == 5.0f; })) << what;
+    };
+    SimdSynetConvolution32fForwardAdd(context, src.data(), nullptr, add.data(), dst.data());
+    refused("before SetParams");
+    std::vector<float> weight(p.kernelY * p.kernelX * p.srcC * p.dstC, 0.5f);
+    SimdSynetConvolution32fSetParams(context, weight.data(), nullptr, nullptr, nullptr);
+    SimdSynetConvolution32fForwardAdd(nullptr, src.data(), nullptr, add.data(), dst.data());
+    refused("NULL context");
+    SimdSynetConvolution32fForwardAdd(context, nullptr, nullptr, add.data(), dst.data());
+    refused("NULL src");
+    SimdSynetConvolution32fForwardAdd(context, src.data(), nullptr, nullptr, dst.data());
+    refused("NULL add");
+    // add equal to dst, and starting inside it.
+    SimdSynetConvolution32fForwardAdd(context, src.data(), nullptr, dst.data(), dst.data());
+    refused("add == dst");
+    SimdSynetConvolution32fForwardAdd(context, src.data(), nullptr, dst.data() + dstSize - 1,
+                                      dst.data());
+    refused("add overlapping dst's end");
+    // A deconvolution context shares the base but has no residual path.
+    void* deconv = SimdSynetDeconvolution32fInit(1, &p, nullptr);
+    if (deconv != nullptr) {
+        SimdSynetDeconvolution32fSetParams(deconv, weight.data(), nullptr, nullptr, nullptr);
+        SimdSynetConvolution32fForwardAdd(deconv, src.data(), nullptr, add.data(), dst.data());
+        refused("deconvolution context");
+        SimdRelease(deconv);
+    }
+    // Adjacent (not overlapping) tensors are accepted.
+    SimdSynetConvolution32fForwardAdd(context, src.data(), nullptr, dst.data() + dstSize,
+                                      dst.data());
+    EXPECT_EQ(SimdSynetGetLastError(), nullptr);
+    SimdRelease(context);
+}

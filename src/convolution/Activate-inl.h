@@ -109,18 +109,22 @@ HWY_INLINE V Activate(D d, V x, V slope, const Act& act) {
     }
 }
 
-// x[p*stride + i] = Activate(x[p*stride + i] + bias[i]) for pixels p < pixels and channels
-// i < n (NHWC: a block of pixels, `stride` floats apart); slope may be NULL when the activation
-// does not read it. One call per block: a call per pixel cost the BF16 deconvolution's gather
-// 15-17% on 64 channels.
+// x[p*stride + i] = Activate(x[p*stride + i] + bias[i] (+ add[p*stride + i])) for pixels
+// p < pixels and channels i < n (NHWC: a block of pixels, `stride` floats apart); slope may be
+// NULL when the activation does not read it, add NULL when there is no residual. One call per
+// block: a call per pixel cost the BF16 deconvolution's gather 15-17% on 64 channels.
 inline HWY_NOINLINE void BiasActivatePixels(float* x, size_t pixels, size_t stride, size_t n,
-                                            const float* bias, const float* slope, const Act& act) {
-    for (size_t p = 0; p < pixels; ++p, x += stride)
+                                            const float* bias, const float* slope, const Act& act,
+                                            const float* add = nullptr) {
+    for (size_t p = 0; p < pixels; ++p, x += stride) {
         ForEachVectorStep(hn::ScalableTag<float>(), n, [&](auto d, size_t i) HWY_ATTR {
             const auto s = slope ? hn::LoadU(d, slope + i) : hn::Zero(d);
-            hn::StoreU(Activate(d, hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, bias + i)), s, act), d,
-                       x + i);
+            auto v = hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, bias + i));
+            if (add) v = hn::Add(v, hn::LoadU(d, add + i));
+            hn::StoreU(Activate(d, v, s, act), d, x + i);
         });
+        if (add) add += stride;
+    }
 }
 
 // BiasActivatePixels on one pixel: x[i] = Activate(x[i] + bias[i]) for i < n.
@@ -129,20 +133,25 @@ inline void BiasActivateChannels(float* x, size_t n, const float* bias, const fl
     BiasActivatePixels(x, 1, n, n, bias, slope, act);
 }
 
-// x[i] = Activate(x[i] + bias) for i < n (NCHW: a run of one channel's plane).
+// x[i] = Activate(x[i] + bias (+ add[i])) for i < n (NCHW: a run of one channel's plane); add
+// is NULL when there is no residual.
 inline HWY_NOINLINE void BiasActivatePlane(float* x, size_t n, float bias, float slope,
-                                           const Act& act) {
+                                           const Act& act, const float* add = nullptr) {
     const hn::ScalableTag<float> d;
     const hn::CappedTag<float, 1> d1;
     const size_t L = hn::Lanes(d);
     size_t i = 0;
     const auto b = hn::Set(d, bias), s = hn::Set(d, slope);
-    for (; i + L <= n; i += L)
-        hn::StoreU(Activate(d, hn::Add(hn::LoadU(d, x + i), b), s, act), d, x + i);
-    for (; i < n; ++i)
-        hn::StoreU(
-            Activate(d1, hn::Add(hn::LoadU(d1, x + i), hn::Set(d1, bias)), hn::Set(d1, slope), act),
-            d1, x + i);
+    for (; i + L <= n; i += L) {
+        auto v = hn::Add(hn::LoadU(d, x + i), b);
+        if (add) v = hn::Add(v, hn::LoadU(d, add + i));
+        hn::StoreU(Activate(d, v, s, act), d, x + i);
+    }
+    for (; i < n; ++i) {
+        auto v = hn::Add(hn::LoadU(d1, x + i), hn::Set(d1, bias));
+        if (add) v = hn::Add(v, hn::LoadU(d1, add + i));
+        hn::StoreU(Activate(d1, v, hn::Set(d1, slope), act), d1, x + i);
+    }
 }
 
 // True for the activations that are a few arithmetic operations (no exp, erf or division),
@@ -210,36 +219,57 @@ HWY_INLINE void WithEpilogueKind(SimdConvolutionActivationType type, const F& f)
 }
 
 // GEMM epilogue (gemm/Gemm-inl.h) of a convolution tile whose columns are output channels
-// [c, c + cols): bias and a cheap activation (ActivationIsCheap) applied in registers before
-// the final store, partial tiles included. Only the cheap cases are written out here, so the
+// [c, c + cols): bias, with kAdd the residual at the same place of `add` as the value's in
+// `dst`, and a cheap activation (ActivationIsCheap) applied in registers before the final
+// store, partial tiles included. Only the cheap cases are written out here, so the
 // micro-kernel that inlines this stays small; the others are applied by a pass over each
 // finished block.
-template <EpilogueKind kKind>
+template <EpilogueKind kKind, bool kAdd = false>
 struct ConvEpilogueOf {
     const float* bias;   // bias of the tile's first channel
     const float* slope;  // its negative slope (LeakyRelu, Prelu), or NULL
     Act act;
-    // The values of channels [at, at + lanes) of the tile.
+    const float* add = nullptr;  // kAdd: the residual of dst[i] is add[i]
+    const float* dst = nullptr;
+    // The values of channels [at, at + lanes) of the tile, stored at p.
     template <class V>
-    HWY_INLINE V At(V x, size_t at) const {
+    HWY_INLINE V At(V x, size_t at, const float* p) const {
         const hn::DFromV<V> d;
-        return ActivateKind<kKind>(d, hn::Add(x, hn::LoadU(d, bias + at)), act,
-                                   [&]() HWY_ATTR { return hn::LoadU(d, slope + at); });
+        V v = hn::Add(x, hn::LoadU(d, bias + at));
+        if constexpr (kAdd) v = hn::Add(v, hn::LoadU(d, add + (p - dst)));
+        (void)p;
+        return ActivateKind<kKind>(d, v, act, [&]() HWY_ATTR { return hn::LoadU(d, slope + at); });
     }
-    // Vector v of a whole tile row.
+    // Vector v of a whole tile row, stored at p.
     template <class V>
-    HWY_INLINE V Vector(V x, size_t v) const {
-        return At(x, v * hn::Lanes(hn::DFromV<V>()));
+    HWY_INLINE V Vector(V x, size_t v, const float* p) const {
+        return At(x, v * hn::Lanes(hn::DFromV<V>()), p);
     }
 };
 using ConvEpilogue = ConvEpilogueOf<EpilogueKind::kCheap>;
 
+// True when WithConvEpilogue adds a residual in registers for this activation: the kinds
+// written out with kAdd are the identity and ReLU (residual blocks end in one of them); with
+// the others a pass over each finished block adds it, so the micro-kernels are not compiled
+// once more per kind.
+inline bool ResidualFusesWith(SimdConvolutionActivationType type) {
+    return type == SimdConvolutionActivationIdentity || type == SimdConvolutionActivationRelu;
+}
+
 // Calls tile(epilogue) with the epilogue written out for act.type: one switch per tile instead
 // of one per stored vector (GCC kept the switch in the store of every vector of a tile; on
-// Zen 5 that was ~12% more instructions for a 1x1 64->256 layer, K = 64).
+// Zen 5 that was ~12% more instructions for a 1x1 64->256 layer, K = 64). With `add` (only
+// where ResidualFusesWith(act.type)) the epilogue adds add[p - dst] to the value stored at p.
 template <class F>
 HWY_INLINE void WithConvEpilogue(const float* bias, const float* slope, const Act& act,
-                                 const F& tile) {
+                                 const F& tile, const float* add = nullptr,
+                                 const float* dst = nullptr) {
+    using K = EpilogueKind;
+    if (add) {
+        if (act.type == SimdConvolutionActivationRelu)
+            return tile(ConvEpilogueOf<K::kRelu, true>{bias, slope, act, add, dst});
+        return tile(ConvEpilogueOf<K::kIdentity, true>{bias, slope, act, add, dst});
+    }
     WithEpilogueKind(act.type, [&](auto kind) HWY_ATTR {
         tile(ConvEpilogueOf<decltype(kind)::value>{bias, slope, act});
     });

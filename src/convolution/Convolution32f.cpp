@@ -80,8 +80,9 @@ public:
         if (q_.pixels < kMinBands * band_) band_ = 0;
         if (band_) info_ += "-band" + std::to_string(band_);
     }
+    // With whole images, the NHWC output and residual images follow the source.
     size_t ExternalBufferSize() const override {
-        return BandScratch() + q_.srcImage + (band_ ? 0 : q_.dstImage);
+        return BandScratch() + q_.srcImage + (band_ ? 0 : 2 * q_.dstImage);
     }
 
 protected:
@@ -95,11 +96,21 @@ protected:
         NhwcGemm::PackWeights(yxio.data());
     }
     void Run(const float* src, float* buf, float* dst) const override {
+        RunAdd(src, buf, nullptr, dst);
+    }
+    // The residual is transposed to NHWC beside the output (a band, or the image) and added in
+    // the NHWC tiles' epilogue.
+    void RunAdd(const float* src, float* buf, const float* add, float* dst) const override {
         float* srcT = buf + BandScratch();
         if (band_ == 0) {
-            RunNchwViaNhwc(src, q_.srcC, q_.srcH * q_.srcW, dst, q_.dstC, q_.pixels, batch_, srcT,
-                           srcT + q_.srcImage,
-                           [&](const float* s, float* d) { RunImages(s, buf, d, 1); });
+            float* dstT = srcT + q_.srcImage;
+            float* addT = dstT + q_.dstImage;
+            for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
+                NchwToNhwcImage(src, q_.srcC, q_.srcH * q_.srcW, srcT);
+                if (add) NchwToNhwcImage(add + b * q_.dstImage, q_.dstC, q_.pixels, addT);
+                RunImages(srcT, buf, dstT, 1, add ? addT : nullptr);
+                NhwcToNchwImage(dstT, q_.dstC, q_.pixels, dst);
+            }
             return;
         }
         const size_t bands = (q_.pixels + band_ - 1) / band_;
@@ -110,10 +121,15 @@ protected:
                     std::min(parts, bands), buf, BandScratch(),
                     [&](size_t part, size_t count, float* scratch) {
                         float* bandT = scratch + NhwcGemm::ExternalBufferSize();
+                        float* addT = bandT + band_ * q_.dstC;
                         const auto r = PartRange(bands, part, count);
                         for (size_t i = r.first; i < r.second; ++i) {
                             const size_t r0 = i * band_, r1 = std::min(q_.pixels, r0 + band_);
-                            RunBlock(srcT, bandT, r0, r1, 0, q_.Dg, scratch, r0);
+                            if (add)
+                                TransposeStrided(add + b * q_.dstImage + r0, q_.pixels, addT,
+                                                 q_.dstC, q_.dstC, r1 - r0);
+                            RunBlock(srcT, bandT, r0, r1, 0, q_.Dg, scratch, r0, 0, SIZE_MAX,
+                                     add ? addT : nullptr);
                             TransposeStrided(bandT, q_.dstC, dst + r0, q_.pixels, r1 - r0, q_.dstC);
                         }
                     }))
@@ -122,8 +138,8 @@ protected:
     }
 
 private:
-    // Per-thread scratch: the GEMM's, then the band (none without bands).
-    size_t BandScratch() const { return NhwcGemm::ExternalBufferSize() + band_ * q_.dstC; }
+    // Per-thread scratch: the GEMM's, then the band and its residual (none without bands).
+    size_t BandScratch() const { return NhwcGemm::ExternalBufferSize() + 2 * band_ * q_.dstC; }
 
     static constexpr size_t kMinBands = 16;
     size_t band_;  // output pixels per band, a multiple of the tile height; 0: whole images
@@ -187,21 +203,30 @@ protected:
                 }
             }
     }
-    // Channels [c0, c1) of group g, pixels [j, j + n).
-    void BiasActivate(float* dstG, size_t g, size_t c0, size_t c1, size_t j, size_t n) const {
+    // Channels [c0, c1) of group g, pixels [j, j + n); addG: NULL or the residual of dstG.
+    void BiasActivate(float* dstG, size_t g, size_t c0, size_t c1, size_t j, size_t n,
+                      const float* addG) const {
         const Act act{p_.activation, param0_, param1_};
         for (size_t c = c0; c < c1; ++c) {
             const size_t oc = g * q_.Dg + c;
             BiasActivatePlane(dstG + c * q_.pixels + j, n, bias_[oc],
-                              slope_.empty() ? 0.0f : slope_[oc], act);
+                              slope_.empty() ? 0.0f : slope_[oc], act,
+                              addG ? addG + c * q_.pixels + j : nullptr);
         }
     }
     void Run(const float* src, float* buf, float* dst) const override {
+        RunAdd(src, buf, nullptr, dst);
+    }
+    // The residual joins the bias in the pass that follows each block's products.
+    void RunAdd(const float* src, float* buf, const float* add, float* dst) const override {
         const size_t plane = q_.srcH * q_.srcW;
         if (gemm_) {
-            for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage)
+            for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
                 for (size_t g = 0; g < q_.G; ++g)
-                    RunUser(src + g * q_.Cg * plane, buf, dst + g * q_.Dg * q_.pixels, g);
+                    RunUser(src + g * q_.Cg * plane, buf, dst + g * q_.Dg * q_.pixels, g,
+                            add ? add + g * q_.Dg * q_.pixels : nullptr);
+                if (add) add += q_.dstImage;
+            }
             return;
         }
         // Threads take ranges of output pixels (columns of the product, in whole panels), or
@@ -218,23 +243,25 @@ protected:
                     const auto r = PartRange(units, part, count);
                     if (byPixels)
                         RunBlock(src, dst, r.first * T::kCols,
-                                 std::min(q_.pixels, r.second * T::kCols), 0, q_.Dg, scratch);
+                                 std::min(q_.pixels, r.second * T::kCols), 0, q_.Dg, scratch, add);
                     else
                         RunBlock(src, dst, 0, q_.pixels, r.first * T::kRows,
-                                 std::min(q_.Dg, r.second * T::kRows), scratch);
+                                 std::min(q_.Dg, r.second * T::kRows), scratch, add);
                 }))
             throw std::bad_alloc();
     }
     // Output pixels [j0, j1) (j0 a multiple of the panel width) x channels [c0, c1) (c0 a
-    // multiple of the micro-tile height) of every group of every image.
+    // multiple of the micro-tile height) of every group of every image; add: NULL or the
+    // residual of dst.
     void RunBlock(const float* src, float* dst, size_t j0, size_t j1, size_t c0, size_t c1,
-                  float* buf) const {
+                  float* buf, const float* add) const {
         const D d;
         const size_t plane = q_.srcH * q_.srcW;
         for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
             for (size_t g = 0; g < q_.G; ++g) {
                 const float* srcG = src + g * q_.Cg * plane;
                 float* dstG = dst + g * q_.Dg * q_.pixels;
+                const float* addG = add ? add + b * q_.dstImage + g * q_.Dg * q_.pixels : nullptr;
                 const float* weights = weights_.data() + g * K_ * mPad_;
                 for (size_t j = j0; j < j1; j += blocks_.nc) {
                     const size_t nc = std::min(blocks_.nc, j1 - j);
@@ -260,7 +287,7 @@ protected:
                                                 q_.pixels, 1.0f, 0.0f, mode);
                         }
                     }
-                    BiasActivate(dstG, g, c0, c1, j, nc);
+                    BiasActivate(dstG, g, c0, c1, j, nc, addG);
                 }
             }
         }
@@ -297,7 +324,7 @@ protected:
             for (size_t kk = 0; kk < kc; ++kk) ZeroRun(NR - tail, last + kk * NR + tail);
         }
     }
-    void RunUser(const float* srcG, float* buf, float* dstG, size_t g) const {
+    void RunUser(const float* srcG, float* buf, float* dstG, size_t g, const float* addG) const {
         const float one = 1.0f, zero = 0.0f;
         const float* col = srcG;
         if (!q_.Pointwise()) {
@@ -315,7 +342,7 @@ protected:
         }
         gemm_(q_.Dg, q_.pixels, K_, &one, weights_.data() + g * q_.Dg * K_, K_, col, q_.pixels,
               &zero, dstG, q_.pixels);
-        BiasActivate(dstG, g, 0, q_.Dg, 0, q_.pixels);
+        BiasActivate(dstG, g, 0, q_.Dg, 0, q_.pixels, addG);
     }
 
     Geometry q_;
@@ -366,6 +393,7 @@ Convolution32f* NhwcDirectConvolutionCreate(size_t batch, const SimdConvolutionP
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <cstdint>
 #include <new>
 
 #include "SimdSynet.h"
@@ -423,6 +451,43 @@ SIMD_API void SimdSynetConvolution32fSetParams(void* context, const float* weigh
 SIMD_API void SimdSynetConvolution32fForward(void* context, const float* src, float* buf,
                                              float* dst) {
     simd::ContextForward(context, src, buf, dst, "SimdSynetConvolution32f");
+}
+
+SIMD_API void SimdSynetConvolution32fForwardAdd(void* context, const float* src, float* buf,
+                                                const float* add, float* dst) {
+    const char* f = "SimdSynetConvolution32fForwardAdd";
+    simd::ClearLastError();
+    if (context == nullptr) {
+        simd::SetLastErrorF("%s: context is NULL", f);
+        return;
+    }
+    if (src == nullptr || add == nullptr || dst == nullptr) {
+        simd::SetLastErrorF("%s: src, add or dst is NULL", f);
+        return;
+    }
+    auto* c = static_cast<simd::Convolution32f*>(context);
+    if (!c->TakesResidual()) {
+        simd::SetLastErrorF("%s: the context is not a convolution context", f);
+        return;
+    }
+    if (!c->Ready()) {
+        simd::SetLastErrorF("%s: SetParams was not called", f);
+        return;
+    }
+    // Both tensors hold batch*dstC*dstH*dstW floats; overlapping ones would read outputs back
+    // as residuals (row tiles store their overlap twice).
+    const SimdConvolutionParameters& p = c->p_;
+    const uintptr_t bytes = c->batch_ * p.dstC * p.dstH * p.dstW * sizeof(float);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(add), d = reinterpret_cast<uintptr_t>(dst);
+    if (a < d + bytes && d < a + bytes) {
+        simd::SetLastErrorF("%s: add overlaps dst", f);
+        return;
+    }
+    try {
+        c->ForwardAdd(src, buf, add, dst);
+    } catch (const std::bad_alloc&) {
+        simd::SetLastErrorF("%s: out of memory", f);
+    }
 }
 
 SIMD_API const char* SimdSynetConvolution32fInfo(const void* context) {

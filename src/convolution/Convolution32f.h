@@ -25,10 +25,18 @@ public:
     void SetParams(const float* weight, const float* bias, const float* params);
     // buf: caller scratch of ExternalBufferSize() floats, or NULL (context scratch).
     void Forward(const float* src, float* buf, float* dst) { Run(src, Scratch(buf), dst); }
+    // dst = activation(convolution + bias + add), add a tensor of dst's shape and layout that
+    // does not overlap it (SimdSynetConvolution32fForwardAdd). Only where TakesResidual().
+    void ForwardAdd(const float* src, float* buf, const float* add, float* dst) {
+        RunAdd(src, Scratch(buf), add, dst);
+    }
+    // False for the deconvolution contexts, which share this base but have no residual path.
+    virtual bool TakesResidual() const { return true; }
 
 protected:
     virtual void PackWeights(const float* weight) = 0;
     virtual void Run(const float* src, float* buf, float* dst) const = 0;
+    virtual void RunAdd(const float* src, float* buf, const float* add, float* dst) const = 0;
 
 public:
     const size_t batch_;

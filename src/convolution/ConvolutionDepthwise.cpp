@@ -8,6 +8,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "convolution/Activate-inl.h"
+#include "convolution/ResidualAdd-inl.h"
 #include "convolution/Convolution32f.h"
 #include "convolution/ConvolutionDepthwise.h"
 #include "convolution/DepthwiseNhwc-inl.h"
@@ -83,20 +84,29 @@ protected:
     void PackWeights(const float* w) override { weights_.assign(w, w + q_.kY * q_.kX * q_.srcC); }
     // Threads take ranges of output rows of the batch.
     void Run(const float* src, float*, float* dst) const override {
+        RunActivated(src, dst, p_.activation);
+    }
+    void RunAdd(const float* src, float*, const float* add, float* dst) const override {
+        RunActivated(src, dst, SimdConvolutionActivationIdentity);
+        AddActivateOutput(*this, add, dst);
+    }
+    // The convolution with activation `type` (the context's, or the identity before a residual).
+    void RunActivated(const float* src, float* dst, SimdConvolutionActivationType type) const {
         const size_t rows = batch_ * q_.dstH;
         const size_t parts = std::min(
             rows,
             ThreadPartsFor(2.0 * double(batch_) * double(q_.dstImage) * double(q_.kY * q_.kX)));
         ParallelParts(parts, [&](size_t part, size_t count) {
             const auto r = PartRange(rows, part, count);
-            RunRows(src, dst, r.first, r.second);
+            RunRows(src, dst, r.first, r.second, type);
         });
     }
     bool RowInside(size_t dy) const { return Depthwise3x3Plan::RowInside(q_, dy); }
     // Output rows [r0, r1) of the batch (row r: image r / dstH, row r % dstH). 3x3 rows whose
     // taps are all inside the image go in bands of two rows of one image.
-    void RunRows(const float* images, float* outputs, size_t r0, size_t r1) const {
-        const DepthwiseParams params = Params();
+    void RunRows(const float* images, float* outputs, size_t r0, size_t r1,
+                 SimdConvolutionActivationType type) const {
+        const DepthwiseParams params = Params(type);
         if (fast5x5_) {
             // One-row blocks (DepthwiseKxKRows), each image's rows in channel groups of the
             // merged convolution's width.
@@ -127,9 +137,9 @@ protected:
                 }
                 const size_t rows = row + 1 < r1 && dy + 1 < q_.dstH && RowInside(dy + 1) ? 2 : 1;
                 if (q_.sX == 1)
-                    Band3x3<1>(src, dst, dy, rows, narrow);
+                    Band3x3<1>(params, src, dst, dy, rows, narrow);
                 else
-                    Band3x3<2>(src, dst, dy, rows, narrow);
+                    Band3x3<2>(params, src, dst, dy, rows, narrow);
                 row += rows;
             } else if (fast3x3_ && Depthwise3x3Plan::RowTopEdge(q_, dy)) {
                 Depthwise3x3EdgeRow<true, false, kNhwcCols1>(params, plan_, q_, src, dst, dy,
@@ -203,8 +213,8 @@ protected:
     // channel vector at a time (its weights stay in registers along the rows);
     // `narrow`: two-row blocks of kNhwcColsNarrow pixels (NarrowBlocks).
     template <size_t kStride>
-    void Band3x3(const float* src, float* dst, size_t dy, size_t rows, bool narrow) const {
-        const DepthwiseParams p = Params();
+    void Band3x3(const DepthwiseParams& p, const float* src, float* dst, size_t dy, size_t rows,
+                 bool narrow) const {
         Depthwise3x3BorderPixels(p, plan_, q_, src, dst, dy, rows);
         // Groups of kNhwcGroupVectors channel vectors walk along the band: the source columns
         // that neighbouring blocks share are still in L1 when the next block reads them.
@@ -221,10 +231,10 @@ protected:
                 Depthwise3x3Span<1, kNhwcCols1, kStride>(p, plan_, q_, src, dst, dy, c0, c1);
         }
     }
-    // What the shared 3x3 walks (DepthwiseNhwc-inl.h) read of this layer.
-    DepthwiseParams Params() const {
+    // What the shared 3x3 walks (DepthwiseNhwc-inl.h) read of this layer, with activation type.
+    DepthwiseParams Params(SimdConvolutionActivationType type) const {
         return {weights_.data(), bias_.data(), slope_.empty() ? nullptr : slope_.data(),
-                Act{p_.activation, param0_, param1_}};
+                Act{type, param0_, param1_}};
     }
 
 private:
@@ -506,8 +516,17 @@ public:
 
 protected:
     void PackWeights(const float* w) override { weights_.assign(w, w + q_.kY * q_.kX * q_.srcC); }
-    // Threads take ranges of the channel planes of the batch.
     void Run(const float* src, float* buf, float* dst) const override {
+        RunActivated(src, buf, dst, p_.activation);
+    }
+    void RunAdd(const float* src, float* buf, const float* add, float* dst) const override {
+        RunActivated(src, buf, dst, SimdConvolutionActivationIdentity);
+        AddActivateOutput(*this, add, dst);
+    }
+    // The convolution with activation `type` (the context's, or the identity before a
+    // residual). Threads take ranges of the channel planes of the batch.
+    void RunActivated(const float* src, float* buf, float* dst,
+                      SimdConvolutionActivationType type) const {
         const size_t planes = batch_ * q_.srcC;
         const size_t parts = std::min(
             planes,
@@ -515,7 +534,7 @@ protected:
         if (!ParallelPartsWithScratch(parts, buf, ExternalBufferSize(),
                                       [&](size_t part, size_t count, float* scratch) {
                                           const auto r = PartRange(planes, part, count);
-                                          RunPlanes(src, dst, r.first, r.second, scratch);
+                                          RunPlanes(src, dst, r.first, r.second, scratch, type);
                                       }))
             throw std::bad_alloc();
     }
@@ -541,7 +560,8 @@ protected:
     // the buffer once for all its planes) and only image columns are written here; rows
     // outside the image are zeroed whole.
     template <size_t kStride>
-    void Plane3x3(const float* in, float* out, size_t c, float* band) const {
+    void Plane3x3(const float* in, float* out, size_t c, float* band,
+                  SimdConvolutionActivationType type) const {
         const size_t width = padWidth_, rowFloats = kStride * width;
         const size_t lo = std::min(q_.padX, width), hi = std::min(q_.padX + q_.srcW, width);
         // Padded row y into band row r.
@@ -555,7 +575,7 @@ protected:
             else
                 FillPhases2(row, q_.padX, q_.srcW, width, to, to + width);
         };
-        const Act act{p_.activation, param0_, param1_};
+        const Act act{type, param0_, param1_};
         const float* w = weights_.data() + c * 9;
         const float bias = bias_[c], slope = slope_.empty() ? 0.0f : slope_[c];
         constexpr size_t kKeepRows = 3 - kStride;
@@ -589,8 +609,9 @@ protected:
     // kBandRows output rows (the last rows one by one), read from the image rows themselves.
     // (h) 3x3 s2 128ch 112x112 on Zen 5: 211-217 us through the phase band (half of it
     // filling the band), 117-120 us direct; 2, 3, 6 or 8 rows per band were slower than 4.
-    void Plane3x3s2Direct(const float* in, float* out, size_t c) const {
-        const Act act{p_.activation, param0_, param1_};
+    void Plane3x3s2Direct(const float* in, float* out, size_t c,
+                          SimdConvolutionActivationType type) const {
+        const Act act{type, param0_, param1_};
         const float* w = weights_.data() + c * 9;
         const float bias = bias_[c], slope = slope_.empty() ? 0.0f : slope_[c];
         // Cheap activations are applied in the blocks' stores, written out for the activation
@@ -623,11 +644,12 @@ protected:
     }
     // Planes [p0, p1) of the batch (plane p: image p / srcC, channel p % srcC); `scratch`:
     // ExternalBufferSize() floats.
-    void RunPlanes(const float* src, float* dst, size_t p0, size_t p1, float* scratch) const {
+    void RunPlanes(const float* src, float* dst, size_t p0, size_t p1, float* scratch,
+                   SimdConvolutionActivationType type) const {
         if (directS2_) {
             const size_t plane = q_.srcH * q_.srcW;
             for (size_t bc = p0; bc < p1; ++bc)
-                Plane3x3s2Direct(src + bc * plane, dst + bc * q_.pixels, bc % q_.srcC);
+                Plane3x3s2Direct(src + bc * plane, dst + bc * q_.pixels, bc % q_.srcC, type);
             return;
         }
         if (fast3x3_) {
@@ -640,16 +662,16 @@ protected:
             for (size_t bc = p0; bc < p1; ++bc) {
                 const size_t c = bc % q_.srcC;
                 if (q_.sX == 1)
-                    Plane3x3<1>(src + bc * plane, dst + bc * q_.pixels, c, scratch);
+                    Plane3x3<1>(src + bc * plane, dst + bc * q_.pixels, c, scratch, type);
                 else
-                    Plane3x3<2>(src + bc * plane, dst + bc * q_.pixels, c, scratch);
+                    Plane3x3<2>(src + bc * plane, dst + bc * q_.pixels, c, scratch, type);
             }
             return;
         }
         const hn::ScalableTag<float> d;
         const hn::CappedTag<float, 1> d1;
         const size_t L = hn::Lanes(d), K = q_.kY * q_.kX;
-        const Act act{p_.activation, param0_, param1_};
+        const Act act{type, param0_, param1_};
         const size_t plane = q_.srcH * q_.srcW;
         for (size_t bc = p0; bc < p1; ++bc) {
             const size_t b = bc / q_.srcC, c = bc % q_.srcC;

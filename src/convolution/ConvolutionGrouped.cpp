@@ -16,6 +16,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "convolution/Activate-inl.h"
+#include "convolution/ResidualAdd-inl.h"
 #include "convolution/Convolution32f.h"
 #include "convolution/ConvolutionGrouped.h"
 #include "convolution/Geometry.h"
@@ -139,6 +140,14 @@ protected:
                             yxio[(t * g_ + j) * q_.dstC + b * L + o];
     }
     void Run(const float* src, float*, float* dst) const override {
+        RunActivated(src, dst, p_.activation);
+    }
+    void RunAdd(const float* src, float*, const float* add, float* dst) const override {
+        RunActivated(src, dst, SimdConvolutionActivationIdentity);
+        AddActivateOutput(*this, add, dst);
+    }
+    // The convolution with activation `type` (the context's, or the identity before a residual).
+    void RunActivated(const float* src, float* dst, SimdConvolutionActivationType type) const {
         const size_t rows = batch_ * q_.dstH;
         const double flop =
             2.0 * double(batch_) * double(q_.dstImage) * double(q_.kY * q_.kX) * double(g_);
@@ -147,17 +156,18 @@ protected:
             const auto r = PartRange(rows, part, count);
             // Only the group sizes this target's vectors hold several of are compiled.
             if constexpr (HWY_LANES(float) > 2)
-                if (g_ == 2) return RunRows<2>(src, dst, r.first, r.second);
+                if (g_ == 2) return RunRows<2>(src, dst, r.first, r.second, type);
             if constexpr (HWY_LANES(float) > 4)
-                if (g_ == 4) return RunRows<4>(src, dst, r.first, r.second);
+                if (g_ == 4) return RunRows<4>(src, dst, r.first, r.second, type);
             if constexpr (HWY_LANES(float) > 8)
-                if (g_ == 8) return RunRows<8>(src, dst, r.first, r.second);
+                if (g_ == 8) return RunRows<8>(src, dst, r.first, r.second, type);
         });
     }
 
 private:
     template <size_t kG>
-    void RunRows(const float* images, float* outputs, size_t r0, size_t r1) const {
+    void RunRows(const float* images, float* outputs, size_t r0, size_t r1,
+                 SimdConvolutionActivationType type) const {
         const hn::ScalableTag<float> d;
         const size_t L = hn::Lanes(d), blocks = q_.dstC / L;
         // The lookup tables of kG = 8 (lane j of each block of 8); unused otherwise.
@@ -172,7 +182,7 @@ private:
         }
         const GroupedArgs args{weights_.data(), bias_.data(),
                                slope_.empty() ? nullptr : slope_.data(),
-                               Act{p_.activation, param0_, param1_}};
+                               Act{type, param0_, param1_}};
         for (size_t row = r0; row < r1; ++row) {
             const size_t dy = row % q_.dstH;
             const float* image = images + row / q_.dstH * q_.srcImage;

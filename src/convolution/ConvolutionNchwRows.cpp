@@ -11,6 +11,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "convolution/Activate-inl.h"
+#include "convolution/ResidualAdd-inl.h"
 #include "convolution/Convolution32f.h"
 #include "convolution/ConvolutionNchwRows.h"
 #include "convolution/Geometry.h"
@@ -131,18 +132,26 @@ protected:
         bias_.resize(channels, 0.0f);
         if (!slope_.empty()) slope_.resize(channels, 0.0f);
     }
-    // Threads take ranges of the output rows of the batch.
     void Run(const float* src, float*, float* dst) const override {
+        RunActivated(src, dst, p_.activation);
+    }
+    void RunAdd(const float* src, float*, const float* add, float* dst) const override {
+        RunActivated(src, dst, SimdConvolutionActivationIdentity);
+        AddActivateOutput(*this, add, dst);
+    }
+    // The convolution with activation `type` (the context's, or the identity before a
+    // residual). Threads take ranges of the output rows of the batch.
+    void RunActivated(const float* src, float* dst, SimdConvolutionActivationType type) const {
         const size_t rows = batch_ * q_.dstH;
         const double flop = 2.0 * double(rows) * double(q_.dstW * q_.dstC * q_.srcC * 9);
         const size_t parts = std::min(rows, ThreadPartsFor(flop));
         ParallelParts(parts, [&](size_t part, size_t count) {
             const auto range = PartRange(rows, part, count);
-            for (size_t r = range.first; r < range.second; ++r) Row(src, dst, r);
+            for (size_t r = range.first; r < range.second; ++r) Row(src, dst, r, type);
         });
     }
     // Output row r of the batch (image r / dstH), every channel.
-    void Row(const float* src, float* dst, size_t r) const {
+    void Row(const float* src, float* dst, size_t r, SimdConvolutionActivationType type) const {
         const size_t b = r / q_.dstH, dy = r % q_.dstH, plane = q_.srcH * q_.srcW;
         const float* image = src + b * q_.srcImage;
         const float* rows[3 * kNchwRowsMaxSrcC];
@@ -154,7 +163,7 @@ protected:
                                         : zeroRow_.data();
             }
         float* out = dst + b * q_.dstImage + dy * q_.dstW;
-        const Act act{p_.activation, param0_, param1_};
+        const Act act{type, param0_, param1_};
         // Cheap activations are applied in the blocks' stores, written out for the activation;
         // the others in a pass over the finished row, which also adds the bias.
         const bool cheap = ActivationIsCheap(act.type);

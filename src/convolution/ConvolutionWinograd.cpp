@@ -55,17 +55,23 @@ namespace convwinograd {
 
 using conv32f::Act;
 using conv32f::Activate;
-using conv32f::RunNchwViaNhwc;
+using conv32f::NchwToNhwcImage;
+using conv32f::NhwcToNchwImage;
 
-// NHWC epilogue: lanes are output channels c0 + c ...
+// NHWC epilogue: lanes are output channels c0 + c ..., stored at `at` in dst; with a residual
+// (add not NULL) the value stored at at is add[at - dst] more.
 struct BiasActivateChannelsPost {
     const float* bias;
     const float* slope;  // NULL when the activation reads none
     Act act;
+    const float* add;  // NULL, or the residual of dst
+    const float* dst;
     template <class D>
-    HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v, size_t c) const {
+    HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v, size_t c, const float* at) const {
         const hn::Vec<D> s = slope ? hn::LoadU(d, slope + c) : hn::Zero(d);
-        return Activate(d, hn::Add(v, hn::LoadU(d, bias + c)), s, act);
+        v = hn::Add(v, hn::LoadU(d, bias + c));
+        if (add) v = hn::Add(v, hn::LoadU(d, add + (at - dst)));
+        return Activate(d, v, s, act);
     }
 };
 
@@ -104,7 +110,7 @@ public:
         info_ = std::string(IsaNameOf(HWY_TARGET)) + (nchw_ ? "::nchw-via-nhwc" : "::nhwc") +
                 "-winograd-" + std::to_string(kBlock) + "x" + std::to_string(kBlock);
     }
-    // The transposed images (NCHW), then one part's V and M.
+    // The transposed images (NCHW: source, output, residual), then one part's V and M.
     size_t ExternalBufferSize() const override { return ImagesSize() + BlockScratchSize(); }
 
 protected:
@@ -134,17 +140,27 @@ protected:
             }
     }
 
-    size_t ImagesSize() const { return nchw_ ? q_.srcImage + q_.dstImage : 0; }
+    size_t ImagesSize() const { return nchw_ ? q_.srcImage + 2 * q_.dstImage : 0; }
     size_t BlockScratchSize() const { return kCount * (vStride_ + mStride_); }
 
     void Run(const float* src, float* buf, float* dst) const override {
+        RunAdd(src, buf, nullptr, dst);
+    }
+    // The residual is added in the output transform (NCHW: transposed to NHWC first).
+    void RunAdd(const float* src, float* buf, const float* add, float* dst) const override {
         if (!nchw_) {
-            RunBlocks(src, buf, dst, batch_);
+            RunBlocks(src, buf, dst, batch_, add);
             return;
         }
-        RunNchwViaNhwc(src, q_.srcC, q_.srcH * q_.srcW, dst, q_.dstC, q_.pixels, batch_, buf,
-                       buf + q_.srcImage,
-                       [&](const float* s, float* d) { RunBlocks(s, buf + ImagesSize(), d, 1); });
+        float* srcT = buf;
+        float* dstT = srcT + q_.srcImage;
+        float* addT = dstT + q_.dstImage;
+        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
+            NchwToNhwcImage(src, q_.srcC, q_.srcH * q_.srcW, srcT);
+            if (add) NchwToNhwcImage(add + b * q_.dstImage, q_.dstC, q_.pixels, addT);
+            RunBlocks(srcT, buf + ImagesSize(), dstT, 1, add ? addT : nullptr);
+            NhwcToNchwImage(dstT, q_.dstC, q_.pixels, dst);
+        }
     }
 
     // Every block of `images` images (tensors in the compute layout), split over the threads:
@@ -156,7 +172,8 @@ protected:
     // are shared finer all the same: 3x3 64->64 56x56 (2 blocks, 1 panel) ran
     // on 2 of 16 Xeon threads, 1007 us on one, 465-488 us on 2 to 16. Each tile's sums do not
     // depend on which part computes it, so every split gives the same bits.
-    void RunBlocks(const float* src, float* scratch, float* dst, size_t images) const {
+    void RunBlocks(const float* src, float* scratch, float* dst, size_t images,
+                   const float* add) const {
         const size_t blocks = images * blocksPerImage_, rowUnits = images * tileH_;
         const size_t panels = dcPad_ / tile_.Cols();
         const size_t budget = ThreadBudget();
@@ -190,7 +207,7 @@ protected:
                     for (size_t i = 0; i < pieces; ++i) {
                         const auto rows = PartRange(n, i, pieces);
                         RunBlock(src, dst, r / tileH_, ty + rows.first, rows.second - rows.first,
-                                 dc0, dc1, own);
+                                 dc0, dc1, own, add);
                     }
                     r += n;
                 }
@@ -199,9 +216,9 @@ protected:
     }
 
     // Tile rows [ty0, ty0 + rows) of image `image` (rows <= blockRows_), output channels
-    // [dc0, dc1) (dc0 a multiple of the panel width).
+    // [dc0, dc1) (dc0 a multiple of the panel width); add: NULL or the residual of dst.
     void RunBlock(const float* src, float* dst, size_t image, size_t ty0, size_t rows, size_t dc0,
-                  size_t dc1, float* scratch) const {
+                  size_t dc1, float* scratch, const float* add) const {
         const D d;
         const size_t tiles = rows * tileW_, tilesR = RoundUp(tiles, tile_.rows);
         const size_t srcC = q_.srcC, dstC = q_.dstC;
@@ -261,7 +278,7 @@ protected:
         out.dstPixelStride = dstC;
         winograd::SetOutputNhwc<Axis, Axis>(
             out, dstImage + y0 * q_.dstW * dstC + dc0,
-            BiasActivateChannelsPost{bias_.data() + dc0, slope, act});
+            BiasActivateChannelsPost{bias_.data() + dc0, slope, act, add, dst});
     }
 
     // The panel after the current one (its weights follow at `next`) when the products take it

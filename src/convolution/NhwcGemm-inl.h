@@ -164,22 +164,32 @@ protected:
     size_t BOffset(size_t g, size_t j, size_t k, size_t nc) const {
         return g * K_ * dgPad_ + j * K_ + k * RoundUp(nc, nr_);
     }
-    void BiasActivate(float* dst, size_t rows, size_t g) const {
+    // Bias, residual (add: NULL or the residual of dst) and activation of group g of `rows`
+    // pixels.
+    void BiasActivate(float* dst, size_t rows, size_t g, const float* add) const {
         const Act act{p_.activation, param0_, param1_};
         const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg;
         BiasActivatePixels(dst + g * q_.Dg, rows, q_.dstC, q_.Dg, bias_.data() + g * q_.Dg, slope,
-                           act);
+                           act, add ? add + g * q_.Dg : nullptr);
     }
     void Run(const float* src, float* buf, float* dst) const override {
+        RunAdd(src, buf, nullptr, dst);
+    }
+    // The residual goes into the tiles' epilogue (a separate pass over the output cost
+    // resnet50 2 ms of its 25 at 2 threads, mostly reading the other core's half of the output).
+    void RunAdd(const float* src, float* buf, const float* add, float* dst) const override {
         if (gemm_) {
-            for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage)
-                for (size_t g = 0; g < q_.G; ++g) RunUser(src, buf, dst, g);
+            for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
+                for (size_t g = 0; g < q_.G; ++g) RunUser(src, buf, dst, g, add);
+                if (add) add += q_.dstImage;
+            }
             return;
         }
-        RunImages(src, buf, dst, batch_);
+        RunImages(src, buf, dst, batch_, add);
     }
-    // The own-GEMM path for `images` NHWC images.
-    void RunImages(const float* src, float* buf, float* dst, size_t images) const {
+    // The own-GEMM path for `images` NHWC images; add: NULL or the residual of dst.
+    void RunImages(const float* src, float* buf, float* dst, size_t images,
+                   const float* add = nullptr) const {
         // Threads take ranges of output pixels (rows of the product, in whole micro-tiles), or
         // ranges of output channels in whole panels when there are too few pixels to share.
         // Every output's sum runs over the same K blocks in the same order either way, so the
@@ -210,14 +220,15 @@ protected:
                 [&](size_t part, size_t count, float* scratch) {
                     const auto r = PartRange(units, part, count);
                     if (byGroups) {
-                        RunBlock(src, dst, 0, rows, 0, q_.Dg, scratch, 0, r.first, r.second);
+                        RunBlock(src, dst, 0, rows, 0, q_.Dg, scratch, 0, r.first, r.second, add);
                     } else if (byRows) {
                         RunBlock(src, dst, r.first * unit, std::min(rows, r.second * unit), 0,
-                                 q_.Dg, scratch);
+                                 q_.Dg, scratch, 0, 0, SIZE_MAX, add);
                     } else {
                         const auto c = PanelChannels(part, count);
                         if (c.first < c.second)
-                            RunBlock(src, dst, 0, rows, c.first, c.second, scratch);
+                            RunBlock(src, dst, 0, rows, c.first, c.second, scratch, 0, 0, SIZE_MAX,
+                                     add);
                     }
                 }))
             throw std::bad_alloc();
@@ -340,15 +351,17 @@ protected:
     // a multiple of the panel width. Micro-tiles of kRows consecutive pixels whose
     // taps are all inside the image (and, unless the convolution is pointwise, in one output
     // row) are read in place by the segment micro-kernel; the others (borders, row ends, the
-    // last partial tile) are packed from im2row first.
+    // last partial tile) are packed from im2row first. add: NULL, or the residual of dst
+    // (the same pixels and channels), added before the activation.
     void RunBlock(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
-                  float* buf, size_t dstRow0 = 0, size_t g0 = 0, size_t g1 = SIZE_MAX) const {
+                  float* buf, size_t dstRow0 = 0, size_t g0 = 0, size_t g1 = SIZE_MAX,
+                  const float* add = nullptr) const {
         g1 = std::min(g1, q_.G);
         const auto run = [&](auto rows, auto vecs) HWY_ATTR {
             constexpr size_t MR = decltype(rows)::value, NV = decltype(vecs)::value;
             if (rowTiles_)
-                return RunRowTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0, g0, g1);
-            RunTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0, g0, g1);
+                return RunRowTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0, g0, g1, add);
+            RunTiles<MR, NV>(src, dst, r0, r1, c0, c1, buf, dstRow0, g0, g1, add);
         };
         // The 7-row tiles are dispatched here, not in WithGemmTile: Winograd and the
         // deconvolutions also go through that one and would compile them for nothing.
@@ -370,20 +383,22 @@ protected:
     // it, else from a zero-padded copy of the few pixels it reads (FillRegion). Packing a
     // border tile from im2row cost about four times its FMAs on a 3-channel first layer, and
     // tiles that spanned two rows were all packed. [r0, r1) are whole output rows (RowUnit).
+    // (An overlapped output is stored again with the same residual added to the same sums.)
     template <size_t MR, size_t NV>
     void RunRowTiles(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
-                     float* buf, size_t dstRow0, size_t g0, size_t g1) const {
+                     float* buf, size_t dstRow0, size_t g0, size_t g1, const float* add) const {
         const D d;
         constexpr size_t NR = NV * T::kLanes;
         const Act act{p_.activation, param0_, param1_};
         const size_t aStride = q_.sX * q_.srcC;
-        const bool fuse = ActivationIsCheap(act.type);
+        const bool fuse = ActivationIsCheap(act.type) && (!add || ResidualFusesWith(act.type));
         float* region = buf;
         const size_t W = q_.dstW;
         for (size_t r = r0; r < r1; r += W) {
             const size_t b = r / q_.pixels, dy = r % q_.pixels / W;
             const float* image = src + b * q_.srcImage;
             float* out = dst + (r - dstRow0) * q_.dstC;
+            const float* addOut = add ? add + (out - dst) : nullptr;
             for (size_t t = 0; t < W; t += MR) {
                 const size_t dx = std::min(t, W - MR);
                 const float* a = image;
@@ -421,7 +436,7 @@ protected:
                                 WithConvEpilogue(
                                     bias_.data() + g * q_.Dg + jp,
                                     slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + jp, act,
-                                    tile);
+                                    tile, add, dst);
                             else
                                 tile(GemmNoEpilogue());
                         }
@@ -433,25 +448,27 @@ protected:
                 for (size_t g = g0; g < g1; ++g) {
                     const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + c0;
                     BiasActivatePixels(out + g * q_.Dg + c0, W, q_.dstC, c1 - c0,
-                                       bias_.data() + g * q_.Dg + c0, slope, act);
+                                       bias_.data() + g * q_.Dg + c0, slope, act,
+                                       addOut ? addOut + g * q_.Dg + c0 : nullptr);
                 }
         }
     }
     // RunBlock with micro-tiles of MR pixels x NV vectors of channels.
     template <size_t MR, size_t NV>
     void RunTiles(const float* src, float* dst, size_t r0, size_t r1, size_t c0, size_t c1,
-                  float* buf, size_t dstRow0, size_t g0, size_t g1) const {
+                  float* buf, size_t dstRow0, size_t g0, size_t g1, const float* add) const {
         const D d;
         constexpr size_t NR = NV * T::kLanes;
         const Act act{p_.activation, param0_, param1_};
         const size_t aStride = q_.sX * q_.srcC;
-        const bool fuse = ActivationIsCheap(act.type);
+        const bool fuse = ActivationIsCheap(act.type) && (!add || ResidualFusesWith(act.type));
         for (size_t r = r0; r < r1;) {
             const size_t b = r / q_.pixels, i = r % q_.pixels;
             const size_t mc = std::min({blocks_.mc, r1 - r, q_.pixels - i});
             const size_t tiles = (mc + MR - 1) / MR;
             const float* image = src + b * q_.srcImage;
             float* out = dst + (r - dstRow0) * q_.dstC;
+            const float* addOut = add ? add + (out - dst) : nullptr;
             for (size_t g = g0; g < g1; ++g) {
                 for (size_t k = 0, kb = 0; k < K_; k += blocks_.kc, ++kb) {
                     const size_t kc = std::min(blocks_.kc, K_ - k);
@@ -505,7 +522,7 @@ protected:
                                     WithConvEpilogue(
                                         bias_.data() + g * q_.Dg + jp,
                                         slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + jp,
-                                        act, tile);
+                                        act, tile, add, dst);
                                 else
                                     tile(GemmNoEpilogue());
                                 for (dx += MR; dx >= q_.dstW && dy < q_.dstH;) dx -= q_.dstW, ++dy;
@@ -516,7 +533,8 @@ protected:
                 if (!fuse) {
                     const float* slope = slope_.empty() ? nullptr : slope_.data() + g * q_.Dg + c0;
                     BiasActivatePixels(out + g * q_.Dg + c0, mc, q_.dstC, c1 - c0,
-                                       bias_.data() + g * q_.Dg + c0, slope, act);
+                                       bias_.data() + g * q_.Dg + c0, slope, act,
+                                       addOut ? addOut + g * q_.Dg + c0 : nullptr);
                 }
             }
             r += mc;
@@ -553,7 +571,7 @@ protected:
         }
         ZeroRun((mr_ - rows) * kc, packed + rows * kc);
     }
-    void RunUser(const float* image, float* buf, float* dst, size_t g) const {
+    void RunUser(const float* image, float* buf, float* dst, size_t g, const float* add) const {
         const float one = 1.0f, zero = 0.0f;
         const float* a = image + g * q_.Cg;
         size_t lda = q_.srcC;
@@ -566,7 +584,7 @@ protected:
         }
         gemm_(q_.pixels, q_.Dg, K_, &one, a, lda, weights_.data() + g * q_.Dg, q_.dstC, &zero,
               dst + g * q_.Dg, q_.dstC);
-        BiasActivate(dst, q_.pixels, g);
+        BiasActivate(dst, q_.pixels, g, add);
     }
 
     // Rows of the narrow tile for 7-pixel output rows (see the constructor).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 
 #include "SimdSynet.h"
@@ -30,6 +31,13 @@ public:
           dstBf16_(conv.dstT == SimdTensorData16b) {}
     // Rounding of inputs and weights to BF16 (the 16b framework); BF16 source / destination.
     const bool bf16_, srcBf16_, dstBf16_;
+    bool TakesResidual() const final { return false; }
+
+protected:
+    // Never called: the convolution's ForwardAdd refuses contexts that do not TakesResidual().
+    void RunAdd(const float*, float*, const float*, float*) const final {
+        throw std::logic_error("a deconvolution context takes no residual");
+    }
 };
 
 // Shape numbers of one deconvolution. Source pixel (sy, sx) and tap (ky, kx) reach output

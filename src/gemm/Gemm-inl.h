@@ -164,15 +164,15 @@ HWY_INLINE void GemmAccumulate(D d, size_t kc, const float* HWY_RESTRICT a, size
 
 // What happens to finished values on their way to C. A plain product stores them as they are;
 // a convolution passes an epilogue that adds the bias and applies the activation in registers
-// (`Vector(x, v)` for vector v of a whole tile row, `At(x, j)` for columns [j, j + lanes) of
-// a partial one).
+// (`Vector(x, v, p)` for vector v of a whole tile row, `At(x, j, p)` for columns [j, j + lanes)
+// of a partial one; p is where the values go, for an epilogue that reads a residual there).
 struct GemmNoEpilogue {
     template <class V>
-    HWY_INLINE V Vector(V x, size_t) const {
+    HWY_INLINE V Vector(V x, size_t, const float*) const {
         return x;
     }
     template <class V>
-    HWY_INLINE V At(V x, size_t) const {
+    HWY_INLINE V At(V x, size_t, const float*) const {
         return x;
     }
 };
@@ -193,7 +193,7 @@ HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c,
 #pragma GCC unroll 4
             for (size_t v = 0; v < NV; ++v) {
                 float* p = c + r * ldc + v * L;
-                hn::StoreU(e.Vector(GemmCombine(d, acc[r][v], p, va, vb, mode), v), d, p);
+                hn::StoreU(e.Vector(GemmCombine(d, acc[r][v], p, va, vb, mode), v, p), d, p);
             }
         return;
     }
@@ -207,7 +207,7 @@ HWY_INLINE void GemmStoreTile(D d, const V (&acc)[R][NV], float* HWY_RESTRICT c,
         ForEachVectorStep(d, cols, [&](auto dv, size_t j) HWY_ATTR {
             hn::StoreU(epi.At(GemmCombine(dv, hn::LoadU(dv, tile + r * NR + j), p + j,
                                           hn::Set(dv, alpha), hn::Set(dv, beta), mode),
-                              j),
+                              j, p + j),
                        dv, p + j);
         });
     }

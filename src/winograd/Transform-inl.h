@@ -512,10 +512,10 @@ struct OutputShape {
 };
 
 // The identity epilogue: values of channel(s) c leave SetOutput unchanged. The convolution
-// contexts pass bias + activation instead.
+// contexts pass bias, residual and activation instead; `at` is where the values go.
 struct NoEpilogue {
     template <class D>
-    HWY_INLINE hn::Vec<D> operator()(D, hn::Vec<D> v, size_t) const {
+    HWY_INLINE hn::Vec<D> operator()(D, hn::Vec<D> v, size_t, const float*) const {
         return v;
     }
 };
@@ -543,7 +543,8 @@ void SetOutputNhwc(const OutputShape& s, float* dst, const Post& post = Post()) 
                     Transform<typename AY::At, typename AX::At>(d, m, y);
                     for (int p = 0; p < S::kBY; ++p)
                         for (int q = 0; q < S::kBX; ++q)
-                            hn::StoreU(post(d, y[p * S::kBX + q], c), d, out + (p * W + q) * P + c);
+                            hn::StoreU(post(d, y[p * S::kBX + q], c, out + (p * W + q) * P + c), d,
+                                       out + (p * W + q) * P + c);
                 });
             } else {
                 // Tile overhanging the image: only the pixels inside are written.
@@ -554,7 +555,8 @@ void SetOutputNhwc(const OutputShape& s, float* dst, const Post& post = Post()) 
                     Transform<typename AY::At, typename AX::At>(d, m, y);
                     for (size_t p = 0; p < rows; ++p)
                         for (size_t q = 0; q < cols; ++q)
-                            hn::StoreU(post(d, y[p * S::kBX + q], c), d, out + (p * W + q) * P + c);
+                            hn::StoreU(post(d, y[p * S::kBX + q], c, out + (p * W + q) * P + c), d,
+                                       out + (p * W + q) * P + c);
                 });
             }
         }
@@ -581,7 +583,8 @@ void SetOutputNchw(const OutputShape& s, float* dst, const Post& post = Post()) 
         V m[S::kCount], y[S::kOut];
         for (int k = 0; k < S::kCount; ++k) m[k] = hn::LoadU(d, m0 + k * s.srcStride);
         Transform<typename AY::At, typename AX::At>(d, m, y);
-        for (int k = 0; k < S::kOut; ++k) y[k] = post(d, y[k], c);
+        // Lanes here are tiles, not pixels in a row: no place to pass (post reads none).
+        for (int k = 0; k < S::kOut; ++k) y[k] = post(d, y[k], c, nullptr);
         float* out = plane + y0 * W + x0;
         if (rows == size_t(S::kBY) && x0 + n * S::kBX <= W) {
             for (int p = 0; p < S::kBY; ++p) StoreStrided<S::kBX>(d, y + p * S::kBX, out + p * W);

@@ -41,10 +41,12 @@ inline double ConvolutionActivate(double x, SimdConvolutionActivationType type, 
     return x;
 }
 
-// dst and magnitude receive batch*dstC*dstH*dstW values in the layout of p.srcF.
+// dst and magnitude receive batch*dstC*dstH*dstW values in the layout of p.srcF. add: NULL, or
+// a residual in that layout added before the activation (SimdSynetConvolution32fForwardAdd).
 inline void Convolution32f(const SimdConvolutionParameters& p, size_t batch, const float* src,
                            const float* weight, const float* bias, const float* params,
-                           std::vector<double>& dst, std::vector<double>& magnitude) {
+                           std::vector<double>& dst, std::vector<double>& magnitude,
+                           const float* add = nullptr) {
     const size_t G = p.group, Cg = p.srcC / G, Dg = p.dstC / G;
     const bool nhwc = p.srcF == SimdTensorFormatNhwc;
     dst.assign(batch * p.dstC * p.dstH * p.dstW, 0.0);
@@ -82,8 +84,9 @@ inline void Convolution32f(const SimdConvolutionParameters& p, size_t batch, con
                     const double bv = bias ? double(bias[dc]) : 0.0;
                     const size_t i = nhwc ? ((b * p.dstH + dy) * p.dstW + dx) * p.dstC + dc
                                           : ((b * p.dstC + dc) * p.dstH + dy) * p.dstW + dx;
-                    dst[i] = ConvolutionActivate(sum + bv, p.activation, params, dc);
-                    magnitude[i] = mag + std::fabs(bv);
+                    const double av = add ? double(add[i]) : 0.0;
+                    dst[i] = ConvolutionActivate(sum + bv + av, p.activation, params, dc);
+                    magnitude[i] = mag + std::fabs(bv) + std::fabs(av);
                 }
 }
 
