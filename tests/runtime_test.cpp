@@ -515,6 +515,55 @@ Bytes Activation(file::ActivationKind kind, file::Ref src, uint64_t size, file::
     });
 }
 
+// A convolution with a residual (the compiler's fused Conv + Add + ReLU): y = relu(1x1 conv of
+// x + bias + r), r a constant here, against a naive reference; and the loader refusing a
+// residual that overlaps the output.
+Bytes ConvolutionWithResidual(const std::vector<float>& w, const std::vector<float>& bias,
+                              const std::vector<float>& r, uint64_t addAt) {
+    Writer n;
+    const uint64_t cw = n.AddConstant(w), cb = n.AddConstant(bias), cr = n.AddConstant(r);
+    // x: 1x2x4x4 NHWC at 0 (32 floats); y: 1x3x4x4 NHWC at 32 (48 floats).
+    const file::ConvolutionDesc desc(2, 4, 4, 3, 4, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
+                                     SimdConvolutionActivationRelu, file::TensorFormat::Nhwc,
+                                     file::TensorType::Float32, file::TensorType::Float32);
+    const file::Ref rw = InConstant(cw), rb = InConstant(cb), src = InArena(0), dst = InArena(32),
+                    add = addAt == ~uint64_t(0) ? InConstant(cr) : InArena(addAt);
+    n.AddStep("conv+add", file::Layer::Convolution,
+              file::CreateConvolution(n.fbb, 1, &desc, &rw, &rb, nullptr, &src, &dst, &add));
+    n.AddInput("x", {1, 2, 4, 4}, {0, 2, 3, 1}, 0);
+    n.AddOutput("y", {1, 3, 4, 4}, {0, 2, 3, 1}, 32);
+    return n.Finish(128);
+}
+
+TEST(Runtime, ConvolutionAddsItsResidual) {
+    const std::vector<float> w = Random(3 * 2, 21), bias = Random(3, 22), r = Random(48, 23);
+    const Bytes bytes = ConvolutionWithResidual(w, bias, r, ~uint64_t(0));
+    Network net(SimdSynetNetworkLoadMemory(bytes.data(), bytes.size(), nullptr));
+    ASSERT_NE(net, nullptr) << LastError();
+    const char *name = nullptr, *kind = nullptr, *info = nullptr;
+    ASSERT_EQ(SimdSynetNetworkStepDescribe(net.get(), 0, &name, &kind, &info), SimdTrue);
+    EXPECT_STREQ(kind, "convolution+add");
+    const std::vector<float> x = Random(32, 24);  // NCHW, as the binding says
+    std::vector<float> y(48, -7.0f), want(48);
+    for (int o = 0; o < 3; ++o)
+        for (int p = 0; p < 16; ++p) {
+            // Weights ONNX order O x I; the residual is in the arena's NHWC order.
+            const double s = double(bias[o]) + double(w[o * 2]) * x[p] +
+                             double(w[o * 2 + 1]) * x[16 + p] + double(r[p * 3 + o]);
+            want[o * 16 + p] = float(s > 0 ? s : 0);
+        }
+    const float* in[] = {x.data()};
+    float* out[] = {y.data()};
+    ASSERT_EQ(SimdSynetNetworkRun(net.get(), in, out), SimdTrue) << LastError();
+    ExpectNear(y, want, "y");
+    // In the arena: beside the output it loads; over it (or into it), it is refused.
+    EXPECT_EQ(LoadError(ConvolutionWithResidual(w, bias, r, 80)), "");
+    ExpectRejected(ConvolutionWithResidual(w, bias, r, 32),
+                   "step 0 (conv+add): src and dst overlap in the arena");
+    ExpectRejected(ConvolutionWithResidual(w, bias, r, 60), "src and dst overlap in the arena");
+    ExpectRejected(ConvolutionWithResidual(w, bias, r, 100), "add (48 floats at arena offset 100)");
+}
+
 TEST(Loader, OneStepNetworkRuns) {
     // The base of the hostile files below loads, so each refusal is the field it changes.
     EXPECT_EQ(LoadError(Activation(file::ActivationKind::Relu, InArena(0), 16, InArena(32))), "");

@@ -108,12 +108,15 @@ private:
         const Ref bias = c_.Take(t.bias(), p.dstC, "bias", false);
         const Ref params = c_.Take(t.params(), ActivationParams(p), "params", false);
         const Ref src = c_.Take(t.src(), SrcFloats(c_, batch, p), "src");
-        const Ref dst = c_.Written(t.dst(), DstFloats(c_, batch, p), "dst");
+        const size_t dstFloats = DstFloats(c_, batch, p);
+        const Ref dst = c_.Written(t.dst(), dstFloats, "dst");
+        const Ref add = c_.Take(t.add(), dstFloats, "add", false);
+        c_.Disjoint(add, dstFloats, dst, dstFloats);  // the library refuses overlapping ones
         std::vector<float> converted;
         const float* w =
             ConvolutionWeights(c_, p, ConstantData(c_, weight, data_, "weight"), converted);
         return MakeConvolution(name_, batch, p, w, Optional(bias, "bias"), Params(params, p), src,
-                               dst);
+                               dst, add);
     }
 
     StepPtr Convolution8i(const file::Convolution8i& t) {

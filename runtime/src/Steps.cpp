@@ -37,15 +37,25 @@ protected:
 class ConvolutionStep : public ContextStep {
 public:
     ConvolutionStep(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
-                    const float* weight, const float* bias, const float* params, Ref src, Ref dst)
-        : ContextStep(name, "convolution", SimdSynetConvolution32fInit(batch, &p, nullptr), src,
-                      dst, SimdSynetConvolution32fExternalBufferSize, SimdSynetConvolution32fInfo) {
+                    const float* weight, const float* bias, const float* params, Ref src, Ref dst,
+                    Ref add)
+        : ContextStep(name, add.kind == Ref::None ? "convolution" : "convolution+add",
+                      SimdSynetConvolution32fInit(batch, &p, nullptr), src, dst,
+                      SimdSynetConvolution32fExternalBufferSize, SimdSynetConvolution32fInfo),
+          add_(add) {
         SimdSynetConvolution32fSetParams(context_, weight, nullptr, bias, params);
         CheckLibrary(name);
     }
     void Run(const Memory& memory, float* scratch) const override {
-        SimdSynetConvolution32fForward(context_, memory(src_), scratch, memory(dst_));
+        if (add_.kind == Ref::None)
+            SimdSynetConvolution32fForward(context_, memory(src_), scratch, memory(dst_));
+        else
+            SimdSynetConvolution32fForwardAdd(context_, memory(src_), scratch, memory(add_),
+                                              memory(dst_));
     }
+
+private:
+    Ref add_;
 };
 
 // The executor counts scratch in floats; the INT8 framework in bytes.
@@ -626,8 +636,8 @@ private:
 
 StepPtr MakeConvolution(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
                         const float* weight, const float* bias, const float* params, Ref src,
-                        Ref dst) {
-    return std::make_unique<ConvolutionStep>(name, batch, p, weight, bias, params, src, dst);
+                        Ref dst, Ref add) {
+    return std::make_unique<ConvolutionStep>(name, batch, p, weight, bias, params, src, dst, add);
 }
 
 StepPtr MakeConvolution8i(const std::string& name, size_t batch, const SimdConvolutionParameters& p,

@@ -18,10 +18,11 @@ using StepPtr = std::unique_ptr<Step>;
 // ---------------------------------------------------------------------------------------------
 // Contexts (created and given their parameters here, once; released with the step).
 
-// SimdSynetConvolution32f*: `batch` images, weights in the layout of p.srcF (YXIO for NHWC).
+// SimdSynetConvolution32f*: `batch` images, weights in the layout of p.srcF (YXIO for NHWC);
+// with `add` (not Ref::None) a residual added before the activation (ForwardAdd).
 StepPtr MakeConvolution(const std::string& name, size_t batch, const SimdConvolutionParameters& p,
                         const float* weight, const float* bias, const float* params, Ref src,
-                        Ref dst);
+                        Ref dst, Ref add = Ref());
 
 // SimdSynetConvolution8i*: p.srcT/p.dstT 32f or 8u (a uint8 tensor in the arena takes its bytes
 // from the tensor's float offset on), weights in the layout of p.srcF, `stats` the four arrays of
@@ -91,7 +92,7 @@ enum class Activation {
     Log,
     Neg,
     Sqrt,
-    Pow,  // exponent (std::pow per element: exponents without a library function)
+    Pow,       // exponent (std::pow per element: exponents without a library function)
     Gelu,      // x*(1 + erf(x/sqrt 2))/2
     GeluTanh,  // its tanh approximation
 };
