@@ -90,8 +90,11 @@ class Emitter:
         desc = describe(x, y, op, "nhwc", w.shape[2:])
         int8 = op.get("int8")
         if int8 is None:
+            # A second input: the residual (_onnx_fuse.fuse_residual_adds).
+            add = ref(op.inputs[1]) if len(op.inputs) > 1 else None
             self.ex.convolution(op.name, x.shape[0], desc, f32(w),
-                                f32(op["bias"]), activation_params(op), offset(x), offset(y))
+                                f32(op["bias"]), activation_params(op), offset(x), offset(y),
+                                add)
             return
         # INT8 (_onnx_int8): the output statistics only matter for a uint8 output.
         desc.update(src_type=int8["src_type"], dst_type=int8["dst_type"])

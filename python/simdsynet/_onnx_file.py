@@ -169,10 +169,12 @@ class NetworkWriter:
 
     # Steps (the executor's methods, as _onnx_emit calls them).
 
-    def convolution(self, name, batch, desc, weight, bias, params, src, dst):
+    def convolution(self, name, batch, desc, weight, bias, params, src, dst, add=None):
+        """`add`: None, or the residual added before the activation (not overlapping dst)."""
         self._step(name, Layer.Layer.Convolution, Convolution, batch=batch,
                    desc=self._desc(desc), weight=self.ref(weight), bias=self.ref(bias),
-                   params=self.ref(params), src=self.ref(src), dst=self.ref(dst))
+                   params=self.ref(params), src=self.ref(src), dst=self.ref(dst),
+                   add=self.ref(add))
 
     def convolution8i(self, name, batch, desc, weight, bias, params, stats, compatibility, src,
                       dst):

@@ -26,7 +26,7 @@ from . import _executor
 from . import _onnx_int8 as _int8
 from ._onnx_emit import emit
 from ._onnx_file import NetworkWriter
-from ._onnx_fuse import fuse
+from ._onnx_fuse import fuse, fuse_residual_adds
 from ._onnx_graph import Model, UnsupportedModelError, onnx
 from ._onnx_lower import lower
 from ._onnx_merge import merge_convolutions
@@ -75,6 +75,8 @@ class _Plan:
         if merge and int8 is None:
             merge_convolutions(net)
         map_channel_shuffles(net)
+        if int8 is None:
+            fuse_residual_adds(net)
         Layouts(net).run()
         if int8 is not None:
             self._quantize(net, int8)

@@ -279,21 +279,24 @@ std::string LayerContext::Repr() {
                   ShapeText(DstShape()).c_str(), Info().c_str());
 }
 
+py::array LayerContext::Scratch(py::handle buf, const py::array& src, const py::array& out) {
+    if (buf.is_none()) return NoArray();
+    py::array b = api_.sizesInBytes ? Input<uint8_t>(buf, "buf") : Input<float>(buf, "buf");
+    CheckWritable(b, "buf");
+    CheckDisjoint(b, "buf", src, "src");
+    CheckDisjoint(b, "buf", out, "out");
+    size_t needed = ExternalBufferSize();
+    if (size_t(b.size()) < needed)
+        throw py::value_error(
+            Format("buf holds %zu elements; the context needs %zu", size_t(b.size()), needed));
+    return b;
+}
+
 py::array LayerContext::Forward(py::handle src, py::handle out, py::handle buf) {
     py::array s = TypedInput(src, convs_.front().srcT, "src", SrcShape());
     py::array d = TypedOutput(out, convs_.back().dstT, "out", DstShape());
     CheckDisjoint(d, "out", s, "src");
-    py::array b = NoArray();
-    if (!buf.is_none()) {
-        b = api_.sizesInBytes ? Input<uint8_t>(buf, "buf") : Input<float>(buf, "buf");
-        CheckWritable(b, "buf");
-        CheckDisjoint(b, "buf", s, "src");
-        CheckDisjoint(b, "buf", d, "out");
-        size_t needed = ExternalBufferSize();
-        if (size_t(b.size()) < needed)
-            throw py::value_error(
-                Format("buf holds %zu elements; the context needs %zu", size_t(b.size()), needed));
-    }
+    py::array b = Scratch(buf, s, d);
     const void* sp = s.data();
     void* dp = MutableData<uint8_t>(d);
     void* bp = b ? MutableData<uint8_t>(b) : nullptr;

@@ -122,6 +122,8 @@ public:
     py::array Forward(py::handle src, py::handle out, py::handle buf);
 
 protected:
+    // buf checked as Forward's scratch (None: an empty array) beside src and out.
+    py::array Scratch(py::handle buf, const py::array& src, const py::array& out);
     // Runs call(handle) without the GIL, holding the context's lock (shared when `shared`):
     // ValueError when the context is closed, simdsynet.Error when the library rejects the call.
     template <class Call>

@@ -80,6 +80,24 @@ private:
 class Convolution32f : public Layer32f {
 public:
     using Layer32f::Layer32f;
+
+    // SimdSynetConvolution32fForwardAdd: out = activation(convolution(src) + bias + add).
+    py::array ForwardAdd(py::handle src, py::handle add, py::handle out, py::handle buf) {
+        const SimdConvolutionParameters& p = convs_[0];
+        py::array s = TypedInput(src, p.srcT, "src", SrcShape());
+        py::array a = TypedInput(add, p.dstT, "add", DstShape());
+        py::array d = TypedOutput(out, p.dstT, "out", DstShape());
+        CheckDisjoint(d, "out", s, "src");
+        CheckDisjoint(d, "out", a, "add");
+        py::array b = Scratch(buf, s, d);
+        const float* sp = static_cast<const float*>(s.data());
+        const float* ap = static_cast<const float*>(a.data());
+        float* dp = MutableData<float>(d);
+        float* bp = b ? MutableData<float>(b) : nullptr;
+        Locked(bp != nullptr,
+               [&](void* h) { SimdSynetConvolution32fForwardAdd(h, sp, bp, ap, dp); });
+        return d;
+    }
 };
 
 class Deconvolution32f : public Layer32f {
@@ -145,9 +163,10 @@ public:
 
 // Convolution32f or Deconvolution32f: the class, its Init from keywords, its set_params.
 template <class Class>
-void BindLayer32f(py::module_& m, const ContextApi& api, SizeRule rule, const char* doc,
-                  void* (*init)(size_t, const SimdConvolutionParameters*, SimdGemm32fNNPtr),
-                  Layer32f::SetParamsFunction setParams, const char* weightDoc) {
+py::class_<Class, LayerContext> BindLayer32f(
+    py::module_& m, const ContextApi& api, SizeRule rule, const char* doc,
+    void* (*init)(size_t, const SimdConvolutionParameters*, SimdGemm32fNNPtr),
+    Layer32f::SetParamsFunction setParams, const char* weightDoc) {
     py::class_<Class, LayerContext> c(
         m, api.name,
         (std::string(doc) + g_layerKeywords +
@@ -177,6 +196,7 @@ void BindLayer32f(py::module_& m, const ContextApi& api, SizeRule rule, const ch
            "numbers as it reads: 1 for LEAKY_RELU/ELU/MISH/SWISH, 2 for RESTRICT_RANGE/HSWISH/"
            "HARD_SIGMOID, dst_c for PRELU). The context copies them.")
               .c_str());
+    return c;
 }
 
 }  // namespace
@@ -185,11 +205,17 @@ void RegisterContexts(py::module_& m) {
     g_gemm32fNN = m.attr("gemm32f_nn").ptr();
     RegisterLayerContext(m);
 
-    BindLayer32f<Convolution32f>(
+    auto convolution32f = BindLayer32f<Convolution32f>(
         m, g_convolution32f, SizeRule::Convolution,
         "A float32 convolution context (SimdSynetConvolution32f*).", SimdSynetConvolution32fInit,
         SimdSynetConvolution32fSetParams,
         "NCHW: (dst_c, src_c/group, kY, kX); NHWC: (kY, kX, src_c/group, dst_c)");
+    convolution32f.def(
+        "forward_add", &Convolution32f::ForwardAdd, "src"_a, "add"_a, py::kw_only(),
+        "out"_a = py::none(), "buf"_a = py::none(),
+        "As forward, with a residual: out = activation(convolution(src) + bias + add), the "
+        "sum taken before the activation (a residual block's convolution, Add and ReLU in "
+        "one layer). add has dst_shape and must not overlap out.");
     BindLayer32f<Deconvolution32f>(
         m, g_deconvolution32f, SizeRule::Deconvolution,
         "A float32 transposed-convolution context (SimdSynetDeconvolution32f*); NHWC takes "

@@ -73,6 +73,36 @@ def test_convolution(kw, gemm):
         assert "::" in c.info()
 
 
+@pytest.mark.parametrize("kw", CONVOLUTIONS)
+@pytest.mark.parametrize("activation", ["relu", "identity", None])
+def test_convolution_forward_add(kw, activation):
+    """forward_add: the residual joins the sum before the activation (None: the shape's own)."""
+    kw = dict(kw, activation=activation or kw["activation"])
+    stride, dilation, pad, group, kernel = normalize(kw)
+    fmt, batch = kw["format"], kw.get("batch", 1)
+    w, bias = uniform(kw["dst_c"], kw["src_c"] // group, *kernel), uniform(kw["dst_c"])
+    p = params_for(kw["activation"], kw["dst_c"])
+    x = uniform(batch, kw["src_c"], kw["src_h"], kw["src_w"])
+    plain = convolution(x, w, bias, stride, dilation, pad, group)
+    r = uniform(*plain.shape)
+    expected = activate(plain + r, kw["activation"], p if p is not None else ())
+    with ss.Convolution32f(**kw) as c:
+        c.set_params(conv_weight_to(w, fmt), bias, p)
+        add = nchw_to(r, fmt)
+        kept = add.copy()
+        y = c.forward_add(nchw_to(x, fmt), add)
+        assert_tol(to_nchw(y, fmt), expected, 1e-4, 1)
+        np.testing.assert_array_equal(add, kept)
+        out = np.empty(c.dst_shape, np.float32)
+        buf = np.empty(c.external_buffer_size, np.float32)
+        assert c.forward_add(nchw_to(x, fmt), add, out=out, buf=buf) is out
+        np.testing.assert_array_equal(out, y)
+        with pytest.raises(ValueError, match="add must have shape"):
+            c.forward_add(nchw_to(x, fmt), np.ascontiguousarray(add[:, :1]))
+        with pytest.raises(ValueError, match="out must not overlap add"):
+            c.forward_add(nchw_to(x, fmt), add, out=add)
+
+
 @pytest.mark.parametrize("activation", list(PARAMS))
 def test_every_activation(activation):
     kw = dict(src_c=3, src_h=4, src_w=5, dst_c=4, kernel=3, pad=1, activation=activation)

@@ -74,14 +74,17 @@ def test_shuffle_layer_is_used_where_it_maps():
 
 
 def test_residual_adds_carry_their_activations():
-    """An Add (or Sub) read only by an activation runs as one eltwise step with that activation,
-    whatever its operands; an Add read twice keeps its activation apart."""
+    """An Add of a convolution's output followed by a ReLU goes into that convolution (its
+    residual); any other Add (or Sub) read only by an activation runs as one eltwise step with
+    that activation, whatever its operands; an Add read twice keeps its activation apart."""
     steps = simdsynet.onnx.load(zoo.export("residuals")[0]).steps()
     kinds = [s[1] for s in steps]
+    assert [s[0].endswith("/Relu_2") or s[0].endswith("/Relu_3")
+            for s in steps if s[1] == "convolution+add"] == [True, True]
     assert [k for k in kinds if k.startswith("eltwise")] == [
-        "eltwise+relu", "eltwise+relu", "eltwise+hswish", "eltwise+relu", "eltwise+elu",
-        "eltwise+restrict_range", "eltwise+sigmoid", "eltwise+hard_sigmoid", "eltwise+tanh",
-        "eltwise+relu", "eltwise", "eltwise+relu", "eltwise"]
+        "eltwise+hswish", "eltwise+relu", "eltwise+elu", "eltwise+restrict_range",
+        "eltwise+sigmoid", "eltwise+hard_sigmoid", "eltwise+tanh", "eltwise+relu", "eltwise",
+        "eltwise+relu", "eltwise"]
     assert [s[0].startswith("/Relu") for s in steps if s[1] == "activation"] == [True]
 
 
@@ -99,23 +102,45 @@ def _two_step_eltwise(self, op):
                            y.size, offset(y))
 
 
-@pytest.mark.parametrize("name,size", [("residuals", None), ("resnet18", 32)])
-def test_fused_eltwise_activation_changes_no_bit(name, size, monkeypatch):
-    """The chunked eltwise + activation gives the bits of the two separate steps, NaN and
-    infinities included."""
-    from simdsynet._onnx_emit import Emitter
-    path, reference = zoo.export(name) if size is None else zoo.export(name, size)
-    x = np.load(reference)["input"]
+def _with_specials(x):
     specials = x.copy()
     specials.reshape(-1)[::97] = np.nan
     specials.reshape(-1)[5::89] = np.inf
     specials.reshape(-1)[7::83] = -np.inf
+    return specials
+
+
+def test_fused_eltwise_activation_changes_no_bit(monkeypatch):
+    """The chunked eltwise + activation gives the bits of the two separate steps, NaN and
+    infinities included (resnet18's Adds, which this covered too, went into its convolutions:
+    test_residual_convolutions_change_no_bit)."""
+    from simdsynet._onnx_emit import Emitter
+    path, reference = zoo.export("residuals")
+    x = np.load(reference)["input"]
+    specials = _with_specials(x)
     fused = simdsynet.onnx.load(path)
     assert any(s[1].startswith("eltwise+") for s in fused.steps())
     monkeypatch.setattr(Emitter, "emit_eltwise", _two_step_eltwise)
     separate = simdsynet.onnx.load(path)
     assert not any(s[1].startswith("eltwise+") for s in separate.steps())
     for inputs in (x, specials):
+        for a, b in zip(fused.run(inputs), separate.run(inputs)):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_residual_convolutions_change_no_bit(monkeypatch):
+    """A convolution that adds the residual in its store gives the bits of the convolution and
+    the Add + ReLU step after it (the same two roundings in the same order), NaN and infinities
+    included: resnet18, on the direct and Winograd kernels."""
+    path, reference = zoo.export("resnet18", 32)
+    x = np.load(reference)["input"]
+    fused = simdsynet.onnx.load(path)
+    kinds = [s[1] for s in fused.steps()]
+    assert kinds.count("convolution+add") == 8 and "eltwise+relu" not in kinds, kinds
+    monkeypatch.setattr(simdsynet.onnx, "fuse_residual_adds", lambda net: None)
+    separate = simdsynet.onnx.load(path)
+    assert [s[1] for s in separate.steps()].count("eltwise+relu") == 8
+    for inputs in (x, _with_specials(x)):
         for a, b in zip(fused.run(inputs), separate.run(inputs)):
             np.testing.assert_array_equal(a, b)
 

@@ -460,13 +460,11 @@ class SignalResidual(torch.nn.Module):
         return [z, z.mean(2), y + 1]
 
 
-def test_signal_residuals_stay_images():
+def run_against_torch(block, x):
+    """Exports the module, loads it and checks its outputs against PyTorch's; returns the
+    network."""
     import io
     import warnings
-    torch.manual_seed(0)
-    block = SignalResidual().eval()
-    zoo.randomize_batch_norms(block, torch.Generator().manual_seed(1))
-    x = torch.randn(2, 4, 17)
     with torch.no_grad():
         expected = [t.numpy() for t in block(x)]
     buffer = io.BytesIO()
@@ -477,9 +475,49 @@ def test_signal_residuals_stay_images():
     for y, e in zip(net.run(x.numpy()), expected):
         assert y.shape == e.shape
         assert np.abs(y - e).max() <= TOLERANCE * np.abs(e).max()
+    return net
+
+
+def test_signal_residuals_stay_images():
+    torch.manual_seed(0)
+    block = SignalResidual().eval()
+    zoo.randomize_batch_norms(block, torch.Generator().manual_seed(1))
+    net = run_against_torch(block, torch.randn(2, 4, 17))
     kinds = [s[1] for s in net.steps()]
-    assert kinds[:5] == ["layout", "convolution", "layout", "convolution", "convolution"], kinds
-    assert "eltwise+relu" in kinds and kinds.count("layout") == 3, kinds
+    assert kinds[:5] == ["layout", "convolution", "layout", "convolution", "convolution+add"], \
+        kinds
+    assert "eltwise+relu" not in kinds and kinds.count("layout") == 3, kinds
+
+
+class ResidualBlocks(torch.nn.Module):
+    """Residual forms the compiler fuses into the convolution before the Add: a basic block
+    whose shortcut is the block's input (Add then ReLU), a downsampling one whose shortcut is a
+    strided 1x1 convolution exported after the main branch (so the main branch's last
+    convolution moves to the Add), and plain Adds without ReLU, the last one's sum an output."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.a1, self.a2 = nn.Conv2d(8, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1)
+        self.b1 = nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.b2, self.down = nn.Conv2d(16, 16, 3, padding=1), nn.Conv2d(8, 16, 1, stride=2)
+        self.c, self.d = nn.Conv2d(16, 16, 1), nn.Conv2d(16, 16, 1)
+
+    def forward(self, x):
+        y = F.relu(self.a2(F.relu(self.a1(x))) + x)
+        z = F.relu(self.b2(F.relu(self.b1(y))) + self.down(y))
+        u = self.c(z) + z
+        v = self.d(u) + u
+        return [v.mean((2, 3)), v]
+
+
+def test_residual_adds_fuse_into_convolutions():
+    torch.manual_seed(3)
+    net = run_against_torch(ResidualBlocks().eval(), torch.randn(2, 8, 13, 11))
+    kinds = [s[1] for s in net.steps()]
+    # Every Add fused (the last sum becomes the convolution's output); no eltwise step left.
+    assert kinds.count("convolution+add") == 4, kinds
+    assert not any(k.startswith("eltwise") for k in kinds), kinds
 
 
 # ---------------------------------------------------------------------------------------------
