@@ -480,6 +480,15 @@ TEST(Loader, WrongIdentifierAndVersion) {
     n.AddOutput("y", {4}, {0}, 0);
     ExpectRejected(n.Finish(4, SIMD_SYNET_NETWORK_FORMAT_VERSION + 1),
                    "format version " + std::to_string(SIMD_SYNET_NETWORK_FORMAT_VERSION + 1));
+    Writer z;
+    z.AddInput("x", {4}, {0}, 0);
+    z.AddOutput("y", {4}, {0}, 0);
+    ExpectRejected(z.Finish(4, 0), "format version 0; this runtime reads versions 1 to");
+    // Files of version 1 (before the convolution's residual) still load.
+    Writer v;
+    v.AddInput("x", {4}, {0}, 0);
+    v.AddOutput("y", {4}, {0}, 0);
+    EXPECT_EQ(LoadError(v.Finish(4, 1)), "");
 }
 
 TEST(Loader, ArenaLimit) {

@@ -21,7 +21,7 @@ from .SimdSynetFile.PoolingShape import CreatePoolingShape
 from .SimdSynetFile.Ref import CreateRef
 
 # The format version this writer produces (SIMD_SYNET_NETWORK_FORMAT_VERSION of the runtime).
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 FILE_IDENTIFIER = b"SSNF"
 CONSTANT_ALIGNMENT = 64
 

@@ -49,8 +49,12 @@ typedef struct SimdSynetNetworkOptions {
     size_t threads;
 } SimdSynetNetworkOptions;
 
-/** The file format version this runtime reads (a file records the version it was written in). */
-#define SIMD_SYNET_NETWORK_FORMAT_VERSION 1
+/**
+ * The newest file format version this runtime reads, and the one the compiler writes (a file
+ * records the version it was written in). This runtime reads versions 1 to this one; version 2
+ * added the convolution's residual, which a version-1 runtime would ignore.
+ */
+#define SIMD_SYNET_NETWORK_FORMAT_VERSION 2
 
 /**
  * Loads a network file. The file is mapped into memory and its weights are read in place where

@@ -599,9 +599,9 @@ std::unique_ptr<Executor> LoadNetwork(const uint8_t* data, size_t size, const Lo
             "network file: the container is corrupt (FlatBuffers verification "
             "failed: an offset, size or string lies outside the file)");
     const file::Network* net = file::GetNetwork(data);
-    if (net->version() != SIMD_SYNET_NETWORK_FORMAT_VERSION)
+    if (net->version() < 1 || net->version() > SIMD_SYNET_NETWORK_FORMAT_VERSION)
         throw ExecutorError("network file: format version " + std::to_string(net->version()) +
-                            "; this runtime reads version " +
+                            "; this runtime reads versions 1 to " +
                             std::to_string(SIMD_SYNET_NETWORK_FORMAT_VERSION));
     if (net->arena_floats() > limits.maxArenaFloats)
         throw ExecutorError("network file: an arena of " + std::to_string(net->arena_floats()) +
