@@ -236,6 +236,22 @@ void FuzzFramework32f(Input& in, const Framework32f& fw) {
                            static_cast<float*>(d));
             },
             src.data(), dst.Bytes(), fw.external(context) * sizeof(float), in.Range(1, 3));
+        if (!fw.deconv && in.Flag()) {  // with a residual (SimdSynetConvolution32fForwardAdd)
+            Buffer<float> add(dstSize);
+            FillFloats(add.data(), add.size(), seed + 4, special);
+            ForwardTwice(
+                [&](const void* s, void* b, void* d) {
+                    SimdSynetConvolution32fForwardAdd(context, static_cast<const float*>(s),
+                                                      static_cast<float*>(b), add.data(),
+                                                      static_cast<float*>(d));
+                },
+                src.data(), dst.Bytes(), fw.external(context) * sizeof(float), in.Range(1, 3));
+            if (in.OneIn(8)) {  // the residual over the output
+                SimdSynetConvolution32fForwardAdd(context, src.data(), nullptr, dst.data(),
+                                                  dst.data());
+                ExpectRejected({{dst.data(), dst.Bytes()}});
+            }
+        }
     }
     SimdRelease(context);
 }

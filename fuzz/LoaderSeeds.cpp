@@ -50,6 +50,13 @@ std::vector<std::pair<std::string, Bytes>> Seeds() {
             n.AddStep("conv", file::Layer::Convolution,
                       file::CreateConvolution(n.fbb, 1, &d, &kHalf, &kHalf, &kMinus, &kIn, &kOut));
         }));
+    s.emplace_back("convolution-add", OneStep([](Writer& n) {
+                       const file::ConvolutionDesc d = Desc(4, 4, 1, 1);
+                       const file::Ref add = InArena(16);
+                       n.AddStep("conv", file::Layer::Convolution,
+                                 file::CreateConvolution(n.fbb, 1, &d, &kHalf, &kHalf, nullptr,
+                                                         &kIn, &kOut, &add));
+                   }));
     s.emplace_back("convolution8i", OneStep([](Writer& n) {
                        const file::ConvolutionDesc d = Desc(4, 4, 1, 1);
                        const std::vector<file::Ref> stats{kMinus, kOne, kMinus, kOne};
