@@ -305,8 +305,10 @@ TEST_P(MergedConvolutionTest, ThreadCountsBitIdentical) {
     const ThreadBudgetGuard restore;
     // The P -> D chains with a 5x5 D split P's column panels (several panels, a 3x3 P, a costly
     // activation on P) where the others split rows; so do P -> D -> Q chains with a 5x5 D on
-    // maps of one band, Q then split by rows (the last two: with the residual, a 3x3 P,
-    // stride 2).
+    // maps of one band, Q then split by rows (the next two: with the residual, a 3x3 P,
+    // stride 2); those with a 3x3 D on maps of one band compute P by its column panels into one
+    // shared output, then D and Q by rows (the last three: the residual, a 3x3 P and stride 2,
+    // a padded Q).
     const Chain chains[] = {{kPDQ, 24, 144, 24, 56, 56, 1, 1, 3, 1, true},
                             {kPDQ, 8, 64, 8, 17, 23, 3, 1, 5, 2, false},
                             {kPD, 16, 96, 0, 29, 28, 1, 1, 3, 1, false},
@@ -314,7 +316,10 @@ TEST_P(MergedConvolutionTest, ThreadCountsBitIdentical) {
                             {kPD, 16, 168, 0, 7, 7, 1, 1, 5, 1, false},
                             {kPD, 8, 136, 0, 14, 13, 3, 1, 5, 2, false},
                             {kPDQ, 24, 168, 24, 7, 7, 1, 1, 5, 1, true},
-                            {kPDQ, 8, 136, 17, 14, 13, 3, 1, 5, 2, false}};
+                            {kPDQ, 8, 136, 17, 14, 13, 3, 1, 5, 2, false},
+                            {kPDQ, 24, 144, 24, 7, 7, 1, 1, 3, 1, true},
+                            {kPD, 16, 96, 0, 14, 13, 3, 1, 3, 2, false},
+                            {kPDQ, 8, 96, 8, 4, 4, 1, 1, 3, 2, true, 1}};
     const SimdConvolutionActivationType acts[3] = {SimdConvolutionActivationRestrictRange,
                                                    SimdConvolutionActivationSwish,
                                                    SimdConvolutionActivationPrelu};

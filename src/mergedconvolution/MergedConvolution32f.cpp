@@ -339,6 +339,13 @@ protected:
             if (!bounds.empty() && double(bounds.size() - 1) >= 1.6 * rowWorth)
                 return RunStaged(src, buf, dst, bounds);
         }
+        // A 3x3 D on a map of one band: P split by its column panels over every row into one
+        // shared output, then D and Q by rows of it, so no part computes P's halo rows again.
+        if (hasP_ && fast3x3_ && bandH_ >= gD_.dstH && budget > 1) {
+            const std::vector<size_t> bounds = PanelParts(budget);
+            if (!bounds.empty() && double(bounds.size() - 1) >= kSharedPWorth * rowWorth)
+                return RunSharedP(src, buf, dst, bounds);
+        }
         if (!hasQ_ && fast5x5_ && budget > 1) {
             const std::vector<size_t> bounds = PanelParts(budget);
             if (!bounds.empty() && double(bounds.size() - 1) >= rowWorth) {
@@ -359,6 +366,39 @@ protected:
                                         [&](size_t part, size_t count, float* scratch) {
                                             const auto r = PartRange(rows, part, count);
                                             RunRows(src, dst, r.first, r.second, scratch);
+                                        });
+    }
+
+    // P -> D (-> Q) with a 3x3 D on maps of one band, in two steps: P by P's column panel
+    // ranges `bounds` over every row of the batch into one output shared by the parts, then D
+    // and Q by rows of it. A row split of such a map computes P's halo rows in every part (9 P
+    // rows for 7 at 2 threads on a 7x7 map). Every value is computed as a single part computes
+    // it, so the bits do not change.
+    bool RunSharedP(const float* src, float* buf, float* dst,
+                    const std::vector<size_t>& bounds) const {
+        const size_t H1 = gD_.srcH, rowP = gD_.srcW * gD_.srcC,
+                     srcImage = p_[0].srcC * p_[0].srcH * p_[0].srcW;
+        const CachedScratch shared(batch_ * H1 * rowP);
+        float* pAll = shared.data();
+        if (!pAll) return false;
+        const size_t planned = bounds.size() - 1;
+        if (!ParallelPartsWithScratch(
+                planned, buf, partFloats_, [&](size_t part, size_t count, float* scratch) {
+                    const auto r = PartRange(planned, part, count);
+                    if (r.first < r.second)
+                        for (size_t b = 0; b < batch_; ++b)
+                            ComputeP(src + b * srcImage, 0, H1, pAll + b * H1 * rowP,
+                                     scratch + tailOffset_, scratch + im2rowOffset_,
+                                     bounds[r.first], bounds[r.second]);
+                }))
+            return false;
+        const size_t rows = batch_ * gD_.dstH;
+        if (qPadded_) FillQBorders(src, dst);
+        return ParallelPartsWithScratch(std::min(rows, ThreadBudget()), buf, partFloats_,
+                                        [&](size_t part, size_t count, float* scratch) {
+                                            const auto r = PartRange(rows, part, count);
+                                            RunRows(src, dst, r.first, r.second, scratch, 0,
+                                                    SIZE_MAX, nullptr, pAll);
                                         });
     }
 
@@ -464,8 +504,9 @@ protected:
     // Output rows [r0, r1) of D over the batch (row r: image r / dstH, row r % dstH); with a 5x5
     // D, only the channels of P's panels [p0, p1) (all by default). With `dAll`, D's output
     // goes there (rows of the batch, W2 * C1 floats each) and Q is left to the caller.
+    // With `pAll`, P's output of every row of the batch is there (RunSharedP) and not computed.
     void RunRows(const float* src, float* dst, size_t r0, size_t r1, float* scratch, size_t p0 = 0,
-                 size_t p1 = SIZE_MAX, float* dAll = nullptr) const {
+                 size_t p1 = SIZE_MAX, float* dAll = nullptr, const float* pAll = nullptr) const {
         const SimdConvolutionParameters& first = p_[0];
         const SimdConvolutionParameters& last = p_[count_ - 1];
         const size_t srcImage = first.srcC * first.srcH * first.srcW;
@@ -489,7 +530,9 @@ protected:
             const size_t need1 =
                 std::max(need0, size_t(std::max<ptrdiff_t>(0, std::min(bottom, ptrdiff_t(H1)))));
             const float* in;
-            if (hasP_) {
+            if (pAll) {
+                in = pAll + (b * H1 + need0) * rowP;
+            } else if (hasP_) {
                 size_t from = need0;
                 if (b == pImage && need0 >= pBegin && need0 < pEnd) {
                     const size_t keep = std::min(pEnd, need1) - need0;
@@ -621,6 +664,10 @@ protected:
                 conv32f::Depthwise3x3Span<1, kDwCols1, kStride>(p, plan_, q, in, out, dy, c0, c1);
         }
     }
+
+    // RunSharedP is taken where its P split does this many times the row parts' work (halo
+    // rows discounted): it waits once more between P and D.
+    static constexpr double kSharedPWorth = 1.0;
 
     const bool hasP_, hasQ_;
     const size_t dI_;  // index of the depthwise stage
