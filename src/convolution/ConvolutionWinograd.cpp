@@ -58,19 +58,22 @@ using conv32f::Activate;
 using conv32f::NchwToNhwcImage;
 using conv32f::NhwcToNchwImage;
 
-// NHWC epilogue: lanes are output channels c0 + c ..., stored at `at` in dst; with a residual
-// (add not NULL) the value stored at at is add[at - dst] more.
+// NHWC epilogue: lanes are output channels c0 + c ..., stored at `at` in dst; with kAdd the
+// value stored at `at` is add[at - dst] more (a template argument, so the transform without a
+// residual keeps its loop as it was).
+template <bool kAdd>
 struct BiasActivateChannelsPost {
     const float* bias;
     const float* slope;  // NULL when the activation reads none
     Act act;
-    const float* add;  // NULL, or the residual of dst
+    const float* add;  // kAdd: the residual of dst
     const float* dst;
     template <class D>
     HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v, size_t c, const float* at) const {
         const hn::Vec<D> s = slope ? hn::LoadU(d, slope + c) : hn::Zero(d);
         v = hn::Add(v, hn::LoadU(d, bias + c));
-        if (add) v = hn::Add(v, hn::LoadU(d, add + (at - dst)));
+        if constexpr (kAdd) v = hn::Add(v, hn::LoadU(d, add + (at - dst)));
+        (void)at;
         return Activate(d, v, s, act);
     }
 };
@@ -276,9 +279,15 @@ protected:
         const Act act{p_.activation, param0_, param1_};
         const float* slope = slope_.empty() ? nullptr : slope_.data() + dc0;
         out.dstPixelStride = dstC;
-        winograd::SetOutputNhwc<Axis, Axis>(
-            out, dstImage + y0 * q_.dstW * dstC + dc0,
-            BiasActivateChannelsPost{bias_.data() + dc0, slope, act, add, dst});
+        float* first = dstImage + y0 * q_.dstW * dstC + dc0;
+        if (add)
+            winograd::SetOutputNhwc<Axis, Axis>(
+                out, first,
+                BiasActivateChannelsPost<true>{bias_.data() + dc0, slope, act, add, dst});
+        else
+            winograd::SetOutputNhwc<Axis, Axis>(
+                out, first,
+                BiasActivateChannelsPost<false>{bias_.data() + dc0, slope, act, add, dst});
     }
 
     // The panel after the current one (its weights follow at `next`) when the products take it
