@@ -4,6 +4,7 @@
 // ("SimdSynetConvolution32f"), so messages name the public function.
 #include "convolution/ContextApi.h"
 
+#include <cstdint>
 #include <new>
 
 #include "convolution/Geometry.h"
@@ -81,25 +82,65 @@ void ContextSetParams(void* context, const float* weight, SimdBool* internal, co
     if (internal) *internal = SimdTrue;
 }
 
-void ContextForward(void* context, const float* src, float* buf, float* dst, const char* api) {
+namespace {
+
+// The checks every Forward entry point makes (`call`: "Forward", "ForwardAdd"): a context,
+// the arrays (`given` false: `arrays` names them in the message), SetParams called. The context,
+// or NULL with the error recorded.
+Convolution32f* ForwardContext(void* context, bool given, const char* arrays, const char* api,
+                               const char* call) {
     ClearLastError();
     if (context == nullptr) {
-        SetLastErrorF("%sForward: context is NULL", api);
-        return;
+        SetLastErrorF("%s%s: context is NULL", api, call);
+        return nullptr;
     }
-    if (src == nullptr || dst == nullptr) {
-        SetLastErrorF("%sForward: src or dst is NULL", api);
-        return;
+    if (!given) {
+        SetLastErrorF("%s%s: %s is NULL", api, call, arrays);
+        return nullptr;
     }
     auto* c = static_cast<Convolution32f*>(context);
     if (!c->Ready()) {
-        SetLastErrorF("%sForward: SetParams was not called", api);
-        return;
+        SetLastErrorF("%s%s: SetParams was not called", api, call);
+        return nullptr;
     }
+    return c;
+}
+
+}  // namespace
+
+void ContextForward(void* context, const float* src, float* buf, float* dst, const char* api) {
+    Convolution32f* c =
+        ForwardContext(context, src != nullptr && dst != nullptr, "src or dst", api, "Forward");
+    if (c == nullptr) return;
     try {
         c->Forward(src, buf, dst);
     } catch (const std::bad_alloc&) {
         SetLastErrorF("%sForward: out of memory", api);
+    }
+}
+
+void ContextForwardAdd(void* context, const float* src, float* buf, const float* add, float* dst,
+                       const char* api) {
+    Convolution32f* c = ForwardContext(context, src != nullptr && add != nullptr && dst != nullptr,
+                                       "src, add or dst", api, "ForwardAdd");
+    if (c == nullptr) return;
+    if (!c->TakesResidual()) {
+        SetLastErrorF("%sForwardAdd: the context is not a convolution context", api);
+        return;
+    }
+    // Both tensors hold batch*dstC*dstH*dstW floats; overlapping ones would read outputs back
+    // as residuals (row tiles store their overlap twice).
+    const SimdConvolutionParameters& p = c->p_;
+    const uintptr_t bytes = c->batch_ * p.dstC * p.dstH * p.dstW * sizeof(float);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(add), d = reinterpret_cast<uintptr_t>(dst);
+    if (a < d + bytes && d < a + bytes) {
+        SetLastErrorF("%sForwardAdd: add overlaps dst", api);
+        return;
+    }
+    try {
+        c->ForwardAdd(src, buf, add, dst);
+    } catch (const std::bad_alloc&) {
+        SetLastErrorF("%sForwardAdd: out of memory", api);
     }
 }
 

@@ -25,5 +25,9 @@ bool ValidConvolutionShape(size_t batch, const SimdConvolutionParameters& p, con
 void ContextSetParams(void* context, const float* weight, SimdBool* internal, const float* bias,
                       const float* params, const char* api);
 void ContextForward(void* context, const float* src, float* buf, float* dst, const char* api);
+// SimdSynetConvolution32fForwardAdd's body: ContextForward's checks, then a context that takes a
+// residual and an `add` that does not overlap dst.
+void ContextForwardAdd(void* context, const float* src, float* buf, const float* add, float* dst,
+                       const char* api);
 
 }  // namespace simd

@@ -104,13 +104,10 @@ protected:
         float* srcT = buf + BandScratch();
         if (band_ == 0) {
             float* dstT = srcT + q_.srcImage;
-            float* addT = dstT + q_.dstImage;
-            for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
-                NchwToNhwcImage(src, q_.srcC, q_.srcH * q_.srcW, srcT);
-                if (add) NchwToNhwcImage(add + b * q_.dstImage, q_.dstC, q_.pixels, addT);
-                RunImages(srcT, buf, dstT, 1, add ? addT : nullptr);
-                NhwcToNchwImage(dstT, q_.dstC, q_.pixels, dst);
-            }
+            RunNchwViaNhwc(
+                src, q_.srcC, q_.srcH * q_.srcW, dst, q_.dstC, q_.pixels, batch_, srcT, dstT,
+                [&](const float* s, float* d, const float* a) { RunImages(s, buf, d, 1, a); }, add,
+                dstT + q_.dstImage);
             return;
         }
         const size_t bands = (q_.pixels + band_ - 1) / band_;
@@ -393,7 +390,6 @@ Convolution32f* NhwcDirectConvolutionCreate(size_t batch, const SimdConvolutionP
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include <cstdint>
 #include <new>
 
 #include "SimdSynet.h"
@@ -455,39 +451,7 @@ SIMD_API void SimdSynetConvolution32fForward(void* context, const float* src, fl
 
 SIMD_API void SimdSynetConvolution32fForwardAdd(void* context, const float* src, float* buf,
                                                 const float* add, float* dst) {
-    const char* f = "SimdSynetConvolution32fForwardAdd";
-    simd::ClearLastError();
-    if (context == nullptr) {
-        simd::SetLastErrorF("%s: context is NULL", f);
-        return;
-    }
-    if (src == nullptr || add == nullptr || dst == nullptr) {
-        simd::SetLastErrorF("%s: src, add or dst is NULL", f);
-        return;
-    }
-    auto* c = static_cast<simd::Convolution32f*>(context);
-    if (!c->TakesResidual()) {
-        simd::SetLastErrorF("%s: the context is not a convolution context", f);
-        return;
-    }
-    if (!c->Ready()) {
-        simd::SetLastErrorF("%s: SetParams was not called", f);
-        return;
-    }
-    // Both tensors hold batch*dstC*dstH*dstW floats; overlapping ones would read outputs back
-    // as residuals (row tiles store their overlap twice).
-    const SimdConvolutionParameters& p = c->p_;
-    const uintptr_t bytes = c->batch_ * p.dstC * p.dstH * p.dstW * sizeof(float);
-    const uintptr_t a = reinterpret_cast<uintptr_t>(add), d = reinterpret_cast<uintptr_t>(dst);
-    if (a < d + bytes && d < a + bytes) {
-        simd::SetLastErrorF("%s: add overlaps dst", f);
-        return;
-    }
-    try {
-        c->ForwardAdd(src, buf, add, dst);
-    } catch (const std::bad_alloc&) {
-        simd::SetLastErrorF("%s: out of memory", f);
-    }
+    simd::ContextForwardAdd(context, src, buf, add, dst, "SimdSynetConvolution32f");
 }
 
 SIMD_API const char* SimdSynetConvolution32fInfo(const void* context) {

@@ -55,8 +55,7 @@ namespace convwinograd {
 
 using conv32f::Act;
 using conv32f::Activate;
-using conv32f::NchwToNhwcImage;
-using conv32f::NhwcToNchwImage;
+using conv32f::RunNchwViaNhwc;
 
 // NHWC epilogue: lanes are output channels c0 + c ..., stored at `at` in dst; with kAdd the
 // value stored at `at` is add[at - dst] more (a template argument, so the transform without a
@@ -155,15 +154,13 @@ protected:
             RunBlocks(src, buf, dst, batch_, add);
             return;
         }
-        float* srcT = buf;
-        float* dstT = srcT + q_.srcImage;
-        float* addT = dstT + q_.dstImage;
-        for (size_t b = 0; b < batch_; ++b, src += q_.srcImage, dst += q_.dstImage) {
-            NchwToNhwcImage(src, q_.srcC, q_.srcH * q_.srcW, srcT);
-            if (add) NchwToNhwcImage(add + b * q_.dstImage, q_.dstC, q_.pixels, addT);
-            RunBlocks(srcT, buf + ImagesSize(), dstT, 1, add ? addT : nullptr);
-            NhwcToNchwImage(dstT, q_.dstC, q_.pixels, dst);
-        }
+        RunNchwViaNhwc(
+            src, q_.srcC, q_.srcH * q_.srcW, dst, q_.dstC, q_.pixels, batch_, buf,
+            buf + q_.srcImage,
+            [&](const float* s, float* d, const float* a) {
+                RunBlocks(s, buf + ImagesSize(), d, 1, a);
+            },
+            add, buf + q_.srcImage + q_.dstImage);
     }
 
     // Every block of `images` images (tensors in the compute layout), split over the threads:

@@ -49,14 +49,19 @@ HWY_INLINE void NhwcToNchwImage(const float* src, size_t C, size_t pixels, float
 }
 
 // Each of `batch` NCHW images (srcC x srcPixels in, dstC x dstPixels out) computed by
-// run(nhwcSrc, nhwcDst) between transposes through srcT and dstT (one image each).
+// run(nhwcSrc, nhwcDst, nhwcAdd) between transposes through srcT and dstT (one image each).
+// add: NULL, or an NCHW residual of dst's shape, passed to run transposed into addT (one image);
+// nhwcAdd is NULL without one.
 template <class Run>
 HWY_INLINE void RunNchwViaNhwc(const float* src, size_t srcC, size_t srcPixels, float* dst,
                                size_t dstC, size_t dstPixels, size_t batch, float* srcT,
-                               float* dstT, const Run& run) {
-    for (size_t b = 0; b < batch; ++b, src += srcC * srcPixels, dst += dstC * dstPixels) {
+                               float* dstT, const Run& run, const float* add = nullptr,
+                               float* addT = nullptr) {
+    const size_t dstImage = dstC * dstPixels;
+    for (size_t b = 0; b < batch; ++b, src += srcC * srcPixels, dst += dstImage) {
         NchwToNhwcImage(src, srcC, srcPixels, srcT);
-        run(srcT, dstT);
+        if (add) NchwToNhwcImage(add + b * dstImage, dstC, dstPixels, addT);
+        run(srcT, dstT, add ? addT : nullptr);
         NhwcToNchwImage(dstT, dstC, dstPixels, dst);
     }
 }

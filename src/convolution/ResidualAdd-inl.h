@@ -34,18 +34,11 @@ inline void AddActivateOutput(const Convolution32f& c, const float* add, float* 
     const size_t C = p.dstC, pixels = p.dstH * p.dstW;
     if (p.dstF == SimdTensorFormatNhwc) {
         // The batch as one run of pixels.
-        ParallelPerChannel(
-            C, c.batch_ * pixels, SimdTensorFormatNhwc, 1,
-            [&](size_t, size_t, size_t p0, size_t n) {
-                float* x = dst + p0 * C;
-                const float* a = add + p0 * C;
-                for (size_t i = 0; i < n; ++i, x += C, a += C)
-                    ForEachVectorStep(hn::ScalableTag<float>(), C, [&](auto d, size_t j) HWY_ATTR {
-                        const auto s = slopes ? hn::LoadU(d, slopes + j) : hn::Zero(d);
-                        const auto v = hn::Add(hn::LoadU(d, x + j), hn::LoadU(d, a + j));
-                        hn::StoreU(Activate(d, v, s, act), d, x + j);
-                    });
-            });
+        ParallelPerChannel(C, c.batch_ * pixels, SimdTensorFormatNhwc, 1,
+                           [&](size_t, size_t, size_t p0, size_t n) {
+                               BiasActivatePixels(dst + p0 * C, n, C, C, nullptr, slopes, act,
+                                                  add + p0 * C);
+                           });
         return;
     }
     // NCHW: the batch's planes, channel b*C + c of plane index.

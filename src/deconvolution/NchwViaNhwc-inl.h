@@ -66,9 +66,10 @@ protected:
         } else {
             const DeconvGeometry& q = this->q_;
             float* srcT = buf + Nhwc::ExternalBufferSize();
-            conv32f::RunNchwViaNhwc(src, q.srcC, q.srcPlane, dst, q.dstC, q.dstPlane, this->batch_,
-                                    srcT, srcT + q.srcImage,
-                                    [&](const float* s, float* d) { this->RunImage(s, buf, d); });
+            conv32f::RunNchwViaNhwc(
+                src, q.srcC, q.srcPlane, dst, q.dstC, q.dstPlane, this->batch_, srcT,
+                srcT + q.srcImage,
+                [&](const float* s, float* d, const float*) { this->RunImage(s, buf, d); });
         }
     }
 
